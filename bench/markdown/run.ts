@@ -1,0 +1,325 @@
+// PDF-to-Markdown benchmark. Each ground-truth page of ../shared/corpus/markdown-gt/ is
+// typeset in several styles by two engines (WeasyPrint and headless Chromium), converted
+// back by every engine under comparison, and scored with NID, TEDS and MHS (see metrics.ts).
+//
+//   node dist/bench/markdown/run.js [--quick] [--styles=a,b] [--engines=ours,pdftotext,...]
+//
+// Peers are bench-only and live outside the project: BENCH_PEERS (default /work/bench-peers)
+// is a folder with node_modules/@opendocsg/pdf2md and node_modules/@opendataloader/pdf.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import MarkdownIt from 'markdown-it';
+import { runTool } from '../../workers/runner.js';
+import { scorePage, type PageScores } from './metrics.js';
+
+function projectRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('project root not found');
+    dir = up;
+  }
+  return dir;
+}
+
+const ROOT = projectRoot();
+const GT_DIR = path.resolve(ROOT, '../shared/corpus/markdown-gt');
+const PEERS = process.env.BENCH_PEERS ?? '/work/bench-peers';
+const CACHE = path.join(os.tmpdir(), 'paydoc-bench-markdown');
+const RESULTS = path.join(ROOT, 'bench/results');
+
+interface Style {
+  id: string;
+  engine: 'weasyprint' | 'chromium';
+  description: string;
+  css: string;
+}
+
+const TABLE_RULED = 'table{border-collapse:collapse;margin:.6em 0} td,th{border:.75pt solid #333;padding:3pt 6pt;vertical-align:top;text-align:left}';
+const TABLE_PLAIN = 'table{border-collapse:collapse;margin:.6em 0} td,th{border:none;padding:2pt 9pt 2pt 0;vertical-align:top;text-align:left}';
+
+const STYLES: Style[] = [
+  {
+    id: 'weasy-serif-1col', engine: 'weasyprint',
+    description: 'WeasyPrint, DejaVu Serif 11pt, one column, running header and centred page number, ruled tables',
+    css: `@page{size:A4;margin:2.2cm 2cm;@top-center{content:"Quarterly Review of Regional Studies";font:9pt "DejaVu Serif";color:#555}@bottom-center{content:counter(page);font:9pt "DejaVu Serif"}}
+      body{font:11pt/1.4 "DejaVu Serif"} h1{font-size:17pt} ${TABLE_RULED}`,
+  },
+  {
+    id: 'weasy-sans-2col', engine: 'weasyprint',
+    description: 'WeasyPrint, DejaVu Sans 9.5pt, two columns, header with title left and page number right, borderless tables',
+    css: `@page{size:A4;margin:2cm 1.6cm;@top-left{content:"Journal of Worked Examples";font:8pt "DejaVu Sans"}@top-right{content:"p. " counter(page);font:8pt "DejaVu Sans"}}
+      body{font:9.5pt/1.35 "DejaVu Sans";columns:2;column-gap:1cm} h1{font-size:14pt} ${TABLE_PLAIN}`,
+  },
+  {
+    id: 'weasy-liberation-large', engine: 'weasyprint',
+    description: 'WeasyPrint, Liberation Serif 13pt, one column, footer "Page N of M", borderless tables',
+    css: `@page{size:Letter;margin:2.5cm;@bottom-right{content:"Page " counter(page) " of " counter(pages);font:9pt "Liberation Sans"}@bottom-left{content:"Internal report";font:9pt "Liberation Sans"}}
+      body{font:13pt/1.45 "Liberation Serif"} h1{font:bold 18pt "Liberation Sans"} ${TABLE_PLAIN}`,
+  },
+  {
+    id: 'chromium-sans-1col', engine: 'chromium',
+    description: 'Chromium, Liberation Sans 11pt, one column, Chromium\'s own header (date, title) and footer (URL, page), ruled tables',
+    css: `@page{size:A4;margin:1.8cm 1.6cm} body{font:11pt/1.4 "Liberation Sans"} h1{font-size:16pt} ${TABLE_RULED}`,
+  },
+  {
+    id: 'chromium-serif-2col', engine: 'chromium',
+    description: 'Chromium, Nimbus Roman 10pt, two columns, Chromium header and footer, borderless tables',
+    css: `@page{size:A4;margin:1.8cm 1.5cm} body{font:10pt/1.35 "Nimbus Roman";columns:2;column-gap:0.9cm} h1{font-size:14pt} ${TABLE_PLAIN}`,
+  },
+];
+
+interface Engine {
+  id: string;
+  /** Converts a batch of PDFs; returns Markdown per file and seconds per page for the batch. */
+  run(pdfs: string[], work: string): Promise<{ outputs: Map<string, string>; seconds: number }>;
+}
+
+function renderHtml(markdown: string, css: string): string {
+  const md = new MarkdownIt({ html: true });
+  // Images in the ground truth point nowhere; a renderer must not try to fetch them.
+  const body = md.render(markdown).replace(/<img\b[^>]*>/gi, '');
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Benchmark page</title><style>${css}</style></head><body>${body}</body></html>`;
+}
+
+async function renderPdf(style: Style, id: string, markdown: string): Promise<string> {
+  const html = renderHtml(markdown, style.css);
+  const key = createHash('sha256').update(style.engine).update(html).digest('hex').slice(0, 16);
+  const dir = path.join(CACHE, style.id);
+  const out = path.join(dir, `${id}-${key}.pdf`);
+  if (existsSync(out)) return out;
+  await mkdir(dir, { recursive: true });
+  const tmp = await mkdtemp(path.join(CACHE, 'render-'));
+  try {
+    if (style.engine === 'weasyprint') {
+      const r = await runTool('weasyprint', ['-', 'out.pdf'], { cwd: tmp, input: new TextEncoder().encode(html), timeoutMs: 60_000 });
+      if (r.exitCode !== 0) throw new Error(`weasyprint failed on ${id}`);
+    } else {
+      await writeFile(path.join(tmp, 'page.html'), html);
+      const r = await runTool('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-extensions',
+        `--user-data-dir=${path.join(tmp, 'profile')}`, `--print-to-pdf=${path.join(tmp, 'out.pdf')}`, pathToFileURL(path.join(tmp, 'page.html')).href],
+      { cwd: tmp, timeoutMs: 60_000 });
+      if (!existsSync(path.join(tmp, 'out.pdf'))) throw new Error(`chromium failed on ${id}: exit ${r.exitCode}`);
+    }
+    await copyFile(path.join(tmp, 'out.pdf'), out);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+  return out;
+}
+
+async function pageCount(pdf: string): Promise<number> {
+  const r = await runTool('pdfinfo', [pdf], { timeoutMs: 10_000 });
+  return Number(/Pages:\s+(\d+)/.exec(Buffer.from(r.stdout).toString())?.[1] ?? 1);
+}
+
+const pagesOf = new Map<string, number>();
+
+const ours: Engine = {
+  id: 'ours',
+  async run(pdfs, work) {
+    const { markdown } = await import('../../workers/pdf/markdown/index.js');
+    const outputs = new Map<string, string>();
+    let ms = 0, pages = 0;
+    for (const pdf of pdfs) {
+      const jobDir = await mkdtemp(path.join(work, 'job-'));
+      await copyFile(pdf, path.join(jobDir, 'input.pdf'));
+      const n = pagesOf.get(pdf) ?? 1;
+      const started = performance.now();
+      const out = await markdown({
+        operation: 'pdf.markdown', fields: {}, jobDir, deadline: Date.now() + 60_000,
+        files: [{ bytes: new Uint8Array(), path: path.join(jobDir, 'input.pdf'), format: 'pdf', pages: n }],
+        settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 },
+      });
+      ms += performance.now() - started;
+      pages += n;
+      outputs.set(pdf, Buffer.from(out.body).toString('utf8'));
+      await rm(jobDir, { recursive: true, force: true });
+    }
+    return { outputs, seconds: ms / 1000 / Math.max(1, pages) };
+  },
+};
+
+const pdftotext: Engine = {
+  id: 'pdftotext -layout',
+  async run(pdfs) {
+    const outputs = new Map<string, string>();
+    let ms = 0, pages = 0;
+    for (const pdf of pdfs) {
+      const started = performance.now();
+      const r = await runTool('pdftotext', ['-layout', '-enc', 'UTF-8', pdf, '-'], { timeoutMs: 30_000 });
+      ms += performance.now() - started;
+      pages += pagesOf.get(pdf) ?? 1;
+      outputs.set(pdf, Buffer.from(r.stdout).toString('utf8'));
+    }
+    return { outputs, seconds: ms / 1000 / Math.max(1, pages) };
+  },
+};
+
+const pdf2md: Engine = {
+  id: '@opendocsg/pdf2md',
+  async run(pdfs) {
+    const modulePath = path.join(PEERS, 'node_modules/@opendocsg/pdf2md/lib/pdf2md.js');
+    const mod = await import(pathToFileURL(modulePath).href) as { default: ((b: Uint8Array) => Promise<string>) | { default: (b: Uint8Array) => Promise<string> } };
+    const convert = typeof mod.default === 'function' ? mod.default : mod.default.default;
+    const outputs = new Map<string, string>();
+    let ms = 0, pages = 0;
+    // pdf.js logs warnings on stdout; keep the bench output readable.
+    const log = console.log;
+    for (const pdf of pdfs) {
+      const bytes = new Uint8Array(await readFile(pdf));
+      const started = performance.now();
+      console.log = () => {};
+      try { outputs.set(pdf, await convert(bytes)); } catch { outputs.set(pdf, ''); } finally { console.log = log; }
+      ms += performance.now() - started;
+      pages += pagesOf.get(pdf) ?? 1;
+    }
+    return { outputs, seconds: ms / 1000 / Math.max(1, pages) };
+  },
+};
+
+const opendataloader: Engine = {
+  id: 'opendataloader-pdf',
+  async run(pdfs, work) {
+    const jar = path.join(PEERS, 'node_modules/@opendataloader/pdf/lib/opendataloader-pdf-cli.jar');
+    const input = await mkdtemp(path.join(work, 'odl-in-'));
+    const output = await mkdtemp(path.join(work, 'odl-out-'));
+    const names = new Map<string, string>();
+    let pages = 0;
+    for (const [i, pdf] of pdfs.entries()) {
+      const name = `p${String(i).padStart(4, '0')}`;
+      names.set(name, pdf);
+      await copyFile(pdf, path.join(input, `${name}.pdf`));
+      pages += pagesOf.get(pdf) ?? 1;
+    }
+    // One JVM for the whole batch, as the tool is meant to be used; start-up is shared across pages.
+    const started = performance.now();
+    await runTool('java', ['-jar', jar, '-f', 'markdown', '-o', output, input], { cwd: work, timeoutMs: 600_000, env: { JAVA_TOOL_OPTIONS: '-Xss8m' } });
+    const seconds = (performance.now() - started) / 1000 / Math.max(1, pages);
+    const outputs = new Map<string, string>();
+    const files = await readdir(output, { recursive: true });
+    for (const [name, pdf] of names) {
+      const hit = files.find((f) => path.basename(f) === `${name}.md`);
+      outputs.set(pdf, hit ? await readFile(path.join(output, hit), 'utf8') : '');
+    }
+    return { outputs, seconds };
+  },
+};
+
+const ENGINES: Engine[] = [ours, pdftotext, pdf2md, opendataloader];
+
+type Metric = keyof PageScores;
+const METRICS: Metric[] = ['nid', 'nidS', 'teds', 'tedsS', 'mhs', 'mhsS'];
+
+interface Summary {
+  pages: number;
+  secondsPerPage: number;
+  scores: Record<Metric, number | null>;
+  counted: Record<Metric, number>;
+  overall: number;
+}
+
+function summarize(rows: PageScores[], seconds: number): Summary {
+  const scores = {} as Record<Metric, number | null>;
+  const counted = {} as Record<Metric, number>;
+  for (const m of METRICS) {
+    const values = rows.map((r) => r[m]).filter((v): v is number => v !== null);
+    scores[m] = values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+    counted[m] = values.length;
+  }
+  const parts = [scores.nid, scores.teds, scores.mhs].filter((v): v is number => v !== null);
+  return { pages: rows.length, secondsPerPage: seconds, scores, counted, overall: parts.reduce((a, b) => a + b, 0) / Math.max(1, parts.length) };
+}
+
+const fmt = (v: number | null) => (v === null ? '–' : v.toFixed(3));
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const pick = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]?.split(',');
+  const styleIds = pick('styles') ?? (quick ? ['weasy-serif-1col'] : STYLES.map((s) => s.id));
+  const engineIds = pick('engines');
+  const limit = Number(pick('limit')?.[0] ?? (quick ? 8 : Infinity));
+  const styles = STYLES.filter((s) => styleIds.includes(s.id));
+  const engines = ENGINES.filter((e) => !engineIds || engineIds.some((id) => e.id.includes(id)));
+  const all = new Map<string, string>();
+  for (const f of (await readdir(GT_DIR)).filter((name) => name.endsWith('.md')).sort()) all.set(f.replace(/\.md$/, ''), await readFile(path.join(GT_DIR, f), 'utf8'));
+  // The quick set mixes pages with tables and pages without, so every score has data.
+  const ids = [...all.keys()];
+  const chosen = quick
+    ? [...ids.filter((id) => all.get(id)!.includes('<table')).slice(0, limit / 2), ...ids.filter((id) => !all.get(id)!.includes('<table')).slice(0, limit / 2)]
+    : ids.slice(0, limit);
+  const gt = new Map<string, string>(chosen.map((id) => [id, all.get(id)!]));
+  await mkdir(CACHE, { recursive: true });
+  const work = await mkdtemp(path.join(os.tmpdir(), 'paydoc-bench-work-'));
+  const started = Date.now();
+  const results: Record<string, Record<string, Summary>> = {};
+  const perPage: Record<string, Record<string, Record<string, PageScores>>> = {};
+  try {
+    for (const style of styles) {
+      const pdfs = new Map<string, string>(); // pdf path -> gt id
+      for (const [id, markdown] of gt) {
+        const pdf = await renderPdf(style, id, markdown);
+        pdfs.set(pdf, id);
+        if (!pagesOf.has(pdf)) pagesOf.set(pdf, await pageCount(pdf));
+      }
+      results[style.id] = {};
+      perPage[style.id] = {};
+      for (const engine of engines) {
+        const { outputs, seconds } = await engine.run([...pdfs.keys()], work);
+        const rows: PageScores[] = [];
+        perPage[style.id]![engine.id] = {};
+        for (const [pdf, id] of pdfs) {
+          const s = scorePage(gt.get(id)!, outputs.get(pdf) ?? '');
+          rows.push(s);
+          perPage[style.id]![engine.id]![id] = s;
+        }
+        results[style.id]![engine.id] = summarize(rows, seconds);
+        const r = results[style.id]![engine.id]!;
+        process.stderr.write(`${style.id.padEnd(24)} ${engine.id.padEnd(20)} overall ${fmt(r.overall)} NID ${fmt(r.scores.nid)} TEDS ${fmt(r.scores.teds)} MHS ${fmt(r.scores.mhs)} ${(r.secondsPerPage * 1000).toFixed(1)} ms/page\n`);
+      }
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  // Across styles: every page of every style counts once.
+  const overall: Record<string, Summary> = {};
+  for (const engine of engines) {
+    const rows = styles.flatMap((s) => Object.values(perPage[s.id]![engine.id]!));
+    const seconds = styles.reduce((n, s) => n + results[s.id]![engine.id]!.secondsPerPage, 0) / styles.length;
+    overall[engine.id] = summarize(rows, seconds);
+  }
+  const report = {
+    generated: new Date().toISOString(), quick, pages: gt.size, styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
+    metrics: 'NID/NID-S: 1 - indel distance / total length on whitespace-normalized text (tables canonicalized to one HTML form; -S without tables); TEDS/TEDS-S: 1 - Zhang-Shasha tree edit distance / max tree size over the page\'s tables (-S ignores cell text); MHS/MHS-S: the same over root -> headings(level, text) -> content (-S levels only). Overall = mean of NID, TEDS, MHS. TEDS and MHS only count pages whose ground truth has tables / headings.',
+    overall, byStyle: results, perPage, wallSeconds: (Date.now() - started) / 1000,
+  };
+  await mkdir(RESULTS, { recursive: true });
+  if (!quick) await writeFile(path.join(RESULTS, 'markdown.json'), JSON.stringify(report, null, 1));
+  const lines: string[] = [];
+  lines.push('## PDF to Markdown', '');
+  lines.push(`${gt.size} ground-truth pages from opendataloader-bench, each rendered in ${styles.length} style(s) and converted back (${(report.wallSeconds).toFixed(0)} s wall).`, '');
+  lines.push('| Engine | Overall | NID | NID-S | TEDS | TEDS-S | MHS | MHS-S | ms/page |', '|---|---|---|---|---|---|---|---|---|');
+  for (const [id, s] of Object.entries(overall)) {
+    lines.push(`| ${id} | ${fmt(s.overall)} | ${METRICS.map((m) => fmt(s.scores[m])).join(' | ')} | ${(s.secondsPerPage * 1000).toFixed(1)} |`);
+  }
+  lines.push('', '### By style', '');
+  for (const style of styles) {
+    lines.push(`**${style.id}**: ${style.description}.`, '', '| Engine | Overall | NID | NID-S | TEDS | TEDS-S | MHS | MHS-S | ms/page |', '|---|---|---|---|---|---|---|---|---|');
+    for (const [id, s] of Object.entries(results[style.id]!)) {
+      lines.push(`| ${id} | ${fmt(s.overall)} | ${METRICS.map((m) => fmt(s.scores[m])).join(' | ')} | ${(s.secondsPerPage * 1000).toFixed(1)} |`);
+    }
+    lines.push('');
+  }
+  const first = overall[engines[0]!.id]!;
+  lines.push(`Pages with tables: ${first.counted.teds} per style set; pages with headings: ${first.counted.mhs}. ms/page is wall time per page on this machine, one conversion at a time; opendataloader-pdf runs as one JVM per style batch, so its start-up is spread over the batch.`, '');
+  const md = lines.join('\n');
+  if (!quick) await writeFile(path.join(RESULTS, 'markdown.md'), md);
+  process.stdout.write(md + '\n');
+}
+
+await main();

@@ -1,0 +1,73 @@
+// A paying client for any endpoint, built on the standard @x402/fetch client.
+//   PAYER_KEY=0x… node dist/bin/pay.js URL file=@in.jpg width=800 --out out.jpg
+//   SVM_PAYER_KEY=… SVM_RPC_URL=… node dist/bin/pay.js --chain solana URL file=@doc.pdf --out out.json
+// Fields are name=value; name=@path uploads a file (repeat file=@… for the merge endpoints).
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { decodePaymentResponseHeader, decodePaymentRequiredHeader } from '@x402/core/http';
+import { createPayer, type PayChain } from '../server/payment/client.js';
+import { toUsd } from '../server/payment/pricing.js';
+
+function usage(message?: string): never {
+  if (message) console.error(`pay: ${message}`);
+  console.error('usage: pay [--chain base|solana] [--out FILE] [--quote] URL name=value name=@file ...');
+  process.exit(2);
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  let chain: PayChain = 'base';
+  let out: string | undefined;
+  let quoteOnly = false;
+  let url: string | undefined;
+  const form = new FormData();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--chain') { const c = args[++i]; if (c !== 'base' && c !== 'solana') usage('--chain is base or solana'); chain = c; continue; }
+    if (arg === '--out') { out = args[++i]; continue; }
+    if (arg === '--quote') { quoteOnly = true; continue; }
+    if (arg === '--help' || arg === '-h') usage();
+    const eq = arg.indexOf('=');
+    if (eq < 0) { if (url) usage(`unexpected argument ${arg}`); url = arg; continue; }
+    const name = arg.slice(0, eq);
+    const value = arg.slice(eq + 1);
+    if (value.startsWith('@')) {
+      const file = value.slice(1);
+      form.append(name, new Blob([await readFile(file)]), path.basename(file));
+    } else {
+      form.append(name, value);
+    }
+  }
+  if (!url) usage('the endpoint URL is missing');
+
+  if (quoteOnly) {
+    const res = await fetch(url, { method: 'POST', body: form });
+    const header = res.headers.get('payment-required');
+    if (res.status !== 402 || !header) { console.error(`pay: expected a 402 quote, got ${res.status}: ${await res.text()}`); process.exit(1); }
+    for (const offer of decodePaymentRequiredHeader(header).accepts) console.log(`${offer.network}: ${offer.amount} atomic USDC (${toUsd(BigInt(offer.amount))} USD) to ${offer.payTo}`);
+    return;
+  }
+
+  const payer = await createPayer({ chain, evmKey: process.env.PAYER_KEY, svmKey: process.env.SVM_PAYER_KEY, svmRpcUrl: process.env.SVM_RPC_URL });
+  const payFetch = wrapFetchWithPayment(fetch, payer);
+  const res = await payFetch(url, { method: 'POST', body: form });
+  const receiptHeader = res.headers.get('payment-response');
+  const body = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200) {
+    const reason = res.headers.get('payment-required') ? decodePaymentRequiredHeader(res.headers.get('payment-required')!).error : undefined;
+    console.error(`pay: ${res.status} ${reason ?? body.toString('utf8').slice(0, 2000)}`);
+    process.exit(1);
+  }
+  if (out) await writeFile(out, body); else process.stdout.write(body);
+  if (receiptHeader) {
+    const receipt = decodePaymentResponseHeader(receiptHeader);
+    const amount = receipt.amount ? `${receipt.amount} atomic USDC (${toUsd(BigInt(receipt.amount))} USD)` : 'the quoted price';
+    console.error(`paid ${amount} on ${receipt.network}; transaction ${receipt.transaction}${out ? `; wrote ${body.length} bytes to ${out}` : ''}`);
+  }
+}
+
+main().catch((err) => {
+  console.error('pay:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// The two-command set-up: `npm start` and `npm test` (and `npm run bench`) come through here.
+// It installs what is missing (Debian packages as root, npm ci), builds, then runs the service,
+// the whole test suite or the benchmarks. Plain JavaScript: it runs before anything is built.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const mode = process.argv[2] ?? 'start';
+const extraArgs = process.argv.slice(3);
+
+function run(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...options });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function must(cmd, args, options) {
+  const status = run(cmd, args, options);
+  if (status !== 0) {
+    console.error(`setup: "${cmd} ${args.join(' ')}" failed with status ${status}`);
+    process.exit(status);
+  }
+}
+
+function packageList(file) {
+  return readFileSync(path.join(root, file), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+}
+
+function missingDebianPackages(names) {
+  return names.filter((name) => {
+    const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' });
+    return r.status !== 0 || !r.stdout.includes('install ok installed');
+  });
+}
+
+function ensureDebianPackages() {
+  const wanted = packageList('system-packages.txt');
+  if (mode !== 'start') wanted.push(...packageList('test-packages.txt'));
+  if (spawnSync('dpkg-query', ['--version']).status !== 0) {
+    console.warn('setup: not a Debian system; make sure these are installed: ' + wanted.join(' '));
+    return;
+  }
+  const missing = missingDebianPackages(wanted);
+  if (missing.length === 0) return;
+  if (process.getuid?.() !== 0) {
+    console.error(`setup: missing Debian packages: ${missing.join(' ')}\n  install them as root: apt-get install -y ${missing.join(' ')}`);
+    process.exit(1);
+  }
+  console.log(`setup: installing ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  must('apt-get', ['update', '-qq'], { env });
+  must('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
+}
+
+function ensureNodeModules() {
+  const marker = path.join(root, 'node_modules', '.package-lock.json');
+  const lock = path.join(root, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  console.log('setup: npm ci');
+  must('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+function build() {
+  must('npx', ['tsc', '-p', 'tsconfig.json']);
+  must('node', ['dist/bin/build-assets.js']);
+}
+
+ensureDebianPackages();
+ensureNodeModules();
+build();
+
+if (mode === 'start') {
+  process.exit(run('node', ['dist/bin/start.js', ...extraArgs]));
+} else if (mode === 'test') {
+  process.exit(run('node', ['dist/bin/run-tests.js', ...extraArgs]));
+} else if (mode === 'bench') {
+  process.exit(run('node', ['dist/bench/run.js', ...extraArgs]));
+} else {
+  console.error(`setup: unknown mode ${mode}; use start, test or bench`);
+  process.exit(2);
+}

@@ -1,0 +1,87 @@
+// Every setting comes from an environment variable, validated at boot. The README's
+// configuration table lists the same names, defaults and meanings.
+import convict from 'convict';
+import os from 'node:os';
+
+const schema = {
+  port: { doc: 'TCP port to listen on.', format: 'port', default: 8080, env: 'PORT' },
+  host: { doc: 'Address to listen on.', format: String, default: '0.0.0.0', env: 'HOST' },
+  baseUrl: { doc: 'Public base URL used in 402 resources, OpenAPI and the catalog (default http://localhost:PORT).', format: String, default: '', env: 'BASE_URL' },
+  workers: { doc: 'Worker threads in the processing pool (default: number of cores).', format: 'nat', default: 0, env: 'WORKERS' },
+  queueMax: { doc: 'Jobs allowed to wait for a worker; beyond it requests get 503 with Retry-After.', format: 'nat', default: 32, env: 'QUEUE_MAX' },
+  jobTimeoutMs: { doc: 'Upper bound on any job deadline in milliseconds (operations may have shorter ones).', format: 'nat', default: 240000, env: 'JOB_TIMEOUT_MS' },
+  tmpDir: { doc: 'RAM-backed directory for per-job private directories.', format: String, default: '/dev/shm/paydoc', env: 'TMP_DIR' },
+  logLevel: { doc: 'pino log level.', format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', env: 'LOG_LEVEL' },
+  maxZipBytes: { doc: 'Largest ZIP a job may produce, in bytes.', format: 'nat', default: 512 * 1024 * 1024, env: 'MAX_ZIP_BYTES' },
+  corsOrigins: { doc: 'Comma-separated allowed CORS origins, or * (no credentials are ever used).', format: String, default: '*', env: 'CORS_ORIGINS' },
+
+  payments: { doc: 'dev: start a local chain and facilitators; live: use the configured facilitators.', format: ['dev', 'live'], default: 'dev', env: 'PAYMENTS' },
+  evmNetwork: { doc: 'CAIP-2 id of the EVM chain.', format: String, default: 'eip155:8453', env: 'EVM_NETWORK' },
+  evmPayTo: { doc: 'Address that receives USDC on the EVM chain (dev: a local-chain account).', format: String, default: '', env: 'EVM_PAY_TO' },
+  evmAsset: { doc: 'USDC contract on the EVM chain.', format: String, default: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', env: 'EVM_ASSET' },
+  evmFacilitatorUrl: { doc: 'Facilitator for the EVM chain (live mode; empty: chain not offered).', format: String, default: '', env: 'EVM_FACILITATOR_URL' },
+  evmFacilitatorAuth: { doc: 'Authorization header value sent to the EVM facilitator, if it needs one.', format: String, default: '', env: 'EVM_FACILITATOR_AUTH', sensitive: true },
+  svmNetwork: { doc: 'CAIP-2 id of the Solana chain.', format: String, default: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', env: 'SVM_NETWORK' },
+  svmPayTo: { doc: 'Owner address that receives USDC on Solana (dev: a local account).', format: String, default: '', env: 'SVM_PAY_TO' },
+  svmAsset: { doc: 'USDC mint on Solana.', format: String, default: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', env: 'SVM_ASSET' },
+  svmFacilitatorUrl: { doc: 'Facilitator for Solana (live mode; empty: chain not offered).', format: String, default: '', env: 'SVM_FACILITATOR_URL' },
+  svmFacilitatorAuth: { doc: 'Authorization header value sent to the Solana facilitator, if it needs one.', format: String, default: '', env: 'SVM_FACILITATOR_AUTH', sensitive: true },
+  devChains: { doc: 'Chains the dev rig starts: evm, svm or both (comma-separated).', format: String, default: 'evm,svm', env: 'DEV_CHAINS' },
+  redisUrl: { doc: 'Redis for the payment guards shared by replicas (empty: in-process guards).', format: String, default: '', env: 'REDIS_URL' },
+
+  modelBaseUrl: { doc: 'OpenAI-compatible API base URL (empty: the four model endpoints answer 503).', format: String, default: '', env: 'MODEL_BASE_URL' },
+  modelApiKey: { doc: 'API key for the model provider.', format: String, default: '', env: 'MODEL_API_KEY', sensitive: true },
+  modelName: { doc: 'Model name, e.g. gpt-4o-mini.', format: String, default: 'gpt-4o-mini', env: 'MODEL_NAME' },
+  modelConcurrency: { doc: 'Concurrent provider requests per job.', format: 'nat', default: 4, env: 'MODEL_CONCURRENCY' },
+  modelDpi: { doc: 'Resolution at which PDF pages are rendered for the model.', format: 'nat', default: 150, env: 'MODEL_DPI' },
+  ocrEngine: { doc: 'OCR engine: model (the provider) or tesseract (local; files never leave the server).', format: ['model', 'tesseract'], default: 'model', env: 'OCR_ENGINE' },
+  ocrLanguages: { doc: 'tesseract languages, joined with + (e.g. eng+deu).', format: String, default: 'eng', env: 'OCR_LANGUAGES' },
+};
+
+export type Config = {
+  port: number; host: string; baseUrl: string; workers: number; queueMax: number; jobTimeoutMs: number;
+  tmpDir: string; logLevel: string; maxZipBytes: number; corsOrigins: string;
+  payments: 'dev' | 'live'; evmNetwork: string; evmPayTo: string; evmAsset: string; evmFacilitatorUrl: string;
+  evmFacilitatorAuth: string; svmNetwork: string; svmPayTo: string; svmAsset: string; svmFacilitatorUrl: string;
+  svmFacilitatorAuth: string; devChains: string; redisUrl: string;
+  modelBaseUrl: string; modelApiKey: string; modelName: string; modelConcurrency: number; modelDpi: number;
+  ocrEngine: 'model' | 'tesseract'; ocrLanguages: string;
+};
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the configuration; overrides win over the environment (tests use them). */
+export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const conf = convict(schema as never, { env: env as Record<string, string> } as never);
+  conf.load(overrides as never);
+  try {
+    conf.validate({ allowed: 'strict' });
+  } catch (err) {
+    // convict names the setting; add the environment variable so the message is actionable.
+    const message = (err as Error).message.replace(/^(\w+): /gm, (_m, key: string) => {
+      const envName = (schema as Record<string, { env?: string }>)[key]?.env;
+      return envName ? `${envName} (${key}): ` : `${key}: `;
+    });
+    throw new ConfigError(`invalid configuration: ${message}`);
+  }
+  const config = conf.getProperties() as unknown as Config;
+  if (config.workers === 0) config.workers = Math.max(1, os.availableParallelism());
+  if (!config.baseUrl) config.baseUrl = `http://localhost:${config.port}`;
+  config.baseUrl = config.baseUrl.replace(/\/+$/, '');
+  if (config.modelConcurrency < 1) throw new ConfigError('invalid configuration: MODEL_CONCURRENCY (modelConcurrency): must be at least 1');
+  if (config.modelDpi < 36 || config.modelDpi > 300) throw new ConfigError('invalid configuration: MODEL_DPI (modelDpi): must be between 36 and 300');
+  if (config.payments === 'live' && !config.evmFacilitatorUrl && !config.svmFacilitatorUrl) {
+    throw new ConfigError('invalid configuration: PAYMENTS=live needs EVM_FACILITATOR_URL or SVM_FACILITATOR_URL (at least one chain must be offered)');
+  }
+  if (config.payments === 'live') {
+    if (config.evmFacilitatorUrl && !config.evmPayTo) throw new ConfigError('invalid configuration: EVM_PAY_TO (evmPayTo): required when EVM_FACILITATOR_URL is set');
+    if (config.svmFacilitatorUrl && !config.svmPayTo) throw new ConfigError('invalid configuration: SVM_PAY_TO (svmPayTo): required when SVM_FACILITATOR_URL is set');
+  }
+  return config;
+}
+
+/** The model endpoints can run: a provider is configured, or (OCR only) the local engine is chosen. */
+export function providerAvailable(config: Config, opId: string): boolean {
+  if (config.ocrEngine === 'tesseract' && (opId === 'image.ocr' || opId === 'pdf.ocr')) return true;
+  return config.modelBaseUrl !== '';
+}

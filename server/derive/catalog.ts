@@ -1,0 +1,87 @@
+// GET /v1/discovery: the catalog in the specification's shape, with live prices from the
+// operation table and the configured chains.
+import { operations } from '../operations/index.js';
+import type { Operation } from '../operations/define.js';
+import { formJsonSchema } from './fields.js';
+import { outputMediaTypes } from './resources.js';
+import { priceRange, toUsd } from '../payment/pricing.js';
+import { MAX_TIMEOUT_SECONDS } from '../payment/gate.js';
+import { providerAvailable } from '../config.js';
+import type { App } from '../index.js';
+
+export const MCP_PROTOCOL_VERSION = '2025-11-25';
+export const PAYMENT_META_KEY = 'x402/payment';
+
+function pricingNote(op: Operation): string | undefined {
+  const parts: string[] = [];
+  if (op.price.model === 'per-page') {
+    const { max } = priceRange(op);
+    parts.push(`amount is per page; the charge is ${toUsd(BigInt(op.price.rate))} USD times the page count${op.input.count.max > 1 ? ' summed over all files' : ''}`);
+    if (max !== undefined) parts.push(`at most ${toUsd(max)} USD`);
+  }
+  if (op.price.note) parts.push(op.price.note);
+  return parts.length ? parts.join('; ') : undefined;
+}
+
+export function thirdPartyInfo(op: Operation, app: App): Record<string, unknown> | undefined {
+  if (!op.thirdParty) return undefined;
+  const local = app.config.ocrEngine === 'tesseract' && (op.id === 'image.ocr' || op.id === 'pdf.ocr');
+  const available = providerAvailable(app.config, op.id);
+  return local
+    ? { sendsContent: false, engine: 'tesseract (local)', languages: app.config.ocrLanguages.split('+'), available }
+    : { sendsContent: true, provider: 'OpenAI-compatible model provider', available, ...(available ? {} : { unavailableReason: 'the model provider is not configured on this deployment (answers 503)' }) };
+}
+
+export function catalogItem(op: Operation, app: App): Record<string, unknown> {
+  const rate = BigInt(op.price.rate);
+  const thirdParty = thirdPartyInfo(op, app);
+  const note = pricingNote(op);
+  return {
+    accepts: app.gate.chains.map((chain) => ({
+      amount: rate.toString(),
+      asset: 'USDC',
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      network: chain.network,
+      payTo: chain.payTo,
+      scheme: 'exact',
+    })),
+    category: op.category,
+    metadata: {
+      bodyType: 'multipart/form-data',
+      description: op.description,
+      inputSchema: formJsonSchema(op),
+      output: `${op.output.description} (${outputMediaTypes(op).join(', ')})`,
+      priceUsd: toUsd(rate),
+      pricingModel: op.price.model,
+      ...(note ? { pricingNote: note } : {}),
+      ...(thirdParty ? { thirdParty } : {}),
+      mcpTool: op.tool,
+    },
+    method: 'POST',
+    resource: `${app.config.baseUrl}${op.path}`,
+    type: 'http',
+    x402Version: 2,
+  };
+}
+
+export function catalog(app: App): Record<string, unknown> {
+  return {
+    x402Version: 2,
+    service: {
+      name: 'paydoc',
+      description: 'Pay-per-call image and PDF processing: 21 operations over HTTP (multipart) and MCP, each paid on its own with x402 v2 in USDC. No accounts, no API keys; files are never stored or logged.',
+      documentation: `${app.config.baseUrl}/openapi.json`,
+      network: app.gate.chains[0]?.network,
+      networks: app.gate.chains.map((c) => c.network),
+      mcp: {
+        paymentMetaKey: PAYMENT_META_KEY,
+        protocolVersion: MCP_PROTOCOL_VERSION,
+        stateless: true,
+        tools: operations.map((op) => op.tool),
+        transport: 'streamable-http',
+        url: `${app.config.baseUrl}/mcp`,
+      },
+    },
+    items: operations.map((op) => catalogItem(op, app)),
+  };
+}

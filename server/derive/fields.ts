@@ -1,0 +1,137 @@
+// Form-field validation and JSON Schemas, both derived from the operation table's FieldSpecs.
+// The same validator serves HTTP (multipart strings) and MCP (JSON values).
+import Joi from 'joi';
+import type { FieldSpec, Operation } from '../operations/define.js';
+import { fail } from '../errors.js';
+
+export type FieldValues = Record<string, string | number | undefined>;
+
+/** What a field accepts, in words, for error messages: 'an integer from 1 to 100'. */
+export function expectation(field: FieldSpec): string {
+  if (field.type === 'integer') {
+    if (field.enum) return `one of the integers ${field.enum.join(', ')}`;
+    if (field.minimum !== undefined && field.maximum !== undefined) return `an integer from ${field.minimum} to ${field.maximum}`;
+    if (field.minimum !== undefined) return `an integer of at least ${field.minimum}`;
+    return 'an integer';
+  }
+  if (field.enum) return `one of ${field.enum.map((v) => `"${v}"`).join(', ')}`;
+  if (field.minLength !== undefined && field.maxLength !== undefined) return `a string of ${field.minLength} to ${field.maxLength} characters`;
+  if (field.maxLength !== undefined) return `a string of at most ${field.maxLength} characters`;
+  if (field.minLength !== undefined) return `a string of at least ${field.minLength} characters`;
+  return 'a string';
+}
+
+function joiFor(field: FieldSpec): Joi.Schema {
+  if (field.type === 'integer') {
+    let n = Joi.number().integer().strict();
+    if (field.enum) n = n.valid(...field.enum);
+    if (field.minimum !== undefined) n = n.min(field.minimum);
+    if (field.maximum !== undefined) n = n.max(field.maximum);
+    return field.required ? n.required() : n;
+  }
+  let s = Joi.string();
+  if (field.enum) s = s.valid(...field.enum);
+  if (field.minLength !== undefined) s = s.min(field.minLength);
+  if (field.maxLength !== undefined) s = s.max(field.maxLength);
+  return field.required ? s.required() : s;
+}
+
+const cache = new WeakMap<Operation, Joi.ObjectSchema>();
+
+function schemaFor(op: Operation): Joi.ObjectSchema {
+  let schema = cache.get(op);
+  if (!schema) {
+    schema = Joi.object(Object.fromEntries(op.fields.map((f) => [f.name, joiFor(f)]))).unknown(false);
+    cache.set(op, schema);
+  }
+  return schema;
+}
+
+function describeReceived(field: FieldSpec | undefined, value: unknown): string {
+  if (field && 'secret' in field && field.secret) return 'a value that does not qualify';
+  if (value === undefined) return 'nothing';
+  const text = typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : JSON.stringify(value);
+  return `${typeof value === 'string' && field?.type === 'string' ? '' : `${typeof value} `}${text}`;
+}
+
+/**
+ * Validates raw field values (strings from multipart, JSON values from MCP) and applies defaults.
+ * Throws FIELD_INVALID naming the field, what was expected and what was received.
+ */
+export function validateFields(op: Operation, raw: Record<string, unknown>): FieldValues {
+  const allowed = op.fields.map((f) => f.name);
+  for (const [name, value] of Object.entries(raw)) {
+    if (!allowed.includes(name)) {
+      fail('FIELD_INVALID', allowed.length
+        ? `"${name}" is not a field of ${op.path}; its fields are ${allowed.map((n) => `"${n}"`).join(', ')}`
+        : `"${name}" is not a field of ${op.path}, which takes only the file`, { field: name });
+    }
+    if (Array.isArray(value)) fail('FIELD_INVALID', `"${name}" was sent ${value.length} times; send it once`, { field: name });
+  }
+  // Multipart sends integers as decimal strings; only plain digits convert ("1e3", "12.0" and " 12" do not).
+  const input: Record<string, unknown> = { ...raw };
+  for (const f of op.fields) {
+    const v = input[f.name];
+    // An empty optional field (what an HTML form sends for a blank input) means "not sent".
+    if (v === '' && !f.required) delete input[f.name];
+    else if (f.type === 'integer' && typeof v === 'string' && /^-?\d{1,15}$/.test(v)) input[f.name] = Number(v);
+  }
+  const { value, error } = schemaFor(op).validate(input, { abortEarly: true, convert: false });
+  if (error) {
+    const detail = error.details[0];
+    const name = String(detail.path[0] ?? detail.context?.key ?? '');
+    const field = op.fields.find((f) => f.name === name);
+    if (!field) fail('FIELD_INVALID', error.message, { field: name });
+    if (detail.type === 'any.required') fail('FIELD_INVALID', `"${name}" is required: ${expectation(field)}`, { field: name });
+    fail('FIELD_INVALID', `"${name}" must be ${expectation(field)}; received ${describeReceived(field, raw[name])}`, { field: name });
+  }
+  const fields: FieldValues = {};
+  for (const f of op.fields) fields[f.name] = ((value as Record<string, unknown>)[f.name] as string | number | undefined) ?? f.default;
+  const cross = op.crossCheck?.(fields);
+  if (cross) fail('FIELD_INVALID', cross.message, { field: cross.field });
+  return fields;
+}
+
+/** JSON Schema of one field (OpenAPI 3.0.3 compatible subset). */
+export function fieldJsonSchema(field: FieldSpec): Record<string, unknown> {
+  if (field.type === 'integer') {
+    return {
+      type: 'integer', description: field.description,
+      ...(field.enum ? { enum: [...field.enum] } : {}),
+      ...(field.minimum !== undefined ? { minimum: field.minimum } : {}),
+      ...(field.maximum !== undefined ? { maximum: field.maximum } : {}),
+      ...(field.default !== undefined ? { default: field.default } : {}),
+    };
+  }
+  return {
+    type: 'string', description: field.description,
+    ...(field.enum ? { enum: [...field.enum] } : {}),
+    ...(field.minLength !== undefined ? { minLength: field.minLength } : {}),
+    ...(field.maxLength !== undefined ? { maxLength: field.maxLength } : {}),
+    ...(field.maxBytes !== undefined ? { maxLength: field.maxBytes } : {}),
+    ...(field.default !== undefined ? { default: field.default } : {}),
+    ...(field.secret ? { format: 'password' } : {}),
+  };
+}
+
+/** The multipart form as a JSON Schema: the file field(s) plus the operation's fields. */
+export function formJsonSchema(op: Operation): Record<string, unknown> {
+  const fileSchema = { type: 'string', format: 'binary', description: fileDescription(op) };
+  const multiple = op.input.count.max > 1;
+  const required = ['file', ...op.fields.filter((f) => f.required).map((f) => f.name)];
+  return {
+    type: 'object',
+    required,
+    properties: {
+      file: multiple ? { type: 'array', items: fileSchema, minItems: op.input.count.min, maxItems: op.input.count.max, description: fileDescription(op) } : fileSchema,
+      ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])),
+    },
+  };
+}
+
+export function fileDescription(op: Operation): string {
+  const kind = op.input.kind === 'image' ? 'A JPEG, PNG or WebP image' : op.input.kind === 'pdf' ? 'A PDF' : 'UTF-8 Markdown';
+  const size = `${Math.round(op.input.maxBytes / (1024 * 1024))} MB`;
+  if (op.input.count.max > 1) return `${kind}, repeated ${op.input.count.min} to ${op.input.count.max} times (at most ${size} each, ${Math.round(op.input.maxTotalBytes / (1024 * 1024))} MB in all), in order.`;
+  return `${kind} of at most ${size}${op.input.maxPages ? ` and ${op.input.maxPages} pages` : ''}.`;
+}

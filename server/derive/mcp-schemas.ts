@@ -1,0 +1,37 @@
+// MCP tool input schemas: the operation's fields as JSON values plus the file argument(s),
+// standard base64 in `file.data` (merge tools: a `files` array). Derived from the table.
+import type { Operation } from '../operations/define.js';
+import { fieldJsonSchema, fileDescription } from './fields.js';
+
+export const MCP_MAX_DECODED_BYTES = 73_400_320;
+
+export function mediaTypesFor(op: Operation): string[] {
+  if (op.input.kind === 'image') return ['image/jpeg', 'image/png', 'image/webp'];
+  if (op.input.kind === 'pdf') return ['application/pdf'];
+  return ['text/markdown', 'text/plain'];
+}
+
+function fileArgument(op: Operation): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['data'],
+    additionalProperties: false,
+    properties: {
+      data: { type: 'string', contentEncoding: 'base64', description: 'The file as standard base64 (RFC 4648, with padding).' },
+      mediaType: { type: 'string', enum: mediaTypesFor(op), description: 'The file\'s media type (optional; the bytes decide).' },
+    },
+  };
+}
+
+export function mcpInputSchema(op: Operation): Record<string, unknown> {
+  const multiple = op.input.count.max > 1;
+  const fileProps = multiple
+    ? { files: { type: 'array', minItems: op.input.count.min, maxItems: op.input.count.max, items: fileArgument(op), description: fileDescription(op) } }
+    : { file: { ...fileArgument(op), description: fileDescription(op) } };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: [multiple ? 'files' : 'file', ...op.fields.filter((f) => f.required).map((f) => f.name)],
+    properties: { ...fileProps, ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])) },
+  };
+}

@@ -1,0 +1,51 @@
+// What a 402 says about the thing being bought: its URL, description, media type and the
+// Bazaar discovery extension, for HTTP routes and for MCP tools. Derived from the table.
+import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import type { Operation } from '../operations/define.js';
+import type { ResourceDescription } from '../payment/gate.js';
+import { formJsonSchema } from './fields.js';
+import { mcpInputSchema } from './mcp-schemas.js';
+import type { App } from '../index.js';
+
+export function outputMediaTypes(op: Operation): string[] {
+  return op.output.mediaType === 'image' ? ['image/jpeg', 'image/png', 'image/webp'] : [op.output.mediaType];
+}
+
+const httpCache = new WeakMap<Operation, Record<string, unknown>>();
+const mcpCache = new WeakMap<Operation, Record<string, unknown>>();
+
+function httpExtension(op: Operation): Record<string, unknown> {
+  let ext = httpCache.get(op);
+  if (!ext) {
+    const declared = declareDiscoveryExtension({
+      bodyType: 'form-data',
+      inputSchema: formJsonSchema(op),
+      output: { schema: op.output.jsonSchema ?? { type: 'string', format: 'binary', description: op.output.description } },
+    }) as Record<string, { info: { input: Record<string, unknown>; output?: unknown } }>;
+    // The HTTP method is otherwise filled from a transport context we do not pass.
+    declared.bazaar.info.input.method = 'POST';
+    declared.bazaar.info.output = { type: outputMediaTypes(op).join(' | '), format: op.output.description };
+    ext = declared;
+    httpCache.set(op, ext);
+  }
+  return ext;
+}
+
+function mcpExtension(op: Operation): Record<string, unknown> {
+  let ext = mcpCache.get(op);
+  if (!ext) {
+    ext = declareDiscoveryExtension({
+      toolName: op.tool, description: op.description, transport: 'streamable-http', inputSchema: mcpInputSchema(op),
+    }) as Record<string, unknown>;
+    mcpCache.set(op, ext);
+  }
+  return ext;
+}
+
+export function httpResource(op: Operation, app: App): ResourceDescription {
+  return { url: `${app.config.baseUrl}${op.path}`, description: op.description, mimeType: outputMediaTypes(op)[0], extensions: httpExtension(op) };
+}
+
+export function mcpResource(op: Operation): ResourceDescription {
+  return { url: `mcp://tool/${op.tool}`, description: op.description, mimeType: outputMediaTypes(op)[0], extensions: mcpExtension(op) };
+}

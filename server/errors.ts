@@ -1,0 +1,89 @@
+// The one error catalog. Every failure the service reports is a ServiceError with a code
+// from this table; one place (the errors plugin, and the MCP tool wrapper) turns it into a
+// response. Bodies always have the same shape:
+//   { "error": { "code": "FIELD_INVALID", "status": 422, "message": "...", "field"?: "..." } }
+// A 5xx body carries only the catalog's fixed wording, never stderr, paths or stacks.
+
+export const ERROR_CATALOG = {
+  // 4xx: the client can fix these; the message names the problem.
+  PAYLOAD_TOO_LARGE: { status: 413, summary: 'The upload is larger than the limit.' },
+  LIMIT_EXCEEDED: { status: 413, summary: 'The input exceeds a limit (pages, pixels, ranges or size).' },
+  FIELD_INVALID: { status: 422, summary: 'A form field is missing, unknown or out of range.' },
+  UNSUPPORTED_TYPE: { status: 422, summary: 'The file is not of a type this operation accepts.' },
+  CORRUPT_INPUT: { status: 422, summary: 'The file cannot be read.' },
+  ENCRYPTED_PDF: { status: 422, summary: 'The PDF is password-protected.' },
+  WRONG_PASSWORD: { status: 422, summary: 'The password does not open the PDF.' },
+  NO_CONTENT: { status: 422, summary: 'The input holds nothing this operation can return.' },
+  UNSUPPORTED_MEDIA: { status: 422, summary: 'The request body must be multipart/form-data.' },
+  MALFORMED_BODY: { status: 422, summary: 'The request body could not be parsed.' },
+  NOT_FOUND: { status: 404, summary: 'No such resource.' },
+  METHOD_NOT_ALLOWED: { status: 405, summary: 'The method is not allowed on this resource.' },
+  // Payment.
+  PAYMENT_REQUIRED: { status: 402, summary: 'This endpoint needs a payment.' },
+  PAYMENT_INVALID: { status: 402, summary: 'The payment was refused.' },
+  PAYMENT_ALREADY_USED: { status: 402, summary: 'This payment has already bought a result.' },
+  SETTLEMENT_FAILED: { status: 402, summary: 'The payment could not be settled; nothing was charged and no result is returned.' },
+  // 5xx: our side or a dependency; never charged.
+  NOT_IMPLEMENTED: { status: 501, summary: 'This is not implemented.' },
+  PROVIDER_DISABLED: { status: 503, summary: 'The model provider is not configured on this deployment.' },
+  QUEUE_FULL: { status: 503, summary: 'The service is busy; retry shortly.' },
+  GUARD_UNAVAILABLE: { status: 503, summary: 'The payment guard store is unreachable; nothing was charged.' },
+  UNAVAILABLE: { status: 503, summary: 'A required component is unavailable.' },
+  FACILITATOR_UNREACHABLE: { status: 502, summary: 'The payment facilitator could not be reached; nothing was charged.' },
+  PROVIDER_FAILED: { status: 502, summary: 'The model provider failed; nothing was charged.' },
+  JOB_TIMEOUT: { status: 504, summary: 'The job passed its time limit; nothing was charged.' },
+  JOB_FAILED: { status: 500, summary: 'The job failed; nothing was charged.' },
+  INTERNAL: { status: 500, summary: 'Internal error; nothing was charged.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export interface ErrorBody {
+  error: { code: ErrorCode; status: number; message: string; field?: string };
+}
+
+export class ServiceError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly extra: { field?: string; retryAfterSeconds?: number } = {},
+  ) {
+    super(message ?? ERROR_CATALOG[code].summary);
+    this.name = 'ServiceError';
+    this.status = ERROR_CATALOG[code].status;
+  }
+
+  /** What a client sees. 5xx messages are the catalog's own unless the message was written for clients. */
+  body(): ErrorBody {
+    return {
+      error: {
+        code: this.code,
+        status: this.status,
+        message: this.message,
+        ...(this.extra.field ? { field: this.extra.field } : {}),
+      },
+    };
+  }
+}
+
+export function fail(code: ErrorCode, message?: string, extra?: ServiceError['extra']): never {
+  throw new ServiceError(code, message, extra);
+}
+
+/** Any thrown value as a ServiceError; unknown errors become INTERNAL with no detail leaked. */
+export function asServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  return new ServiceError('INTERNAL');
+}
+
+/**
+ * Results cross the worker boundary as plain data: custom error classes do not survive
+ * structured cloning, so workers return { ok: false, code, message } instead of throwing.
+ */
+export interface WorkerFailure {
+  ok: false;
+  code: ErrorCode;
+  message: string;
+  field?: string;
+}

@@ -1,0 +1,106 @@
+// createServer(): builds and initialises the hapi server without listening. bin/ and the tests
+// share it. Routes, MCP tools, OpenAPI and the catalog all come from the operation table.
+import Hapi from '@hapi/hapi';
+import { pino, type Logger, type DestinationStream } from 'pino';
+import { loadConfig, type Config } from './config.js';
+import { operations } from './operations/index.js';
+import { WorkerPool } from './pool.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { ensureJobRoot } from './jobdir.js';
+import { createPaymentGate, startDevRigs, stopDevRigs, type DevRigs } from './payment/setup.js';
+import type { PaymentGate } from './payment/gate.js';
+import { errorsPlugin } from './plugins/errors.js';
+import { operationsPlugin } from './plugins/operations.js';
+import { freePlugin } from './plugins/free.js';
+import { mcpPlugin } from './plugins/mcp.js';
+import { checkBinaries, type BinaryStatus } from './binaries.js';
+
+export interface App {
+  config: Config;
+  pool: WorkerPool;
+  gate: PaymentGate;
+  metrics: Metrics;
+  logger: Logger;
+  binaries: BinaryStatus;
+  rigs: DevRigs;
+  version: string;
+}
+
+export interface CreateServerOptions {
+  config?: Partial<Config>;
+  env?: NodeJS.ProcessEnv;
+  /** Local chains owned by the caller (tests share one rig across servers); otherwise dev mode starts its own. */
+  rigs?: DevRigs;
+  /** Where log lines go (tests capture them); stdout by default. */
+  logDestination?: DestinationStream;
+}
+
+export interface Service {
+  server: Hapi.Server;
+  app: App;
+  /** Stops accepting, lets in-flight jobs finish, then stops the pool and the rigs this service started. */
+  stop(options?: { timeout?: number }): Promise<void>;
+}
+
+export { VERSION } from './version.js';
+import { VERSION } from './version.js';
+
+export async function createServer(options: CreateServerOptions = {}): Promise<Service> {
+  const config = loadConfig(options.config, options.env);
+  const logger = pino({ level: config.logLevel, base: undefined }, options.logDestination);
+  await ensureJobRoot(config.tmpDir);
+  const ownRigs = config.payments === 'dev' && !options.rigs;
+  const rigs: DevRigs = options.rigs ?? (config.payments === 'dev' ? await startDevRigs(config) : {});
+  const pool = new WorkerPool({ workers: config.workers, queueMax: config.queueMax });
+  const metrics = createMetrics({ queueDepth: () => pool.queueDepth, busyWorkers: () => pool.busy });
+  let gate: PaymentGate;
+  try {
+    gate = await createPaymentGate(config, rigs, metrics);
+  } catch (err) {
+    await pool.close();
+    if (ownRigs) await stopDevRigs(rigs);
+    throw err;
+  }
+  const binaries = await checkBinaries(operations);
+  const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION };
+
+  const server = Hapi.server({
+    port: config.port,
+    host: config.host,
+    // Request bodies are read by the routes that need them; URLs and headers stay small.
+    routes: {
+      cors: {
+        origin: config.corsOrigins.split(',').map((s) => s.trim()).filter(Boolean),
+        additionalHeaders: ['payment-signature', 'x-payment', 'mcp-protocol-version', 'mcp-session-id'],
+        additionalExposedHeaders: ['payment-required', 'payment-response', 'retry-after', 'mcp-session-id'],
+        maxAge: 600,
+      },
+      security: { noSniff: true, referrer: 'no-referrer' },
+    },
+    router: { stripTrailingSlash: true },
+    // The slowest job plus settlement must fit inside the socket's idle timeout.
+    load: { sampleInterval: 0 },
+  });
+  server.app = app as never;
+  await server.register([
+    { plugin: errorsPlugin, options: { app } },
+    { plugin: freePlugin, options: { app } },
+    { plugin: operationsPlugin, options: { app } },
+    { plugin: mcpPlugin, options: { app } },
+  ]);
+  await server.initialize();
+
+  let stopped = false;
+  return {
+    server,
+    app,
+    async stop({ timeout = 60_000 } = {}) {
+      if (stopped) return;
+      stopped = true;
+      await server.stop({ timeout });
+      await pool.close();
+      await gate.close();
+      if (ownRigs) await stopDevRigs(rigs);
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// Prometheus metrics at GET /metrics. One registry per server instance, so tests that start
+// several servers in one process do not share counters.
+import { Registry, Counter, Histogram, Gauge } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<'operation' | 'status'>;
+  duration: Histogram<'operation'>;
+  jobs: Counter<'operation' | 'outcome'>;
+  payments: Counter<'stage'>;
+  queueDepth: Gauge;
+  busyWorkers: Gauge;
+}
+
+export function createMetrics(sample: { queueDepth: () => number; busyWorkers: () => number }): Metrics {
+  const registry = new Registry();
+  return {
+    registry,
+    requests: new Counter({ name: 'paydoc_requests_total', help: 'Requests by operation and status.', labelNames: ['operation', 'status'], registers: [registry] }),
+    duration: new Histogram({
+      name: 'paydoc_request_duration_seconds', help: 'Request duration by operation.', labelNames: ['operation'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: [registry],
+    }),
+    jobs: new Counter({ name: 'paydoc_jobs_total', help: 'Jobs handed to the worker pool, by outcome (ok, failed, timeout).', labelNames: ['operation', 'outcome'], registers: [registry] }),
+    payments: new Counter({
+      name: 'paydoc_payments_total', help: 'Payments by stage: verified, settled, refused, settle_failed, cancelled, replay_refused, verify_error.',
+      labelNames: ['stage'], registers: [registry],
+    }),
+    queueDepth: new Gauge({ name: 'paydoc_queue_depth', help: 'Jobs waiting for a worker.', registers: [registry], collect() { this.set(sample.queueDepth()); } }),
+    busyWorkers: new Gauge({ name: 'paydoc_busy_workers', help: 'Workers running a job.', registers: [registry], collect() { this.set(sample.busyWorkers()); } }),
+  };
+}

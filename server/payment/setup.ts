@@ -1,0 +1,72 @@
+// Chooses the chains and facilitators the service offers. In dev mode (the embedded default of
+// `npm start`) it starts a local rig per chain, each with its own facilitator, as production
+// settles each chain through its own facilitator; in live mode it uses the configured URLs.
+import type { Config } from '../config.js';
+import { PaymentGate, type ChainConfig } from './gate.js';
+import { MemoryGuard, type PaymentGuard } from './guard.js';
+import { RedisGuard } from './redis-guard.js';
+import type { Metrics } from '../metrics.js';
+import { startEvmRig, type EvmRig } from './dev/evm-rig.js';
+import { startSvmRig, type SvmRig } from './dev/svm-rig.js';
+
+export interface DevRigs { evm?: EvmRig; svm?: SvmRig }
+
+export const BASE_USDC_EXTRA = { name: 'USD Coin', version: '2' };
+
+/** Starts the local chains named by DEV_CHAINS (tests pass rigs they own instead). */
+export async function startDevRigs(config: Config): Promise<DevRigs> {
+  const wanted = new Set(config.devChains.split(',').map((s) => s.trim()).filter(Boolean));
+  const rigs: DevRigs = {};
+  try {
+    if (wanted.has('evm')) rigs.evm = await startEvmRig();
+    if (wanted.has('svm')) rigs.svm = await startSvmRig();
+  } catch (err) {
+    await stopDevRigs(rigs);
+    throw err;
+  }
+  return rigs;
+}
+
+export async function stopDevRigs(rigs: DevRigs): Promise<void> {
+  await Promise.allSettled([rigs.evm?.stop(), rigs.svm?.stop()]);
+}
+
+export function chainsFor(config: Config, rigs: DevRigs | undefined): ChainConfig[] {
+  const chains: ChainConfig[] = [];
+  if (config.payments === 'dev') {
+    if (rigs?.evm) {
+      chains.push({
+        network: rigs.evm.network, asset: rigs.evm.asset, payTo: config.evmPayTo || rigs.evm.payTo,
+        facilitatorUrl: rigs.evm.facilitatorUrl, extra: BASE_USDC_EXTRA,
+      });
+    }
+    if (rigs?.svm) {
+      chains.push({ network: rigs.svm.network, asset: rigs.svm.asset, payTo: config.svmPayTo || rigs.svm.payTo, facilitatorUrl: rigs.svm.facilitatorUrl });
+    }
+    return chains;
+  }
+  if (config.evmFacilitatorUrl) {
+    chains.push({
+      network: config.evmNetwork as ChainConfig['network'], asset: config.evmAsset, payTo: config.evmPayTo,
+      facilitatorUrl: config.evmFacilitatorUrl, facilitatorAuth: config.evmFacilitatorAuth || undefined,
+      // Base mainnet USDC signs as "USD Coin" v2; Base Sepolia's token is "USDC".
+      extra: config.evmNetwork === 'eip155:84532' ? { name: 'USDC', version: '2' } : BASE_USDC_EXTRA,
+    });
+  }
+  if (config.svmFacilitatorUrl) {
+    chains.push({
+      network: config.svmNetwork as ChainConfig['network'], asset: config.svmAsset, payTo: config.svmPayTo,
+      facilitatorUrl: config.svmFacilitatorUrl, facilitatorAuth: config.svmFacilitatorAuth || undefined,
+    });
+  }
+  return chains;
+}
+
+export async function createGuard(config: Config): Promise<PaymentGuard> {
+  return config.redisUrl ? RedisGuard.connect(config.redisUrl) : new MemoryGuard();
+}
+
+export async function createPaymentGate(config: Config, rigs: DevRigs | undefined, metrics: Metrics): Promise<PaymentGate> {
+  const guard = await createGuard(config);
+  return PaymentGate.create(chainsFor(config, rigs), guard, metrics);
+}

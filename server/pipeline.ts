@@ -1,0 +1,157 @@
+// One request's way through the service, shared by HTTP routes and MCP tools. Every check
+// that can refuse the request runs here, in the order the payment issue fixes, before any
+// payment is asked for:
+//   sizes (413) → fields (422) → input type and readability (422; GIF 501) → page and pixel
+//   limits (413) → model provider disabled (503) → queue full (503) → price.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Operation } from './operations/define.js';
+import { fail } from './errors.js';
+import { validateFields, type FieldValues } from './derive/fields.js';
+import { priceOf } from './payment/pricing.js';
+import { providerAvailable, type Config } from './config.js';
+import { inspectImage } from './inspect/image.js';
+import { inspectPdf } from './inspect/pdf.js';
+import { inspectMarkdown } from './inspect/markdown.js';
+import { compileUserSchema } from './inspect/schema.js';
+import { parsePageList, parseRanges } from './operations/page-ranges.js';
+import type { WorkerPool } from './pool.js';
+import type { JobFile, JobInput, JobOutput, WorkerSettings } from '../workers/contract.js';
+
+export interface RawRequest {
+  /** Uploaded files in the order received. */
+  uploads: Uint8Array[];
+  /** Raw field values: strings from multipart, JSON values from MCP; arrays when repeated. */
+  fields: Record<string, unknown>;
+}
+
+export interface Prepared {
+  op: Operation;
+  fields: FieldValues;
+  files: JobFile[];
+  pageCounts: number[];
+  amount: bigint;
+  jobDir: string;
+  /** Total input bytes, for logs and metrics. */
+  inputBytes: number;
+}
+
+const mb = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+
+function checkSizes(op: Operation, raw: RawRequest): void {
+  const { count, maxBytes, maxTotalBytes } = op.input;
+  if (raw.uploads.length > count.max) {
+    fail(count.max > 1 ? 'LIMIT_EXCEEDED' : 'FIELD_INVALID',
+      count.max > 1 ? `at most ${count.max} files can be merged; ${raw.uploads.length} were sent`
+        : `"file" was sent ${raw.uploads.length} times; ${op.path} takes exactly one file`, { field: 'file' });
+  }
+  raw.uploads.forEach((bytes, i) => {
+    if (bytes.byteLength > maxBytes) {
+      fail('PAYLOAD_TOO_LARGE', `${count.max > 1 ? `file ${i + 1}` : 'the file'} is ${mb(bytes.byteLength)}; the limit is ${mb(maxBytes)}`, { field: 'file' });
+    }
+  });
+  const total = raw.uploads.reduce((sum, b) => sum + b.byteLength, 0);
+  if (total > maxTotalBytes) fail('PAYLOAD_TOO_LARGE', `the files total ${mb(total)}; the limit per request is ${mb(maxTotalBytes)}`, { field: 'file' });
+  for (const field of op.fields) {
+    const value = raw.fields[field.name];
+    if (field.type === 'string' && field.maxBytes !== undefined && typeof value === 'string' && Buffer.byteLength(value) > field.maxBytes) {
+      fail('PAYLOAD_TOO_LARGE', `"${field.name}" is ${Buffer.byteLength(value)} bytes; the limit is ${field.maxBytes} bytes`, { field: field.name });
+    }
+  }
+}
+
+function checkFileCount(op: Operation, raw: RawRequest): void {
+  const { min } = op.input.count;
+  if (raw.uploads.length === 0) fail('FIELD_INVALID', `"file" is required: ${op.input.kind === 'image' ? 'a JPEG, PNG or WebP image' : op.input.kind === 'pdf' ? 'a PDF' : 'UTF-8 Markdown'}`, { field: 'file' });
+  if (raw.uploads.length < min) fail('FIELD_INVALID', `${op.path} needs ${min} to ${op.input.count.max} files; ${raw.uploads.length} was sent`, { field: 'file' });
+}
+
+/** Runs every check that can refuse the request and computes the exact price. */
+export async function prepare(op: Operation, raw: RawRequest, jobDir: string, config: Config, pool: WorkerPool): Promise<Prepared> {
+  checkSizes(op, raw);
+  checkFileCount(op, raw);
+  const fields = validateFields(op, raw.fields);
+  if (op.id === 'pdf.structured') compileUserSchema(String(fields.schema));
+
+  const files: JobFile[] = [];
+  for (const [i, bytes] of raw.uploads.entries()) {
+    const which = raw.uploads.length > 1 ? `file ${i + 1}: ` : '';
+    try {
+      if (op.input.kind === 'image') {
+        const info = await inspectImage(bytes);
+        files.push({ bytes, format: info.format, width: info.width, height: info.height });
+      } else if (op.input.kind === 'markdown') {
+        inspectMarkdown(bytes);
+        files.push({ bytes, format: 'markdown' });
+      } else {
+        const filePath = path.join(jobDir, `input-${i + 1}.pdf`);
+        await writeFile(filePath, bytes, { mode: 0o600 });
+        const info = await inspectPdf(filePath, {
+          acceptsEncrypted: op.input.acceptsEncrypted === true,
+          ...(op.input.acceptsEncrypted ? { password: String(fields.password) } : {}),
+        });
+        files.push({ bytes, path: filePath, format: 'pdf', pages: info.pages });
+      }
+    } catch (err) {
+      if (which && err instanceof Error) err.message = which + err.message;
+      throw err;
+    }
+  }
+
+  const pageCounts = files.map((f) => f.pages ?? 0);
+  if (op.input.kind === 'pdf' && !op.input.acceptsEncrypted) {
+    const pages = pageCounts.reduce((a, b) => a + b, 0);
+    if (op.input.maxPages !== undefined && pages > op.input.maxPages) {
+      fail('LIMIT_EXCEEDED', `the PDF has ${pages} pages; ${op.path} takes at most ${op.input.maxPages}`, { field: 'file' });
+    }
+    if (op.id === 'pdf.pages' && fields.pages !== undefined) parsePageList(String(fields.pages), pages, { field: 'pages' });
+    if (op.id === 'pdf.split') parseRanges(String(fields.ranges), pages);
+  }
+  if (op.input.kind === 'image') {
+    // Unless a format is asked for, the output keeps the input's format.
+    fields.format ??= files[0].format;
+    // PNG palette quantisation applies on compress or whenever colors is sent explicitly.
+    if (op.fields.some((f) => f.name === 'colors')) fields.colorsSent = raw.fields.colors !== undefined && raw.fields.colors !== '' ? 1 : 0;
+  }
+
+  if (op.thirdParty && !providerAvailable(config, op.id)) {
+    fail('PROVIDER_DISABLED', `${op.path} is not enabled on this deployment: the model provider is not configured (MODEL_BASE_URL)`, { retryAfterSeconds: 3600 });
+  }
+  if (!pool.hasRoom()) fail('QUEUE_FULL', 'the service is busy; retry in a few seconds', { retryAfterSeconds: 5 });
+
+  const amount = priceOf(op, op.price.model === 'per-page' ? pageCounts : []);
+  return { op, fields, files, pageCounts, amount, jobDir, inputBytes: raw.uploads.reduce((s, b) => s + b.byteLength, 0) };
+}
+
+export function workerSettings(config: Config): WorkerSettings {
+  return {
+    ...(config.modelBaseUrl ? { modelBaseUrl: config.modelBaseUrl } : {}),
+    ...(config.modelApiKey ? { modelApiKey: config.modelApiKey } : {}),
+    modelName: config.modelName,
+    modelConcurrency: config.modelConcurrency,
+    modelDpi: config.modelDpi,
+    ocrEngine: config.ocrEngine,
+    ocrLanguages: config.ocrLanguages,
+    maxZipBytes: config.maxZipBytes,
+  };
+}
+
+/** Hands the prepared job to the pool with its deadline. The bytes are transferred, so `prepared` is spent. */
+export async function execute(prepared: Prepared, config: Config, pool: WorkerPool): Promise<JobOutput> {
+  const timeoutMs = Math.min(prepared.op.timeoutMs, config.jobTimeoutMs);
+  const input: JobInput = {
+    operation: prepared.op.id,
+    files: prepared.files.map((f) => ({ ...f, bytes: ownBuffer(f.bytes) })),
+    fields: prepared.fields,
+    jobDir: prepared.jobDir,
+    deadline: Date.now() + timeoutMs,
+    settings: workerSettings(config),
+  };
+  return pool.run(input);
+}
+
+// Uploads may be views into a shared parser buffer; a transfer needs an ArrayBuffer of its own.
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer)
+    ? bytes : new Uint8Array(bytes);
+}

@@ -1,0 +1,47 @@
+// The one place errors become responses: every ServiceError, hapi/Boom error (payload too
+// large, malformed multipart, unknown route) and unexpected failure gets the same body shape.
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import { ServiceError, asServiceError, type ErrorCode } from '../errors.js';
+import type { App } from '../index.js';
+
+interface BoomLike { isBoom: true; output: { statusCode: number }; message: string }
+
+// hapi reports what it rejects itself with Boom errors; map them to our catalog.
+function fromBoom(err: BoomLike): ServiceError {
+  const status = err.output.statusCode;
+  const map: Record<number, [ErrorCode, string]> = {
+    404: ['NOT_FOUND', 'no such resource'],
+    405: ['METHOD_NOT_ALLOWED', 'the method is not allowed on this resource'],
+    413: ['PAYLOAD_TOO_LARGE', 'the request body is larger than this endpoint accepts'],
+    415: ['UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data'],
+    400: ['MALFORMED_BODY', 'the request body could not be parsed as multipart/form-data'],
+    408: ['MALFORMED_BODY', 'the request body did not arrive in time'],
+  };
+  const [code, message] = map[status] ?? ['INTERNAL', 'internal error'];
+  if (code === 'PAYLOAD_TOO_LARGE' && /Payload content length greater than maximum allowed: (\d+)/.test(err.message)) {
+    const limit = Number(RegExp.$1);
+    return new ServiceError(code, `the request body is larger than the ${Math.round(limit / 1048576)} MB this endpoint accepts`);
+  }
+  return new ServiceError(code, message);
+}
+
+export const errorsPlugin: Plugin<{ app: App }> = {
+  name: 'errors',
+  register(server, { app }) {
+    server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
+      const response = request.response as unknown;
+      if (!(response instanceof Error) && !(response as BoomLike)?.isBoom) return h.continue;
+      let error: ServiceError;
+      if (response instanceof ServiceError) error = response;
+      else if ((response as BoomLike).isBoom && (response as BoomLike).output.statusCode < 500) error = fromBoom(response as BoomLike);
+      else {
+        // Unexpected: log the kind only (never the request's content), answer a fixed message.
+        app.logger.error({ reqId: request.info.id, err: { type: (response as Error).name, stack: process.env.PAYDOC_DEBUG ? (response as Error).stack : undefined } }, 'unexpected error');
+        error = asServiceError(response);
+      }
+      const res = h.response(error.body()).code(error.status).type('application/json');
+      if (error.status === 503 || error.status === 429) res.header('retry-after', String(error.extra.retryAfterSeconds ?? 5));
+      return res;
+    });
+  },
+};

@@ -1,0 +1,73 @@
+// The free endpoints (health, OpenAPI, discovery, metrics) and the one log line per request.
+import type { Plugin, Request } from '@hapi/hapi';
+import { openapiDocument } from '../derive/openapi.js';
+import { catalog } from '../derive/catalog.js';
+import type { App } from '../index.js';
+
+declare module '@hapi/hapi' {
+  interface PluginsStates { paydoc?: { operation: string } }
+}
+
+function responseBytes(request: Request): number | undefined {
+  const res = request.response as { source?: unknown; headers?: Record<string, unknown> } | null;
+  const len = res?.headers?.['content-length'];
+  if (len !== undefined) return Number(len);
+  const src = res?.source;
+  if (Buffer.isBuffer(src)) return src.length;
+  if (typeof src === 'string') return Buffer.byteLength(src);
+  return undefined;
+}
+
+export const freePlugin: Plugin<{ app: App }> = {
+  name: 'free',
+  register(server, { app }) {
+    server.route({
+      method: 'GET', path: '/v1/health',
+      handler: (_request, h) => {
+        const missing = Object.entries(app.binaries).filter(([, ok]) => !ok).map(([name]) => name);
+        const body = {
+          status: missing.length ? 'degraded' : 'ok',
+          version: app.version,
+          binaries: app.binaries,
+          ...(missing.length ? { missing } : {}),
+          payments: { mode: app.config.payments, networks: app.gate.chains.map((c) => c.network) },
+          modelProvider: app.config.modelBaseUrl !== '',
+          ocrEngine: app.config.ocrEngine,
+          workers: app.config.workers,
+          queueDepth: app.pool.queueDepth,
+        };
+        return h.response(body).code(missing.length ? 503 : 200).header('cache-control', 'no-store');
+      },
+    });
+    const openapi = (_r: Request, h: import('@hapi/hapi').ResponseToolkit) => h.response(openapiDocument(app)).type('application/json');
+    server.route({ method: 'GET', path: '/openapi.json', handler: openapi });
+    server.route({ method: 'GET', path: '/v1/openapi.json', handler: openapi });
+    server.route({ method: 'GET', path: '/v1/discovery', handler: () => catalog(app) });
+    server.route({
+      method: 'GET', path: '/metrics',
+      handler: async (_r, h) => h.response(await app.metrics.registry.metrics()).type(app.metrics.registry.contentType),
+    });
+
+    // One line per request: id, operation, status, sizes and duration. Never names, contents,
+    // passwords, schemas or text: the payload is not logged at all.
+    server.events.on('response', (request) => {
+      const operation = request.plugins.paydoc?.operation ?? request.route.path;
+      const status = (request.response as { statusCode?: number } | null)?.statusCode ?? 0;
+      const ms = Date.now() - request.info.received;
+      if (request.plugins.paydoc) {
+        app.metrics.requests.inc({ operation, status: String(status) });
+        app.metrics.duration.observe({ operation }, ms / 1000);
+      }
+      app.logger.info({
+        reqId: request.info.id,
+        method: request.method.toUpperCase(),
+        route: request.route.path,
+        operation,
+        status,
+        inBytes: Number(request.headers['content-length'] ?? 0),
+        outBytes: responseBytes(request),
+        ms,
+      }, 'request');
+    });
+  },
+};

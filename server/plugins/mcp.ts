@@ -1,0 +1,148 @@
+// MCP at /mcp: stateless streamable HTTP, one tool per operation, paid per the x402 MCP
+// transport (PaymentRequired in structuredContent when unpaid, the PaymentPayload in
+// params._meta["x402/payment"], the receipt in result._meta["x402/payment-response"]).
+// Tools go through the same pipeline and payment gate as the HTTP routes.
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { PaymentPayload } from '@x402/core/types';
+import { operations } from '../operations/index.js';
+import type { Operation } from '../operations/define.js';
+import { ServiceError, asServiceError, fail } from '../errors.js';
+import { prepare, execute, type RawRequest } from '../pipeline.js';
+import { createJobDir, removeJobDir } from '../jobdir.js';
+import { mcpResource } from '../derive/resources.js';
+import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
+import { PAYMENT_META_KEY } from '../derive/catalog.js';
+import type { JobOutput } from '../../workers/contract.js';
+import type { App } from '../index.js';
+import { VERSION } from '../version.js';
+
+const RECEIPT_META_KEY = 'x402/payment-response';
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+// Base64 of the largest decoded input, plus JSON-RPC framing and fields.
+const MCP_BODY_LIMIT = Math.ceil(MCP_MAX_DECODED_BYTES / 3) * 4 + 1024 * 1024;
+
+const byTool = new Map(operations.map((op) => [op.tool, op]));
+
+function decodeFile(value: unknown, where: string): Buffer {
+  if (typeof value !== 'object' || value === null || typeof (value as { data?: unknown }).data !== 'string') {
+    fail('FIELD_INVALID', `${where} must be an object { data: <standard base64>, mediaType? }`, { field: where });
+  }
+  const data = (value as { data: string }).data;
+  if (data.length % 4 !== 0 || !BASE64.test(data)) {
+    fail('FIELD_INVALID', `${where}.data is not standard base64 (RFC 4648 alphabet with padding, no whitespace or URL-safe characters)`, { field: where });
+  }
+  const decodedLength = (data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
+  if (decodedLength > MCP_MAX_DECODED_BYTES) {
+    fail('PAYLOAD_TOO_LARGE', `${where} decodes to ${decodedLength} bytes; a tool call takes at most ${MCP_MAX_DECODED_BYTES} bytes`, { field: where });
+  }
+  return Buffer.from(data, 'base64');
+}
+
+/** Tool arguments to the same raw request an HTTP multipart body gives. */
+export function readToolArguments(op: Operation, args: Record<string, unknown> | undefined): RawRequest {
+  const { file, files, ...fields } = args ?? {};
+  const multiple = op.input.count.max > 1;
+  let uploads: Buffer[];
+  if (multiple) {
+    if (file !== undefined) fail('FIELD_INVALID', `${op.tool} takes "files" (an array), not "file"`, { field: 'file' });
+    if (files === undefined) uploads = [];
+    else if (!Array.isArray(files)) fail('FIELD_INVALID', '"files" must be an array of { data, mediaType } objects', { field: 'files' });
+    else uploads = files.map((f, i) => decodeFile(f, `files[${i}]`));
+  } else {
+    if (files !== undefined) fail('FIELD_INVALID', `${op.tool} takes one "file", not "files"`, { field: 'files' });
+    uploads = file === undefined ? [] : [decodeFile(file, 'file')];
+  }
+  const total = uploads.reduce((s, b) => s + b.length, 0);
+  if (total > MCP_MAX_DECODED_BYTES) fail('PAYLOAD_TOO_LARGE', `the files decode to ${total} bytes; a tool call takes at most ${MCP_MAX_DECODED_BYTES} bytes`, { field: 'files' });
+  return { uploads, fields };
+}
+
+function resultContent(op: Operation, output: JobOutput): CallToolResult {
+  const body = Buffer.from(output.body.buffer, output.body.byteOffset, output.body.byteLength);
+  if (output.mediaType.startsWith('image/')) return { content: [{ type: 'image', data: body.toString('base64'), mimeType: output.mediaType }] };
+  if (output.mediaType === 'application/json') {
+    const text = body.toString('utf8');
+    return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
+  }
+  if (output.mediaType.startsWith('text/')) return { content: [{ type: 'text', text: body.toString('utf8') }] };
+  const ext = output.mediaType === 'application/zip' ? 'zip' : 'pdf';
+  return {
+    content: [{ type: 'resource', resource: { uri: `mcp://result/${op.tool}.${ext}`, mimeType: output.mediaType, blob: body.toString('base64') } }],
+  };
+}
+
+function errorResult(error: ServiceError): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.body()) }], structuredContent: error.body() as unknown as Record<string, unknown> };
+}
+
+async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined): Promise<CallToolResult> {
+  const jobDir = await createJobDir(app.config.tmpDir);
+  try {
+    const raw = readToolArguments(op, args);
+    const prepared = await prepare(op, raw, jobDir, app.config, app.pool);
+    const outcome = await app.gate.run(prepared.amount, mcpResource(op), payment, async () => {
+      app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
+      return execute(prepared, app.config, app.pool);
+    });
+    if (outcome.kind === 'payment-required') {
+      const pr = outcome.paymentRequired;
+      return { isError: true, structuredContent: pr as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(pr) }] };
+    }
+    return { ...resultContent(op, outcome.result), _meta: { [RECEIPT_META_KEY]: outcome.receipt } };
+  } catch (err) {
+    return errorResult(asServiceError(err));
+  } finally {
+    await removeJobDir(jobDir);
+  }
+}
+
+function mcpServerFor(app: App, request: Request): Server {
+  const server = new Server({ name: 'paydoc', version: VERSION }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: operations.map((op) => ({
+      name: op.tool,
+      title: op.title,
+      description: `${op.description} Paid with x402 (${op.price.model === 'flat' ? `${op.price.rate} atomic USDC per call` : `${op.price.rate} atomic USDC per page`}): call without payment to get the PaymentRequired, then again with the PaymentPayload in _meta["${PAYMENT_META_KEY}"].`,
+      inputSchema: mcpInputSchema(op) as { type: 'object' },
+      ...(op.output.jsonSchema ? { outputSchema: op.output.jsonSchema as { type: 'object' } } : {}),
+      annotations: { readOnlyHint: true, openWorldHint: op.thirdParty, idempotentHint: true },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const op = byTool.get(req.params.name);
+    if (!op) return errorResult(new ServiceError('NOT_FOUND', `no tool named "${req.params.name}"; tools/list names all ${operations.length}`));
+    request.plugins.paydoc = { operation: op.id };
+    const payment = req.params._meta?.[PAYMENT_META_KEY] as PaymentPayload | undefined;
+    if (payment !== undefined && (typeof payment !== 'object' || payment === null)) {
+      return errorResult(new ServiceError('PAYMENT_INVALID', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object`));
+    }
+    return callTool(app, op, req.params.arguments, payment);
+  });
+  return server;
+}
+
+export const mcpPlugin: Plugin<{ app: App }> = {
+  name: 'mcp',
+  register(server, { app }) {
+    server.route({
+      method: 'POST',
+      path: '/mcp',
+      options: { payload: { parse: true, output: 'data', allow: ['application/json'], maxBytes: MCP_BODY_LIMIT, timeout: 120_000 }, timeout: { server: false, socket: false } },
+      handler: async (request: Request, h: ResponseToolkit) => {
+        const mcp = mcpServerFor(app, request);
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        request.raw.res.on('close', () => { void transport.close(); void mcp.close(); });
+        await mcp.connect(transport);
+        await transport.handleRequest(request.raw.req, request.raw.res, request.payload);
+        return h.abandon;
+      },
+    });
+    const notAllowed = (_r: Request, h: ResponseToolkit) => h.response(new ServiceError('METHOD_NOT_ALLOWED', 'this MCP endpoint is stateless: use POST (no SSE stream, no sessions to delete)').body())
+      .code(405).header('allow', 'POST');
+    server.route({ method: 'GET', path: '/mcp', handler: notAllowed });
+    server.route({ method: 'DELETE', path: '/mcp', handler: notAllowed });
+  },
+};

@@ -1,0 +1,106 @@
+// One POST route per operation, derived from the table: multipart parsing with the operation's
+// size limit, the shared pipeline (checks, quote), the payment gate, the pool.
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
+import { operations } from '../operations/index.js';
+import type { Operation } from '../operations/define.js';
+import { ServiceError, fail } from '../errors.js';
+import { prepare, execute, type RawRequest } from '../pipeline.js';
+import { createJobDir, removeJobDir } from '../jobdir.js';
+import { httpResource } from '../derive/resources.js';
+import type { App } from '../index.js';
+
+// Multipart framing and small text fields on top of the files themselves.
+const MULTIPART_OVERHEAD = 1024 * 1024;
+
+interface AnnotatedFile { filename: string; headers: Record<string, string>; payload: Buffer }
+
+function isFile(value: unknown): value is AnnotatedFile {
+  return typeof value === 'object' && value !== null && Buffer.isBuffer((value as AnnotatedFile).payload);
+}
+
+/** Splits the parsed multipart body into uploads (the `file` parts, in order) and text fields. */
+export function readMultipart(payload: unknown): RawRequest {
+  if (payload === null || payload === undefined) return { uploads: [], fields: {} };
+  if (typeof payload !== 'object' || Buffer.isBuffer(payload)) fail('UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data with a "file" part');
+  const uploads: Uint8Array[] = [];
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(payload as Record<string, unknown>)) {
+    const parts = Array.isArray(value) ? value : [value];
+    if (name === 'file') {
+      // A file sent without a filename arrives as text; its bytes are still the file.
+      for (const part of parts) uploads.push(isFile(part) ? part.payload : Buffer.from(String(part), 'utf8'));
+      continue;
+    }
+    if (parts.some(isFile)) fail('FIELD_INVALID', `"${name}" was sent as a file; only "file" carries a file`, { field: name });
+    fields[name] = Array.isArray(value) ? value.map(String) : String(value);
+  }
+  return { uploads, fields };
+}
+
+function readPayment(request: Request): PaymentPayload | undefined {
+  const header = request.headers['payment-signature'] ?? request.headers['x-payment'];
+  if (header === undefined) return undefined;
+  try {
+    return decodePaymentSignatureHeader(Array.isArray(header) ? header[0] : header);
+  } catch {
+    throw new ServiceError('PAYMENT_INVALID', 'the PAYMENT-SIGNATURE header is not base64-encoded x402 PaymentPayload JSON');
+  }
+}
+
+function handlerFor(op: Operation, app: App) {
+  return async (request: Request, h: ResponseToolkit) => {
+    request.plugins.paydoc = { operation: op.id };
+    const jobDir = await createJobDir(app.config.tmpDir);
+    try {
+      const raw = readMultipart(request.payload);
+      const prepared = await prepare(op, raw, jobDir, app.config, app.pool);
+      const payment = readPayment(request);
+      const outcome = await app.gate.run(prepared.amount, httpResource(op, app), payment, async () => {
+        app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
+        return execute(prepared, app.config, app.pool);
+      });
+      if (outcome.kind === 'payment-required') {
+        return h.response(outcome.paymentRequired)
+          .code(402)
+          .header('payment-required', encodePaymentRequiredHeader(outcome.paymentRequired))
+          .header('cache-control', 'no-store');
+      }
+      const { result, receipt } = outcome;
+      return h.response(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength))
+        .type(result.mediaType)
+        .header('payment-response', encodePaymentResponseHeader(receipt))
+        .header('cache-control', 'no-store');
+    } finally {
+      await removeJobDir(jobDir);
+    }
+  };
+}
+
+export const operationsPlugin: Plugin<{ app: App }> = {
+  name: 'operations',
+  register(server, { app }) {
+    for (const op of operations) {
+      server.route({
+        method: 'POST',
+        path: op.path,
+        options: {
+          payload: {
+            output: 'data',
+            parse: true,
+            multipart: { output: 'annotated' },
+            allow: ['multipart/form-data'],
+            maxBytes: op.input.maxTotalBytes + MULTIPART_OVERHEAD,
+            maxParts: op.input.count.max + op.fields.length + 8,
+            // Slow uploads are cut off rather than holding a socket forever.
+            timeout: 120_000,
+          },
+          timeout: { server: op.timeoutMs + 60_000, socket: op.timeoutMs + 90_000 },
+          description: op.title,
+        },
+        handler: handlerFor(op, app),
+      });
+    }
+  },
+};

@@ -1,0 +1,237 @@
+// The x402 gate on the real local Base chain, the real facilitator code and the standard client.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import sharp from 'sharp';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { x402Client } from '@x402/core/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { startTestService, form, type TestService } from './support/service.js';
+import { makePdf, textPages } from './pdf-fixtures.js';
+import { revertNextSettlement } from '../server/payment/dev/evm-rig.js';
+
+export const lab = Lab.script();
+const { describe, it, before, after } = lab;
+const { expect } = Code;
+
+describe('payments on Base (local chain, real facilitator, standard client)', () => {
+  let t: TestService;
+  let jpeg: Buffer;
+  const pdf3 = makePdf(textPages(3));
+  const pdf5 = makePdf(textPages(5));
+  const pdfNoImages = makePdf(textPages(1));
+
+  before(async () => {
+    t = await startTestService();
+    jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } }).jpeg().toBuffer();
+  });
+  after(async () => { await t?.stop(); });
+
+  const post = (path: string, body: FormData, headers: Record<string, string> = {}) => fetch(`${t.url}${path}`, { method: 'POST', body, headers });
+  const balances = async () => ({ payer: await t.evm.balanceOf(t.evm.payerAddress), payTo: await t.evm.balanceOf(t.evm.payTo) });
+  const jobsStarted = () => t.metric('paydoc_jobs_total', { outcome: 'started' });
+
+  async function quote(path: string, body: () => FormData): Promise<PaymentRequired> {
+    const res = await post(path, body());
+    expect(res.status).to.equal(402);
+    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+  }
+
+  async function sign(pr: PaymentRequired, key = t.evm.payerKey): Promise<PaymentPayload> {
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: privateKeyToAccount(key as `0x${string}`) });
+    const base = { ...pr, accepts: pr.accepts.filter((a) => a.network === 'eip155:8453') };
+    return client.createPaymentPayload(base);
+  }
+
+  const paidWith = (path: string, body: FormData, payload: PaymentPayload) => post(path, body, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
+
+  it('quotes a flat price, a per-page price and a merge (summed pages) with a 402 and the header', async () => {
+    const flat = await post('/v1/image/resize', form([jpeg], { width: 32 }));
+    expect(flat.status).to.equal(402);
+    const header = decodePaymentRequiredHeader(flat.headers.get('payment-required')!);
+    const body = await flat.json() as PaymentRequired;
+    expect(body).to.equal(header);
+    expect(header.x402Version).to.equal(2);
+    const base = header.accepts.find((a) => a.network === 'eip155:8453')!;
+    expect(base).to.include({ scheme: 'exact', amount: '5000', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', payTo: t.evm.payTo, maxTimeoutSeconds: 300 });
+    expect(base.extra).to.equal({ name: 'USD Coin', version: '2' });
+    expect(header.resource?.url).to.equal(`${t.url}/v1/image/resize`);
+    expect((header.extensions as Record<string, { info: { input: { method: string; bodyType: string } } }>).bazaar.info.input).to.include({ method: 'POST', bodyType: 'form-data' });
+
+    const perPage = await quote('/v1/pdf/extract', () => form([pdf3]));
+    expect(perPage.accepts[0].amount).to.equal('30000');
+    const merge = await quote('/v1/pdf/merge', () => form([pdf3, pdf5]));
+    expect(merge.accepts[0].amount).to.equal(String(5000 * 8));
+    const bundle = await quote('/v1/pdf/merge-compress', () => form([pdf3, pdf5, pdf3]));
+    expect(bundle.accepts[0].amount).to.equal(String(8000 * 11));
+  });
+
+  it('a paid call answers 200 with the result and a receipt, and the balances move by exactly the price', async () => {
+    const before = await balances();
+    const payFetch = await t.payFetch('base');
+    const res = await payFetch(`${t.url}/v1/image/resize`, { method: 'POST', body: form([jpeg], { width: 32, format: 'png' }) });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('image/png');
+    const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
+    expect(meta).to.include({ format: 'png', width: 32, height: 24 });
+    const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    expect(receipt.success).to.equal(true);
+    expect(receipt.network).to.equal('eip155:8453');
+    expect(receipt.transaction).to.match(/^0x[0-9a-f]{64}$/);
+    const after = await balances();
+    expect(before.payer - after.payer).to.equal(5000n);
+    expect(after.payTo - before.payTo).to.equal(5000n);
+  });
+
+  it('per-page: a paid PDF call costs rate x pages', async () => {
+    const before = await balances();
+    const payFetch = await t.payFetch('base');
+    const res = await payFetch(`${t.url}/v1/pdf/extract`, { method: 'POST', body: form([pdf3]) });
+    expect(res.status).to.equal(200);
+    const json = await res.json() as { pageCount: number };
+    expect(json.pageCount).to.equal(3);
+    const after = await balances();
+    expect(before.payer - after.payer).to.equal(30000n);
+  });
+
+  it('a job that fails is not charged and the verified payment stays unspent', async () => {
+    const pr = await quote('/v1/pdf/images', () => form([pdfNoImages]));
+    const payload = await sign(pr);
+    const before = await balances();
+    const res = await paidWith('/v1/pdf/images', form([pdfNoImages]), payload);
+    expect(res.status).to.equal(422);
+    expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('NO_CONTENT');
+    expect(res.headers.get('payment-response')).to.be.null();
+    expect(await balances()).to.equal(before);
+  });
+
+  it('tampered amount, wrong payTo, wrong network and a payment for a different file get 402 and no work', async () => {
+    const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
+    const good = await sign(pr);
+    const jobs = await jobsStarted();
+    const before = await balances();
+    const variants: Array<[string, PaymentPayload, FormData]> = [
+      ['amount', { ...good, accepted: { ...good.accepted, amount: '1' } }, form([pdf3])],
+      ['payTo', { ...good, accepted: { ...good.accepted, payTo: privateKeyToAccount(generatePrivateKey()).address } }, form([pdf3])],
+      ['network', { ...good, accepted: { ...good.accepted, network: 'eip155:1' } }, form([pdf3])],
+      ['different file', good, form([pdf5])],
+    ];
+    for (const [what, payload, body] of variants) {
+      const res = await paidWith('/v1/pdf/extract', body, payload);
+      expect(res.status, what).to.equal(402);
+      const reason = decodePaymentRequiredHeader(res.headers.get('payment-required')!).error;
+      expect(reason, what).to.contain('No matching payment requirements');
+    }
+    expect(await jobsStarted()).to.equal(jobs);
+    expect(await balances()).to.equal(before);
+  });
+
+  it('an expired authorization and an unfunded payer are refused by verification, before any work', async () => {
+    const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
+    const jobs = await jobsStarted();
+    const expired = await sign({ ...pr, accepts: pr.accepts.map((a) => ({ ...a })) });
+    // Re-sign the same authorization with a validBefore in the past: a genuine, expired signature.
+    const account = privateKeyToAccount(t.evm.payerKey);
+    const auth = (expired.payload as { authorization: Record<string, string> }).authorization;
+    const past: Record<string, string> = { ...auth, validAfter: '0', validBefore: String(Math.floor(Date.now() / 1000) - 60) };
+    const signature = await account.signTypedData({
+      domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: pr.accepts[0].asset as `0x${string}` },
+      types: { TransferWithAuthorization: [
+        { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+      ] },
+      primaryType: 'TransferWithAuthorization',
+      message: { from: past.from as `0x${string}`, to: past.to as `0x${string}`, value: BigInt(past.value), validAfter: 0n, validBefore: BigInt(past.validBefore), nonce: past.nonce as `0x${string}` },
+    });
+    const res1 = await paidWith('/v1/pdf/extract', form([pdf3]), { ...expired, payload: { signature, authorization: past } });
+    expect(res1.status).to.equal(402);
+    expect(decodePaymentRequiredHeader(res1.headers.get('payment-required')!).error).to.match(/valid_before|expired|validBefore/i);
+
+    const unfunded = await sign(pr, generatePrivateKey());
+    const res2 = await paidWith('/v1/pdf/extract', form([pdf3]), unfunded);
+    expect(res2.status).to.equal(402);
+    expect(decodePaymentRequiredHeader(res2.headers.get('payment-required')!).error).to.contain('insufficient_balance');
+    expect(await jobsStarted()).to.equal(jobs);
+  });
+
+  it('the same signature replayed, one after the other and concurrently, buys exactly one result', async () => {
+    const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
+    const payload = await sign(pr);
+    const before = await balances();
+    const first = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+    expect(first.status).to.equal(200);
+    const again = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+    expect(again.status).to.equal(402);
+
+    const pr2 = await quote('/v1/pdf/extract', () => form([pdf3]));
+    const payload2 = await sign(pr2);
+    const results = await Promise.all(Array.from({ length: 4 }, () => paidWith('/v1/pdf/extract', form([pdf3]), payload2)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).to.equal([200, 402, 402, 402]);
+    const after = await balances();
+    expect(before.payer - after.payer).to.equal(60000n);
+    expect(after.payTo - before.payTo).to.equal(60000n);
+  });
+
+  it('facilitator unreachable at verify: 502, no work, no charge', async () => {
+    const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
+    const payload = await sign(pr);
+    const jobs = await jobsStarted();
+    const before = await balances();
+    t.evm.facilitator.faults.verify = 'down';
+    try {
+      const res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+      expect(res.status).to.equal(502);
+      expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('FACILITATOR_UNREACHABLE');
+    } finally {
+      delete t.evm.facilitator.faults.verify;
+    }
+    expect(await jobsStarted()).to.equal(jobs);
+    expect(await balances()).to.equal(before);
+    // The pool and the gate recover: the same (unspent) payment now buys the result.
+    const retry = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+    expect(retry.status).to.equal(200);
+  });
+
+  it('facilitator failing at settle, or the settlement reverting: no result bytes and no transfer', async () => {
+    for (const fault of ['settle-error', 'revert'] as const) {
+      const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
+      const payload = await sign(pr);
+      const before = await balances();
+      if (fault === 'settle-error') t.evm.facilitator.faults.settle = 'error';
+      else revertNextSettlement(t.evm);
+      try {
+        const res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+        expect(res.status, fault).to.equal(402);
+        expect(res.headers.get('content-type'), fault).to.contain('application/json');
+        const body = await res.json() as PaymentRequired;
+        expect(body.error, fault).to.contain('settlement failed');
+        expect(JSON.stringify(body)).to.not.contain('marker');
+      } finally {
+        delete t.evm.facilitator.faults.settle;
+      }
+      expect(await balances(), fault).to.equal(before);
+    }
+  });
+
+  it('a job past its deadline is not charged', async () => {
+    const slow = await startTestService({ rigs: { evm: t.evm }, config: { jobTimeoutMs: 1 } });
+    try {
+      const before = await balances();
+      const payFetch = await slow.payFetch('base');
+      const res = await payFetch(`${slow.url}/v1/pdf/render`, { method: 'POST', body: form([pdf5], { dpi: 300 }) });
+      expect(res.status).to.equal(504);
+      expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('JOB_TIMEOUT');
+      expect(await balances()).to.equal(before);
+      expect(await slow.jobDirsLeft()).to.equal([]);
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it('leaves no job directory behind', async () => {
+    expect(await t.jobDirsLeft()).to.equal([]);
+  });
+});

@@ -1,0 +1,118 @@
+// Shared by the PDF tests: run an operation the way the service does (inspection, then the
+// work function in a private job directory), and look at results with independent tools.
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import os from 'node:os';
+import { inspectPdf } from '../server/inspect/pdf.js';
+import type { JobFile, JobOutput, WorkFunction } from '../workers/contract.js';
+import { runTool } from '../workers/runner.js';
+
+export const jobRoot = (): string => (os.platform() === 'linux' ? '/dev/shm' : os.tmpdir());
+
+export interface RunOutcome {
+  output?: JobOutput;
+  error?: { code: string; status: number; message: string; field?: string };
+  /** What was left in the job directory besides the inputs. */
+  leftovers: string[];
+  ms: number;
+}
+
+export async function runOperation(work: WorkFunction, inputs: readonly Uint8Array[], fields: Record<string, string | number | undefined>,
+  options: { acceptsEncrypted?: boolean; timeoutMs?: number; maxZipBytes?: number } = {}): Promise<RunOutcome> {
+  const jobDir = await mkdtemp(path.join(jobRoot(), 'pdf-test-'));
+  const started = Date.now();
+  const files: JobFile[] = [];
+  const names: string[] = [];
+  try {
+    for (const [i, bytes] of inputs.entries()) {
+      const file = path.join(jobDir, `input-${i}.pdf`);
+      await writeFile(file, bytes);
+      names.push(path.basename(file));
+      files.push({ bytes, path: file, format: 'pdf' });
+    }
+    try {
+      for (const file of files) {
+        const password = typeof fields.password === 'string' ? fields.password : undefined;
+        file.pages = (await inspectPdf(file.path!, { acceptsEncrypted: options.acceptsEncrypted ?? false, password })).pages;
+      }
+      const output = await work({
+        operation: 'test', files, fields, jobDir, deadline: Date.now() + (options.timeoutMs ?? 120_000),
+        settings: { maxZipBytes: options.maxZipBytes ?? 100 * 1024 * 1024, modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng' },
+      });
+      return { output, leftovers: (await readdir(jobDir)).filter((n) => !names.includes(n)), ms: Date.now() - started };
+    } catch (err) {
+      const e = err as { code?: string; status?: number; message: string; extra?: { field?: string } };
+      return {
+        error: { code: e.code ?? 'THROWN', status: e.status ?? 0, message: e.message, field: e.extra?.field },
+        leftovers: (await readdir(jobDir)).filter((n) => !names.includes(n)), ms: Date.now() - started,
+      };
+    }
+  } finally {
+    await rm(jobDir, { recursive: true, force: true });
+  }
+}
+
+/** Runs a checking tool on bytes written to a scratch file. */
+export async function withFile<T>(bytes: Uint8Array, ext: string, fn: (file: string, dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(jobRoot(), 'pdf-check-'));
+  try {
+    const file = path.join(dir, `file.${ext}`);
+    await writeFile(file, bytes);
+    return await fn(file, dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function tool(name: string, args: string[], cwd?: string): Promise<{ code: number; out: string; err: string }> {
+  const r = await runTool(name, args, { timeoutMs: 60_000, cwd });
+  return { code: r.exitCode, out: Buffer.from(r.stdout).toString('utf8'), err: r.stderr };
+}
+
+export interface PdfFacts {
+  check: number;
+  pages: number;
+  rotations: number[];
+  encrypted: boolean;
+  text: string;
+  outlineItems: number;
+  links: number;
+}
+
+/** Facts about a PDF from qpdf and poppler, independent of the code under test. */
+export async function pdfFacts(bytes: Uint8Array, password?: string): Promise<PdfFacts> {
+  return withFile(bytes, 'pdf', async (file) => {
+    const pw = password ? [`--password=${password}`] : [];
+    const check = await tool('qpdf', [...pw, '--check', file]);
+    const info = await tool('pdfinfo', [...(password ? ['-upw', password] : []), '-f', '1', '-l', '10000', file]);
+    const pages = Number(/^Pages:\s+(\d+)/m.exec(info.out)?.[1] ?? -1);
+    const rotations = [...info.out.matchAll(/^Page\s+\d+ rot:\s+(\d+)/gm)].map((m) => Number(m[1]));
+    const enc = await tool('qpdf', [...pw, '--show-encryption', file]);
+    const text = await tool('pdftotext', [...(password ? ['-upw', password] : []), file, '-']);
+    const json = await tool('qpdf', [...pw, '--json', '--json-key=outlines', '--json-key=pages', file]);
+    let outlineItems = 0;
+    let links = 0;
+    try {
+      const parsed = JSON.parse(json.out) as { outlines: unknown[]; pages: unknown[] };
+      const count = (items: { kids?: unknown[] }[]): number => items.reduce((n, i) => n + 1 + count((i.kids ?? []) as { kids?: unknown[] }[]), 0);
+      outlineItems = count(parsed.outlines as { kids?: unknown[] }[]);
+    } catch { /* left at 0 */ }
+    const annots = await tool('qpdf', [...pw, '--json', '--json-key=objects', file]);
+    links = (annots.out.match(/"\/Subtype": "\/Link"/g) ?? []).length;
+    return { check: check.code, pages, rotations, encrypted: !/File is not encrypted/.test(enc.out), text: text.out, outlineItems, links };
+  });
+}
+
+/** Entry names and bytes of a ZIP, read with unzip. */
+export async function zipEntries(bytes: Uint8Array): Promise<{ name: string; bytes: Uint8Array }[]> {
+  return withFile(bytes, 'zip', async (file, dir) => {
+    const list = await tool('zipinfo', ['-1', file]);
+    const names = list.out.split('\n').filter(Boolean);
+    const out: { name: string; bytes: Uint8Array }[] = [];
+    for (const name of names) {
+      const r = await runTool('unzip', ['-p', file, name], { timeoutMs: 60_000, cwd: dir });
+      out.push({ name, bytes: r.stdout });
+    }
+    return out;
+  });
+}

@@ -1,0 +1,278 @@
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import { readFile, readdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { parsePageList, parseRanges } from '../server/operations/page-ranges.js';
+import { inspectPdf } from '../server/inspect/pdf.js';
+import { compress, mergeCompress } from '../workers/pdf/compress.js';
+import { merge, pages, split } from '../workers/pdf/assemble.js';
+import { protect, unlock } from '../workers/pdf/security.js';
+import { render } from '../workers/pdf/render.js';
+import { images } from '../workers/pdf/images.js';
+import { extract } from '../workers/pdf/extract.js';
+import { ServiceError } from '../server/errors.js';
+import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
+import { jobRoot, pdfFacts, runOperation, tool, zipEntries } from './pdf-helpers.js';
+
+export const lab = Lab.script();
+const { describe, it, before } = lab;
+const { expect } = Code;
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const samples = path.resolve(projectRoot, '../shared/corpus/sample-files');
+const sample = (p: string) => readFile(path.join(samples, p)).then((b) => new Uint8Array(b));
+const ENCRYPTED = '005-libreoffice-writer-password/libreoffice-writer-password.pdf';
+
+function thrown(fn: () => unknown): ServiceError {
+  try { fn(); } catch (err) { return err as ServiceError; }
+  throw new Error('expected a ServiceError');
+}
+
+describe('page ranges', () => {
+  it('expands numbers, ranges and z in the listed order, tolerating spaces', () => {
+    expect(parsePageList(' 3 , 1-2,z, 7 - z ', 8)).to.equal([3, 1, 2, 8, 7, 8]);
+    expect(parseRanges('1-3,4-6,7-z', 10).map((r) => [r.first, r.last])).to.equal([[1, 3], [4, 6], [7, 10]]);
+    expect(parseRanges('5', 10)[0].pages).to.equal([5]);
+  });
+
+  it('names the item that is wrong', () => {
+    const beyond = thrown(() => parsePageList('1,12', 10, { field: 'pages' }));
+    expect(beyond.code).to.equal('FIELD_INVALID');
+    expect(beyond.status).to.equal(422);
+    expect(beyond.extra.field).to.equal('pages');
+    expect(beyond.message).to.contain('page 12 does not exist: the PDF has 10 pages');
+    expect(thrown(() => parseRanges('5-3', 10)).message).to.contain('range 5-3 is reversed');
+    expect(thrown(() => parsePageList('1,,2', 10)).message).to.contain('item 2 is empty');
+    expect(thrown(() => parsePageList('1,', 10)).message).to.contain('item 2 is empty');
+    expect(thrown(() => parsePageList('0', 10)).message).to.contain('page 0 does not exist');
+    expect(thrown(() => parsePageList('two', 10)).message).to.contain('"two" is not a page number');
+    expect(thrown(() => parsePageList('1-2-3', 10)).message).to.contain('"1-2-3"');
+    expect(thrown(() => parsePageList('', 10)).message).to.contain('empty');
+  });
+
+  it('refuses more than 50 ranges with 413', () => {
+    const ranges = Array.from({ length: 51 }, (_, i) => String(i + 1)).join(',');
+    const err = thrown(() => parseRanges(ranges, 60));
+    expect(err.code).to.equal('LIMIT_EXCEEDED');
+    expect(err.status).to.equal(413);
+    expect(err.extra.field).to.equal('ranges');
+    expect(parseRanges(ranges.split(',').slice(0, 50).join(','), 60)).to.have.length(50);
+  });
+});
+
+describe('inspectPdf', () => {
+  let dir: string;
+  before(async () => { dir = await mkdtemp(path.join(jobRoot(), 'pdf-inspect-')); });
+  lab.after(async () => { await rm(dir, { recursive: true, force: true }); });
+
+  const write = async (name: string, bytes: Uint8Array | Buffer) => { const f = path.join(dir, name); await writeFile(f, bytes); return f; };
+
+  it('counts pages and names what a non-PDF looks like', async () => {
+    expect(await inspectPdf(await write('a.pdf', makePdf(textPages(3))), { acceptsEncrypted: false })).to.equal({ pages: 3, encrypted: false });
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#fff' } }).png().toBuffer();
+    const err = await expect(inspectPdf(await write('b.pdf', png), { acceptsEncrypted: false })).to.reject(ServiceError);
+    expect(err.code).to.equal('UNSUPPORTED_TYPE');
+    expect(err.message).to.contain('PNG image');
+  });
+
+  it('refuses damaged files as CORRUPT_INPUT', async () => {
+    const whole = makePdf(textPages(2));
+    for (const bytes of [Buffer.from('%PDF-1.4\nthis is not a pdf at all\n'), whole.subarray(0, 200)]) {
+      const err = await expect(inspectPdf(await write('c.pdf', bytes), { acceptsEncrypted: false })).to.reject(ServiceError);
+      expect(err.code).to.equal('CORRUPT_INPUT');
+      expect(err.status).to.equal(422);
+    }
+    // A corrupt content stream passes the page count; only the deep check (cheap on a small file) finds it.
+    const broken = Buffer.from(makePdf([{ text: 'x' }]).toString('latin1').replace('/Length', '/Filter /FlateDecode /Length'), 'latin1');
+    const err = await expect(inspectPdf(await write('d.pdf', broken), { acceptsEncrypted: false })).to.reject(ServiceError);
+    expect(err.code).to.equal('CORRUPT_INPUT');
+    expect(await inspectPdf(path.join(dir, 'd.pdf'), { acceptsEncrypted: false, deep: false })).to.equal({ pages: 1, encrypted: false });
+  });
+
+  it('refuses a password-protected PDF, except for unlock with the right password', async () => {
+    const file = await write('e.pdf', await sample(ENCRYPTED));
+    const refused = await expect(inspectPdf(file, { acceptsEncrypted: false })).to.reject(ServiceError);
+    expect(refused.code).to.equal('ENCRYPTED_PDF');
+    expect(refused.message).to.equal('the PDF is password-protected; remove the password with /v1/pdf/unlock first');
+    const wrong = await expect(inspectPdf(file, { acceptsEncrypted: true, password: 'nope' })).to.reject(ServiceError);
+    expect(wrong.code).to.equal('WRONG_PASSWORD');
+    expect(await inspectPdf(file, { acceptsEncrypted: true, password: 'openpassword' })).to.equal({ pages: 1, encrypted: true });
+    const plain = await expect(inspectPdf(await write('f.pdf', makePdf(textPages(1))), { acceptsEncrypted: true, password: 'x' })).to.reject(ServiceError);
+    expect(plain.code).to.equal('NO_CONTENT');
+    expect(plain.message).to.contain('not password-protected');
+    // The password travelled in a job file that is gone afterwards.
+    expect((await readdir(dir)).filter((n) => n.startsWith('.qpdf-job'))).to.equal([]);
+  });
+});
+
+describe('PDF operations on generated fixtures', () => {
+  let photo: { bytes: Uint8Array; width: number; height: number };
+  let textPdf: Uint8Array;
+  let mixedPdf: Uint8Array;
+  before(async () => {
+    photo = await photographedPage();
+    textPdf = makePdf(textPages(5), { outline: true, link: true });
+    mixedPdf = makePdf([...textPages(2, 'Mixed'), { jpeg: photo, text: 'Caption under a photo with enough words to count as text' }], { outline: true, link: true });
+  });
+
+  it('compress never grows the file and keeps pages, text, outline and links at every level', async () => {
+    const before = await pdfFacts(mixedPdf);
+    for (const level of ['lossless', 'balanced', 'max']) {
+      const { output, leftovers } = await runOperation(compress, [mixedPdf], { level });
+      expect(leftovers).to.equal([]);
+      expect(output!.mediaType).to.equal('application/pdf');
+      expect(output!.body.byteLength).to.be.most(mixedPdf.byteLength);
+      const facts = await pdfFacts(output!.body);
+      expect(facts.check).to.equal(0);
+      expect(facts.pages).to.equal(3);
+      expect(facts.text).to.contain('markermixed2');
+      expect(facts.outlineItems).to.equal(before.outlineItems);
+      expect(facts.links).to.equal(before.links);
+    }
+    const max = (await runOperation(compress, [mixedPdf], { level: 'max' })).output!;
+    expect(max.body.byteLength).to.be.below(mixedPdf.byteLength * 0.9);
+  });
+
+  it('merge keeps order and sums pages; merge-compress does both', async () => {
+    const second = makePdf(textPages(2, 'Second'));
+    const { output } = await runOperation(merge, [textPdf, second, mixedPdf], {});
+    const facts = await pdfFacts(output!.body);
+    expect(facts.check).to.equal(0);
+    expect(facts.pages).to.equal(10);
+    const order = ['markerpage1', 'markerpage5', 'markersecond1', 'markersecond2', 'markermixed1'].map((m) => facts.text.indexOf(m));
+    expect(order).to.equal([...order].sort((a, b) => a - b));
+    expect(order[0]).to.be.at.least(0);
+    expect(facts.outlineItems).to.be.at.least(5);
+    const mc = await runOperation(mergeCompress, [textPdf, mixedPdf], { level: 'balanced' });
+    const mcFacts = await pdfFacts(mc.output!.body);
+    expect(mcFacts.check).to.equal(0);
+    expect(mcFacts.pages).to.equal(8);
+    expect(mcFacts.text).to.contain('markermixed2');
+  });
+
+  it('pages selects, reorders and rotates clockwise', async () => {
+    const { output } = await runOperation(pages, [textPdf], { pages: '4,1-2', rotate: 90 });
+    const facts = await pdfFacts(output!.body);
+    expect(facts.check).to.equal(0);
+    expect(facts.pages).to.equal(3);
+    expect(facts.rotations).to.equal([90, 90, 90]);
+    const idx = ['markerpage4', 'markerpage1', 'markerpage2'].map((m) => facts.text.indexOf(m));
+    expect(idx[0]).to.be.at.least(0);
+    expect(idx).to.equal([...idx].sort((a, b) => a - b));
+    expect(facts.text).to.not.contain('markerpage3');
+    const turned = await runOperation(pages, [makePdf([{ text: 'a', rotate: 90 }])], { rotate: 270 });
+    expect((await pdfFacts(turned.output!.body)).rotations).to.equal([0]);
+    const bad = await runOperation(pages, [textPdf], { pages: '2,9' });
+    expect(bad.error!.code).to.equal('FIELD_INVALID');
+    expect(bad.error!.message).to.contain('page 9 does not exist: the PDF has 5 pages');
+  });
+
+  it('split returns one PDF per range, named in range order', async () => {
+    const { output } = await runOperation(split, [textPdf], { ranges: '1-2,3-z,2' });
+    expect(output!.mediaType).to.equal('application/zip');
+    const entries = await zipEntries(output!.body);
+    expect(entries.map((e) => e.name)).to.equal(['part-01-p1-2.pdf', 'part-02-p3-5.pdf', 'part-03-p2-2.pdf']);
+    const facts = await Promise.all(entries.map((e) => pdfFacts(e.bytes)));
+    expect(facts.map((f) => f.pages)).to.equal([2, 3, 1]);
+    expect(facts.every((f) => f.check === 0)).to.be.true();
+    expect(facts[1].text).to.contain('markerpage5');
+    expect(facts[2].text).to.contain('markerpage2');
+  });
+
+  it('protect encrypts with AES-256 under one password; unlock takes it off', async () => {
+    const password = '-- tricky pass\nword "é"';
+    const { output } = await runOperation(protect, [textPdf], { password });
+    const enc = await pdfFacts(output!.body, 'not-it').catch(() => undefined);
+    expect(enc?.pages ?? -1).to.equal(-1);
+    const requires = await (async () => {
+      const dir = await mkdtemp(path.join(jobRoot(), 'pdf-enc-'));
+      try {
+        const file = path.join(dir, 'p.pdf');
+        await writeFile(file, output!.body);
+        const show = await tool('qpdf', [`--password=${password}`, '--show-encryption', file]);
+        const needs = await tool('qpdf', ['--requires-password', file]);
+        const owner = /User password = (.*)/.exec(show.out);
+        return { show: show.out, needs: needs.code, owner };
+      } finally { await rm(dir, { recursive: true, force: true }); }
+    })();
+    expect(requires.needs).to.equal(0);
+    expect(requires.show).to.contain('R = 6');
+    expect(requires.show).to.contain('AESv3');
+    // The same password must open it as owner too: unlock (which tries it) succeeds, wrong ones do not.
+    const wrong = await runOperation(unlock, [output!.body], { password: 'wrong' }, { acceptsEncrypted: true });
+    expect(wrong.error!.code).to.equal('WRONG_PASSWORD');
+    const opened = await runOperation(unlock, [output!.body], { password }, { acceptsEncrypted: true });
+    const facts = await pdfFacts(opened.output!.body);
+    expect(facts.encrypted).to.be.false();
+    expect(facts.check).to.equal(0);
+    expect(facts.pages).to.equal(5);
+    expect(facts.text).to.contain('markerpage3');
+  });
+
+  it('render returns page-NNNN.png in order at the requested dpi, and bounds pages and pixels', async () => {
+    const pdf = makePdf([{ text: 'one' }, { text: 'two', size: [300, 200] }]);
+    const { output } = await runOperation(render, [pdf], { dpi: 72 });
+    const entries = await zipEntries(output!.body);
+    expect(entries.map((e) => e.name)).to.equal(['page-0001.png', 'page-0002.png']);
+    const sizes = await Promise.all(entries.map(async (e) => { const m = await sharp(e.bytes).metadata(); return [m.format, m.width, m.height]; }));
+    expect(sizes).to.equal([['png', 595, 842], ['png', 300, 200]]);
+    const many = await runOperation(render, [makePdf(textPages(51))], { dpi: 36 });
+    expect(many.error!.code).to.equal('LIMIT_EXCEEDED');
+    const huge = await runOperation(render, [makePdf([{ text: 'a' }, { text: 'b', size: [14400, 14400] }])], { dpi: 300 });
+    expect(huge.error!.code).to.equal('LIMIT_EXCEEDED');
+    expect(huge.error!.message).to.contain('page 2');
+    const tooBig = await runOperation(render, [pdf], { dpi: 300 }, { maxZipBytes: 10_000 });
+    expect(tooBig.error!.code).to.equal('LIMIT_EXCEEDED');
+    expect(tooBig.leftovers).to.equal([]);
+  });
+
+  it('images returns each embedded image as PNG, and 422 when there is none', async () => {
+    const { output } = await runOperation(images, [mixedPdf], {});
+    const entries = await zipEntries(output!.body);
+    expect(entries.map((e) => e.name)).to.equal(['image-0001.png']);
+    const meta = await sharp(entries[0].bytes).metadata();
+    expect([meta.format, meta.width, meta.height]).to.equal(['png', photo.width, photo.height]);
+    const none = await runOperation(images, [textPdf], {});
+    expect(none.error!.code).to.equal('NO_CONTENT');
+    expect(none.error!.status).to.equal(422);
+  });
+
+  it('extract returns text and page count, and flags the photographed page as likely scanned', async () => {
+    const text = await runOperation(extract, [textPdf], {});
+    const body = JSON.parse(new TextDecoder().decode(text.output!.body));
+    expect(body.pageCount).to.equal(5);
+    expect(body.likelyScanned).to.be.false();
+    expect(body.text.split('\f')).to.have.length(5);
+    expect(body.text).to.contain('markerpage5');
+    const scanned = JSON.parse(new TextDecoder().decode((await runOperation(extract, [makePdf([{ jpeg: photo }, { jpeg: photo }])], {})).output!.body));
+    expect(scanned).to.equal({ text: '\f', pageCount: 2, likelyScanned: true });
+    // A page with a photo and a real text layer is not a scan.
+    const mixed = JSON.parse(new TextDecoder().decode((await runOperation(extract, [mixedPdf], {})).output!.body));
+    expect(mixed.likelyScanned).to.be.false();
+  });
+});
+
+describe('PDF operations on the sample corpus', () => {
+  it('unlocks the encrypted sample with its user password', async () => {
+    const refused = await runOperation(extract, [await sample(ENCRYPTED)], {});
+    expect(refused.error!.code).to.equal('ENCRYPTED_PDF');
+    const { output } = await runOperation(unlock, [await sample(ENCRYPTED)], { password: 'openpassword' }, { acceptsEncrypted: true });
+    const facts = await pdfFacts(output!.body);
+    expect(facts.encrypted).to.be.false();
+    expect(facts.pages).to.equal(1);
+    expect(facts.check).to.equal(0);
+  });
+
+  it('keeps the outline and links of a pdfLaTeX document through balanced compression', async () => {
+    const input = await sample('006-pdflatex-outline/pdflatex-outline.pdf');
+    const before = await pdfFacts(input);
+    const { output } = await runOperation(compress, [input], { level: 'balanced' });
+    const after = await pdfFacts(output!.body);
+    expect(before.outlineItems).to.be.above(0);
+    expect(after.outlineItems).to.equal(before.outlineItems);
+    expect(after.links).to.equal(before.links);
+    expect(after.text.replace(/\s+/g, ' ')).to.equal(before.text.replace(/\s+/g, ' '));
+  });
+});

@@ -1,0 +1,58 @@
+// What crosses the thread boundary between the front end and a pool worker.
+// Everything here must survive structured cloning: plain data, typed arrays, no classes.
+import type { ErrorCode } from '../server/errors.js';
+
+export interface JobFile {
+  /** The uploaded bytes (transferred, not copied, into the worker). */
+  bytes: Uint8Array;
+  /** The same bytes already written to the job directory, for tools that need a seekable file (PDF inputs). */
+  path?: string;
+  /** What inspection found: 'jpeg' | 'png' | 'webp' | 'pdf' | 'markdown'. */
+  format: string;
+  /** Page count for PDFs (as priced), pixel size for images. */
+  pages?: number;
+  width?: number;
+  height?: number;
+}
+
+/** Settings a worker needs that come from configuration, passed per job so workers stay stateless. */
+export interface WorkerSettings {
+  modelBaseUrl?: string;
+  modelApiKey?: string;
+  modelName?: string;
+  modelConcurrency: number;
+  modelDpi: number;
+  ocrEngine: 'model' | 'tesseract';
+  ocrLanguages: string;
+  maxZipBytes: number;
+}
+
+export interface JobInput {
+  operation: string;
+  files: JobFile[];
+  /** Validated form fields with defaults applied. */
+  fields: Record<string, string | number | undefined>;
+  /** Private directory (mode 0700) on tmpfs; created and always removed by the front end. */
+  jobDir: string;
+  /** Epoch milliseconds by which the work must be done; subprocess deadlines end before it. */
+  deadline: number;
+  settings: WorkerSettings;
+}
+
+export interface JobOutput {
+  body: Uint8Array;
+  /** The real media type of body, e.g. image/webp, application/pdf, application/zip, text/markdown; charset=utf-8, application/json. */
+  mediaType: string;
+}
+
+export type JobResult =
+  | { ok: true; output: JobOutput; workMs: number }
+  | { ok: false; code: ErrorCode; message: string; field?: string };
+
+/** A worker-side operation: throws ServiceError (via fail()) for domain failures. */
+export type WorkFunction = (input: JobInput) => Promise<JobOutput>;
+
+/** Milliseconds left before the deadline, minus a margin so the worker can still report. */
+export function timeLeft(input: Pick<JobInput, 'deadline'>, marginMs = 250): number {
+  return Math.max(1, input.deadline - Date.now() - marginMs);
+}

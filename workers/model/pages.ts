@@ -1,0 +1,102 @@
+// PDF pages as PNG for the model (or for tesseract), rendered one page per mutool run so pages
+// are produced only as fast as they are sent and a job never holds more than a few in memory.
+import { fail } from '../../server/errors.js';
+import { timeLeft, type JobFile, type JobInput } from '../contract.js';
+import { RunFailure, runTool } from '../runner.js';
+
+/** The service's limit for ocr, tables and structured (also enforced before payment). */
+export const MAX_MODEL_PAGES = 30;
+
+/**
+ * 150 dpi puts body text (10 pt) at about 20 px per line: plainly legible to vision models, while
+ * an A4 page stays at 1241 x 1754, inside the 2048 px box OpenAI scales every image into anyway.
+ * More resolution costs upload time and, on servers that bill by pixels (Qwen-VL on vLLM), tokens.
+ */
+export const DEFAULT_MODEL_DPI = 150;
+const MIN_MODEL_DPI = 72;
+const MAX_MODEL_DPI = 300;
+/** Longest side sent to a model: oversized pages (A2, posters) are scaled down to fit. */
+export const MODEL_MAX_SIDE = 2048;
+
+/** tesseract is trained on 300 dpi scans: its recall drops quickly below about 200 dpi. */
+export const TESSERACT_DPI = 300;
+/** A4 and US Letter at 300 dpi fit; bigger pages are scaled down (about 17 megapixels at most). */
+export const TESSERACT_MAX_SIDE = 4200;
+
+export function modelDpi(configured: number | undefined): number {
+  if (configured === undefined || !Number.isFinite(configured)) return DEFAULT_MODEL_DPI;
+  return Math.min(MAX_MODEL_DPI, Math.max(MIN_MODEL_DPI, Math.round(configured)));
+}
+
+/** Turns a subprocess that did not complete into the job's failure. */
+export function toolFailure(err: unknown, what: string): never {
+  if (err instanceof RunFailure) {
+    if (err.kind === 'timeout') fail('JOB_TIMEOUT', `${what} did not finish within the job time limit; nothing was charged`);
+    if (err.kind === 'output-too-large') fail('LIMIT_EXCEEDED', `${what} produced more output than the service accepts`);
+    if (err.kind === 'spawn-failed') fail('UNAVAILABLE', `${err.tool} is not available on this deployment`);
+    fail('JOB_FAILED', `${what} was stopped before it finished; nothing was charged`);
+  }
+  throw err;
+}
+
+/** The page count as priced; qpdf answers when the front end did not pass one. */
+export async function pdfPageCount(input: JobInput, file: JobFile): Promise<number> {
+  if (file.pages !== undefined) return file.pages;
+  const path = requirePath(file);
+  let out;
+  try {
+    out = await runTool('qpdf', ['--show-npages', path], { timeoutMs: timeLeft(input), cwd: input.jobDir, maxStdout: 1024 });
+  } catch (err) {
+    toolFailure(err, 'counting the pages');
+  }
+  const pages = Number(Buffer.from(out.stdout).toString('utf8').trim());
+  if (out.exitCode !== 0 || !Number.isInteger(pages) || pages < 1) fail('CORRUPT_INPUT', 'the PDF cannot be read: its pages cannot be counted');
+  return pages;
+}
+
+/** Pages 1..n, refusing (rather than truncating) a document over the limit. */
+export async function modelPages(input: JobInput): Promise<number[]> {
+  const file = input.files[0];
+  if (!file) fail('FIELD_INVALID', 'a PDF file is required', { field: 'file' });
+  const count = await pdfPageCount(input, file);
+  if (count > MAX_MODEL_PAGES) fail('LIMIT_EXCEEDED', `the PDF has ${count} pages; this operation accepts at most ${MAX_MODEL_PAGES}`);
+  return Array.from({ length: count }, (_, i) => i + 1);
+}
+
+function requirePath(file: JobFile): string {
+  if (!file.path) fail('INTERNAL');
+  return file.path;
+}
+
+export interface RenderOptions {
+  dpi: number;
+  maxSide: number;
+  /** Grayscale for tesseract (a third of the bytes, and it binarises anyway); colour for models. */
+  gray?: boolean;
+  signal?: AbortSignal;
+}
+
+export async function renderPage(input: JobInput, page: number, options: RenderOptions): Promise<Uint8Array> {
+  const path = requirePath(input.files[0] as JobFile);
+  const args = [
+    'draw', '-q', '-r', String(options.dpi),
+    // With -r, -w and -h are upper bounds that keep the aspect ratio.
+    '-w', String(options.maxSide), '-h', String(options.maxSide),
+    ...(options.gray ? ['-c', 'gray'] : []),
+    '-F', 'png', '-o', '-', path, String(page),
+  ];
+  let result;
+  try {
+    result = await runTool('mutool', args, { timeoutMs: timeLeft(input), cwd: input.jobDir, signal: options.signal, maxStdout: 128 * 1024 * 1024 });
+  } catch (err) {
+    if (options.signal?.aborted) throw options.signal.reason ?? err;
+    toolFailure(err, `rendering page ${page}`);
+  }
+  // mutool writes warnings (ICC support) on stderr for good files: only the exit code and a PNG count.
+  if (result.exitCode !== 0 || result.stdout.length < 8) fail('CORRUPT_INPUT', `page ${page} of the PDF cannot be rendered`);
+  return result.stdout;
+}
+
+export function dataUrl(bytes: Uint8Array, mediaType: string): string {
+  return `data:${mediaType};base64,${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`;
+}

@@ -1,0 +1,54 @@
+// The local OCR engine: nothing leaves the server. One tesseract run per image, single-threaded
+// (OpenMP threads made it 3 to 4 times slower on 2 shared cores), killed at the job's deadline.
+import { fail } from '../../server/errors.js';
+import { timeLeft, type JobInput } from '../contract.js';
+import { runTool } from '../runner.js';
+import { toolFailure } from './pages.js';
+
+export const DEFAULT_OCR_LANGUAGES = 'eng';
+
+/** 'eng', 'eng+deu', 'chi_sim': tesseract's own syntax; anything else is a configuration mistake. */
+export function ocrLanguages(configured: string | undefined): string {
+  const languages = (configured ?? '').trim() || DEFAULT_OCR_LANGUAGES;
+  if (!/^[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*$/.test(languages)) {
+    fail('UNAVAILABLE', 'the local OCR engine is misconfigured (OCR_LANGUAGES)');
+  }
+  return languages;
+}
+
+export interface TesseractOptions {
+  /** The resolution the image was rendered at, when known (PDF pages). */
+  dpi?: number;
+  signal?: AbortSignal;
+}
+
+export async function tesseractText(input: JobInput, image: Uint8Array, options: TesseractOptions = {}): Promise<string> {
+  const args = [
+    'stdin', 'stdout',
+    '-l', ocrLanguages(input.settings.ocrLanguages),
+    ...(options.dpi ? ['--dpi', String(options.dpi)] : []),
+  ];
+  let result;
+  try {
+    result = await runTool('tesseract', args, {
+      input: image,
+      timeoutMs: timeLeft(input),
+      cwd: input.jobDir,
+      env: { OMP_THREAD_LIMIT: '1' },
+      signal: options.signal,
+      maxStdout: 16 * 1024 * 1024,
+    });
+  } catch (err) {
+    if (options.signal?.aborted) throw options.signal.reason ?? err;
+    toolFailure(err, 'text recognition');
+  }
+  if (result.exitCode !== 0) {
+    // A missing traineddata file is the deployment's fault, not the client's.
+    if (/Failed loading language|Error opening data file/i.test(result.stderr)) {
+      fail('UNAVAILABLE', 'the local OCR engine lacks a configured language (OCR_LANGUAGES)');
+    }
+    fail('CORRUPT_INPUT', 'the image cannot be read by the OCR engine');
+  }
+  // tesseract ends every page with a form feed; pages are joined by the caller.
+  return Buffer.from(result.stdout).toString('utf8').replace(/[\s\f]+$/u, '');
+}

@@ -1,0 +1,60 @@
+// Small pieces every PDF work function uses: where the input lives, running qpdf inside the
+// job's deadline, and reading a result back.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { JobInput } from '../contract.js';
+import { timeLeft } from '../contract.js';
+import { runTool, type RunResult } from '../runner.js';
+import { asToolError, damaged, qpdfSucceeded } from './tool-run.js';
+
+/** The seekable copy of file i (the front end writes PDFs to the job directory; tests may not). */
+export async function inputPath(input: JobInput, index = 0): Promise<string> {
+  const file = input.files[index];
+  if (file.path) return file.path;
+  const written = path.join(input.jobDir, `input-${index}.pdf`);
+  await writeFile(written, file.bytes, { mode: 0o600 });
+  file.path = written;
+  return written;
+}
+
+export async function runIn(input: JobInput, tool: string, args: readonly string[], what: string, cwd = input.jobDir, maxStdout?: number): Promise<RunResult> {
+  try {
+    return await runTool(tool, args, { cwd, timeoutMs: timeLeft(input), maxStdout });
+  } catch (err) {
+    throw asToolError(err, what);
+  }
+}
+
+/** Runs qpdf; its failure on an input that passed inspection means damage the quick checks could not see. */
+export async function qpdf(input: JobInput, args: readonly string[], cwd: string): Promise<RunResult> {
+  const result = await runIn(input, 'qpdf', args, 'qpdf', cwd);
+  if (!qpdfSucceeded(result)) damaged('qpdf could not rewrite it (the file is damaged)');
+  return result;
+}
+
+export async function readBytes(file: string): Promise<Uint8Array> {
+  const buffer = await readFile(file);
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+export async function countPages(input: JobInput, file: string, cwd: string): Promise<number> {
+  const result = await runIn(input, 'qpdf', ['--show-npages', file], 'qpdf', cwd);
+  if (!qpdfSucceeded(result)) return 0;
+  return Number.parseInt(Buffer.from(result.stdout).toString('utf8').trim(), 10) || 0;
+}
+
+export const PDF = 'application/pdf';
+export const ZIP = 'application/zip';
+
+/** Compacts a page list into qpdf's syntax: runs of consecutive pages become a-b. */
+export function qpdfPageSpec(pages: readonly number[]): string {
+  const parts: string[] = [];
+  let i = 0;
+  while (i < pages.length) {
+    let j = i;
+    while (j + 1 < pages.length && pages[j + 1] === pages[j] + 1) j++;
+    parts.push(i === j ? `${pages[i]}` : `${pages[i]}-${pages[j]}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}

@@ -1,0 +1,147 @@
+// compress and merge-compress. lossless: qpdf only (object streams, recompressed Flate),
+// never touching images. balanced and max: Ghostscript re-encodes images as JPEG at reduced
+// resolution, then qpdf packs the objects. The smallest correct candidate wins, and the input
+// itself is always a candidate, so the result is never larger than what was sent.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { JobInput, JobOutput, WorkFunction } from '../contract.js';
+import { timeLeft } from '../contract.js';
+import { runTool } from '../runner.js';
+import { countPages, inputPath, PDF, qpdf, readBytes } from './common.js';
+import { mergeWithQpdf } from './assemble.js';
+import { withScratch } from './tool-run.js';
+
+export type Level = 'lossless' | 'balanced' | 'max';
+
+export const QPDF_LOSSLESS = ['--object-streams=generate', '--compress-streams=y', '--recompress-flate', '--compression-level=9'];
+
+// Plain /ebook re-encoded a photo as Flate (18x larger than DCT); forcing DCT and sharing
+// duplicate images is what makes the size drop. Links, outlines and text survive pdfwrite.
+const GS_IMAGES_AS_JPEG = [
+  '-dAutoFilterColorImages=false', '-dColorImageFilter=/DCTEncode',
+  '-dAutoFilterGrayImages=false', '-dGrayImageFilter=/DCTEncode',
+  '-dDetectDuplicateImages=true',
+  // Ghostscript 10 copies JPEGs through untouched by default, which leaves a scan or a photo exactly as large as before.
+  '-dPassThroughJPEGImages=false', '-dPassThroughJPXImages=false',
+];
+
+export const GS_LEVEL: Record<Exclude<Level, 'lossless'>, string[]> = {
+  balanced: ['-dPDFSETTINGS=/ebook', ...GS_IMAGES_AS_JPEG],
+  max: ['-dPDFSETTINGS=/screen', ...GS_IMAGES_AS_JPEG, '-dColorImageResolution=72', '-dGrayImageResolution=72', '-dMonoImageResolution=150'],
+};
+
+export function gsArgs(level: Exclude<Level, 'lossless'>, out: string, inputs: readonly string[]): string[] {
+  return ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', '-dCompatibilityLevel=1.7',
+    ...GS_LEVEL[level], `-sOutputFile=${out}`, ...inputs];
+}
+
+interface Candidate { file: string; size: number; /** Set on Ghostscript's result: the files it was made from. */ sources?: readonly string[] }
+
+// Counted with mupdf's own document model: outline entries (all levels) and links on every page.
+const NAVIGATION_SCRIPT = `var doc = new Document(scriptArgs[0]);
+function count(items) { var n = 0; if (!items) return 0; for (var i = 0; i < items.length; i++) n += 1 + count(items[i].down); return n; }
+var links = 0; var pages = doc.countPages();
+for (var i = 0; i < pages; i++) links += doc.loadPage(i).getLinks().length;
+print(JSON.stringify({ outline: count(doc.loadOutline()), links: links }));`;
+
+interface Navigation { outline: number; links: number }
+
+async function navigation(input: JobInput, file: string, dir: string): Promise<Navigation | undefined> {
+  const script = path.join(dir, 'navigation.js');
+  await writeFile(script, NAVIGATION_SCRIPT, { flag: 'w' });
+  try {
+    const result = await runTool('mutool', ['run', script, file], { cwd: dir, timeoutMs: Math.max(1, Math.min(timeLeft(input), 20_000)) });
+    const parsed = JSON.parse(Buffer.from(result.stdout).toString('utf8').trim().split('\n').pop() ?? '') as Navigation;
+    return typeof parsed.outline === 'number' && typeof parsed.links === 'number' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ghostscript drops some outlines (for example /Fit destinations): its result only counts if links and outline survived. */
+async function keptNavigation(input: JobInput, sources: readonly string[], candidate: string, dir: string): Promise<boolean> {
+  const after = await navigation(input, candidate, dir);
+  if (!after) return false;
+  let outline = 0;
+  let links = 0;
+  for (const source of sources) {
+    const before = await navigation(input, source, dir);
+    if (!before) return true; // the source cannot be counted either: nothing to compare against
+    outline += before.outline;
+    links += before.links;
+  }
+  return after.outline >= outline && after.links >= links;
+}
+
+/**
+ * Ghostscript's pass, accepted only if it kept every page. It gets most of the remaining time
+ * but not all: when it is too slow the lossless candidate is still returned.
+ */
+async function ghostscriptCandidate(input: JobInput, level: Exclude<Level, 'lossless'>, sources: readonly string[], expectedPages: number, dir: string): Promise<Candidate | undefined> {
+  const gsOut = path.join(dir, 'gs.pdf');
+  const packed = path.join(dir, 'gs-packed.pdf');
+  try {
+    const budget = Math.max(1, Math.floor(timeLeft(input) * 0.8));
+    const result = await runTool('gs', gsArgs(level, gsOut, sources), { cwd: dir, timeoutMs: budget });
+    if (result.exitCode !== 0) return undefined;
+    const packedRun = await runTool('qpdf', [...QPDF_LOSSLESS, gsOut, packed], { cwd: dir, timeoutMs: Math.max(1, timeLeft(input)) });
+    if (packedRun.exitCode !== 0 && packedRun.exitCode !== 3) return undefined;
+    // Ghostscript carries on past errors in damaged files and can silently drop pages.
+    if (await countPages(input, packed, dir) !== expectedPages) return undefined;
+    return { file: packed, size: (await readBytes(packed)).byteLength, sources };
+  } catch {
+    return undefined;
+  }
+}
+
+async function smallest(input: JobInput, candidates: readonly (Candidate | undefined)[], dir: string): Promise<Uint8Array> {
+  const ranked = candidates.filter((c): c is Candidate => c !== undefined).sort((a, b) => a.size - b.size);
+  for (const candidate of ranked) {
+    if (candidate.sources && !(await keptNavigation(input, candidate.sources, candidate.file, dir))) continue;
+    return readBytes(candidate.file);
+  }
+  return readBytes(ranked[ranked.length - 1].file);
+}
+
+async function compressOne(input: JobInput, source: string, level: Level, dir: string, baseline: Candidate): Promise<Uint8Array> {
+  const lossless = path.join(dir, 'lossless.pdf');
+  await qpdf(input, [...QPDF_LOSSLESS, source, lossless], dir);
+  const candidates: (Candidate | undefined)[] = [baseline, { file: lossless, size: (await readBytes(lossless)).byteLength }];
+  if (level !== 'lossless') {
+    const pages = await countPages(input, lossless, dir);
+    candidates.push(await ghostscriptCandidate(input, level, [source], pages, dir));
+  }
+  return smallest(input, candidates, dir);
+}
+
+function levelOf(input: JobInput): Level {
+  const level = input.fields.level ?? 'balanced';
+  return level === 'lossless' || level === 'max' ? level : 'balanced';
+}
+
+export const compress: WorkFunction = async (input): Promise<JobOutput> => {
+  const source = await inputPath(input);
+  const level = levelOf(input);
+  return withScratch(input.jobDir, async (dir) => {
+    const body = await compressOne(input, source, level, dir, { file: source, size: input.files[0].bytes.byteLength });
+    return { body, mediaType: PDF };
+  });
+};
+
+export const mergeCompress: WorkFunction = async (input): Promise<JobOutput> => {
+  const sources: string[] = [];
+  for (let i = 0; i < input.files.length; i++) sources.push(await inputPath(input, i));
+  const level = levelOf(input);
+  return withScratch(input.jobDir, async (dir) => {
+    // The plain merge is the baseline ("the input"); qpdf's packing is applied to it directly.
+    const merged = path.join(dir, 'merged.pdf');
+    await mergeWithQpdf(input, sources, merged, dir, QPDF_LOSSLESS);
+    const candidates: (Candidate | undefined)[] = [{ file: merged, size: (await readBytes(merged)).byteLength }];
+    if (level !== 'lossless') {
+      const pages = await countPages(input, merged, dir);
+      // Ghostscript reads the original files, so every input's outline is carried over.
+      candidates.push(await ghostscriptCandidate(input, level, sources, pages, dir));
+    }
+    return { body: await smallest(input, candidates, dir), mediaType: PDF };
+  });
+};

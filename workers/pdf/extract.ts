@@ -1,0 +1,50 @@
+// extract: the text layer in reading order (pdftotext), the page count, and whether the PDF
+// looks scanned. Nothing leaves the server.
+import type { JobOutput, WorkFunction } from '../contract.js';
+import { inputPath, runIn } from './common.js';
+import { damaged, withScratch } from './tool-run.js';
+
+/** A page with fewer visible characters than this has "almost no text" (page numbers, a stray header). */
+export const TEXTLESS_PAGE_CHARS = 16;
+
+/**
+ * likelyScanned: at least half of the pages (and at least one) draw an image and have almost
+ * no text. A scan with an OCR text layer is not "likely scanned" (its text is already there);
+ * a blank or vector-only page without text is not either (there is nothing to recognise).
+ */
+export function likelyScanned(pageTexts: readonly string[], pagesWithImages: ReadonlySet<number>, pageCount: number): boolean {
+  let scannedLooking = 0;
+  for (let page = 1; page <= pageCount; page++) {
+    const visible = (pageTexts[page - 1] ?? '').replace(/\s+/g, '').length;
+    if (pagesWithImages.has(page) && visible < TEXTLESS_PAGE_CHARS) scannedLooking++;
+  }
+  return scannedLooking >= Math.max(1, Math.ceil(pageCount / 2));
+}
+
+/** Pages that draw at least one image, inline images included, from `pdfimages -list` (no image is decoded). */
+export function pagesWithImagesFrom(list: string): Set<number> {
+  const pages = new Set<number>();
+  for (const line of list.split('\n')) {
+    const match = /^\s*(\d+)\s+\d+\s+(image|stencil)\s/.exec(line);
+    if (match) pages.add(Number(match[1]));
+  }
+  return pages;
+}
+
+export const extract: WorkFunction = async (input): Promise<JobOutput> => {
+  const source = await inputPath(input);
+  return withScratch(input.jobDir, async (dir) => {
+    const text = await runIn(input, 'pdftotext', ['-enc', 'UTF-8', '-q', source, '-'], 'pdftotext', dir, 256 * 1024 * 1024);
+    if (text.exitCode !== 0) damaged('its text could not be read');
+    const pageCount = input.files[0].pages ?? 0;
+    const all = Buffer.from(text.stdout).toString('utf8');
+    // pdftotext ends every page with a form feed.
+    const pageTexts = all.split('\f');
+    if (pageTexts.length > 1 && pageTexts[pageTexts.length - 1].trim() === '') pageTexts.pop();
+    const pages = pageCount || pageTexts.length;
+    const list = await runIn(input, 'pdfimages', ['-list', '-q', source], 'pdfimages', dir, 64 * 1024 * 1024);
+    const withImages = pagesWithImagesFrom(Buffer.from(list.stdout).toString('utf8'));
+    const body = { text: pageTexts.join('\f'), pageCount: pages, likelyScanned: likelyScanned(pageTexts, withImages, pages) };
+    return { body: new TextEncoder().encode(JSON.stringify(body)), mediaType: 'application/json' };
+  });
+};

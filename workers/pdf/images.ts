@@ -1,0 +1,79 @@
+// images: one PNG per embedded raster image. "Embedded image" means an image XObject that a
+// page draws (directly or through a form), counted once however often it is drawn; soft masks
+// are applied as the alpha channel rather than returned as images of their own. Inline images
+// (tiny images written inside a content stream) are not objects and are not returned.
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { JobOutput, WorkFunction } from '../contract.js';
+import { fail } from '../../server/errors.js';
+import { buildZip, checkZipSize, type ZipEntry } from '../zip.js';
+import { inputPath, readBytes, runIn, ZIP } from './common.js';
+import { withScratch } from './tool-run.js';
+
+sharp.concurrency(1);
+
+/** An image larger than this is refused rather than decoded (the same bound as a rendered page). */
+export const MAX_IMAGE_PIXELS = 50_000_000;
+
+export interface ListedImage { object: number; width: number; height: number }
+
+/** Image objects in order of first use, from `mutool info -I` lines such as "1 (2 0 R): [ DCT ] 800x600 8bpc DevRGB (11 0 R)". */
+export function parseImageList(info: string): ListedImage[] {
+  const seen = new Set<number>();
+  const images: ListedImage[] = [];
+  const section = info.split(/^Images \(\d+\):$/m)[1] ?? '';
+  for (const line of section.split('\n')) {
+    const match = /\s(\d+)x(\d+)\s.*\((\d+) \d+ R\)\s*$/.exec(line);
+    if (!match) {
+      if (line.trim() !== '' && !/^\s/.test(line)) break; // the next section
+      continue;
+    }
+    const object = Number(match[3]);
+    if (seen.has(object)) continue;
+    seen.add(object);
+    images.push({ object, width: Number(match[1]), height: Number(match[2]) });
+  }
+  return images;
+}
+
+async function toPng(bytes: Uint8Array): Promise<Uint8Array> {
+  const out = await sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'none' }).png({ compressionLevel: 6 }).toBuffer();
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
+
+export const images: WorkFunction = async (input): Promise<JobOutput> => {
+  const source = await inputPath(input);
+  return withScratch(input.jobDir, async (dir) => {
+    const info = await runIn(input, 'mutool', ['info', '-I', source], 'mutool', dir, 64 * 1024 * 1024);
+    const listed = parseImageList(Buffer.from(info.stdout).toString('utf8'));
+    if (listed.length === 0) fail('NO_CONTENT', 'the PDF has no embedded raster images');
+    for (const [index, image] of listed.entries()) {
+      if (image.width * image.height > MAX_IMAGE_PIXELS) {
+        fail('LIMIT_EXCEEDED', `image ${index + 1} is ${image.width} x ${image.height} pixels, more than the limit of 50 megapixels`);
+      }
+    }
+    // -a applies soft masks as alpha; -r converts CMYK and other colour spaces to RGB so the files are PNG or JPEG.
+    await runIn(input, 'mutool', ['extract', '-a', '-r', source, ...listed.map((image) => String(image.object))], 'mutool', dir);
+    const written = new Map<number, string>();
+    for (const name of await readdir(dir)) {
+      const match = /^image-0*(\d+)\.\w+$/.exec(name);
+      if (match) written.set(Number(match[1]), name);
+    }
+    const entries: ZipEntry[] = [];
+    for (const image of listed) {
+      const name = written.get(image.object);
+      if (!name) continue; // an image mupdf could not decode is left out rather than failing the rest
+      let png: Uint8Array;
+      try {
+        png = await toPng(await readBytes(path.join(dir, name)));
+      } catch {
+        continue;
+      }
+      entries.push({ name: `image-${String(entries.length + 1).padStart(4, '0')}.png`, bytes: png });
+      checkZipSize(entries, input.settings.maxZipBytes);
+    }
+    if (entries.length === 0) fail('NO_CONTENT', 'the PDF has no embedded raster image that can be decoded');
+    return { body: await buildZip(entries, input.settings.maxZipBytes), mediaType: ZIP };
+  });
+};

@@ -1,0 +1,310 @@
+// Geometry: glyph runs become fragments (word groups with no wide gap inside), running
+// headers and footers are dropped, the page is cut into reading-order regions (columns),
+// and each region's fragments are grouped into visual rows.
+import type { StextPage, StextLine } from './stext.js';
+
+export interface LinkArea {
+  x0: number; y0: number; x1: number; y1: number;
+  uri: string;
+}
+
+export interface Span {
+  text: string;
+  bold: boolean;
+  italic: boolean;
+  mono: boolean;
+  link?: string;
+}
+
+export interface Fragment {
+  x0: number; x1: number; y0: number; y1: number;
+  size: number;
+  spans: Span[];
+  text: string;
+  bold: boolean;
+  italic: boolean;
+  mono: boolean;
+  /** Mean advance of a glyph, to turn indentation of code into spaces. */
+  charWidth: number;
+}
+
+export interface Row {
+  x0: number; x1: number; y0: number; y1: number;
+  /** Baseline-ish reference: the bottom of the tallest fragment. */
+  base: number;
+  size: number;
+  fragments: Fragment[];
+}
+
+const SPACE = /\s/;
+
+function linkAt(links: LinkArea[], x: number, y: number): string | undefined {
+  for (const link of links) {
+    if (x >= link.x0 && x <= link.x1 && y >= link.y0 && y <= link.y1) return link.uri;
+  }
+  return undefined;
+}
+
+interface Builder {
+  frag: Fragment;
+  lastX1: number;
+  pendingSpace: boolean;
+  sizeWeight: Map<number, number>;
+  styled: { bold: number; italic: number; mono: number; all: number };
+  widthSum: number;
+}
+
+function finish(b: Builder): Fragment {
+  const f = b.frag;
+  let best = f.size;
+  let bestCount = -1;
+  for (const [size, count] of b.sizeWeight) if (count > bestCount) { best = size; bestCount = count; }
+  f.size = best;
+  f.text = f.spans.map((s) => s.text).join('');
+  const all = b.styled.all || 1;
+  f.bold = b.styled.bold / all > 0.6;
+  f.italic = b.styled.italic / all > 0.6;
+  f.mono = b.styled.mono / all > 0.6;
+  f.charWidth = b.widthSum / all;
+  return f;
+}
+
+/** Splits mupdf lines into fragments wherever the gap between glyphs is wider than about an em. */
+export function fragmentsOf(lines: StextLine[], links: LinkArea[]): Fragment[] {
+  const out: Fragment[] = [];
+  for (const line of lines) {
+    let b: Builder | undefined;
+    for (const run of line.runs) {
+      const face = run.font;
+      for (const g of run.glyphs) {
+        if (SPACE.test(g.c) || g.c === '') { if (b) b.pendingSpace = true; continue; }
+        const size = face.size > 0 ? face.size : Math.max(1, g.y1 - g.y0);
+        const gap = b ? g.x0 - b.lastX1 : 0;
+        if (b && (gap > Math.max(size, b.frag.size) * 0.95 || gap < -size * 1.5 || g.y0 > b.frag.y1 + size * 0.5 || g.y1 < b.frag.y0 - size * 0.5)) {
+          out.push(finish(b));
+          b = undefined;
+        }
+        const link = links.length ? linkAt(links, (g.x0 + g.x1) / 2, (g.y0 + g.y1) / 2) : undefined;
+        if (!b) {
+          b = {
+            frag: { x0: g.x0, x1: g.x1, y0: g.y0, y1: g.y1, size, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0 },
+            lastX1: g.x1, pendingSpace: false, sizeWeight: new Map(), styled: { bold: 0, italic: 0, mono: 0, all: 0 }, widthSum: 0,
+          };
+        }
+        const f = b.frag;
+        const space = f.spans.length > 0 && (b.pendingSpace || g.x0 - b.lastX1 > size * 0.22);
+        let span = f.spans[f.spans.length - 1];
+        if (!span || span.bold !== face.bold || span.italic !== face.italic || span.mono !== face.mono || span.link !== link) {
+          if (space && span) span.text += ' ';
+          span = { text: '', bold: face.bold, italic: face.italic, mono: face.mono, ...(link ? { link } : {}) };
+          f.spans.push(span);
+        } else if (space) {
+          span.text += ' ';
+        }
+        span.text += g.c;
+        b.pendingSpace = false;
+        b.lastX1 = Math.max(b.lastX1, g.x1);
+        f.x0 = Math.min(f.x0, g.x0); f.x1 = Math.max(f.x1, g.x1);
+        f.y0 = Math.min(f.y0, g.y0); f.y1 = Math.max(f.y1, g.y1);
+        const rounded = Math.round(size * 2) / 2;
+        b.sizeWeight.set(rounded, (b.sizeWeight.get(rounded) ?? 0) + 1);
+        b.styled.all += 1;
+        if (face.bold) b.styled.bold += 1;
+        if (face.italic) b.styled.italic += 1;
+        if (face.mono) b.styled.mono += 1;
+        b.widthSum += g.x1 - g.x0;
+      }
+    }
+    if (b) out.push(finish(b));
+  }
+  return out;
+}
+
+/** Groups fragments whose vertical centres fall within one another's band into rows, top to bottom. */
+export function rowsOf(fragments: Fragment[]): Row[] {
+  const sorted = [...fragments].sort((a, b) => (a.y0 + a.y1) - (b.y0 + b.y1));
+  const rows: Row[] = [];
+  let row: Row | undefined;
+  for (const f of sorted) {
+    const centre = (f.y0 + f.y1) / 2;
+    const h = f.y1 - f.y0;
+    if (row && centre > row.y0 + (row.y1 - row.y0) * 0.15 && centre < row.y1 - (row.y1 - row.y0) * 0.15 + h * 0.0 && overlapsNone(row, f)) {
+      row.fragments.push(f);
+      row.x0 = Math.min(row.x0, f.x0); row.x1 = Math.max(row.x1, f.x1);
+      if (f.size > row.size) { row.size = f.size; row.base = f.y1; }
+      row.y0 = Math.min(row.y0, f.y0); row.y1 = Math.max(row.y1, f.y1);
+      continue;
+    }
+    row = { x0: f.x0, x1: f.x1, y0: f.y0, y1: f.y1, base: f.y1, size: f.size, fragments: [f] };
+    rows.push(row);
+  }
+  for (const r of rows) r.fragments.sort((a, b) => a.x0 - b.x0);
+  return rows;
+}
+
+function overlapsNone(row: Row, f: Fragment): boolean {
+  for (const other of row.fragments) {
+    if (f.x0 < other.x1 - 1 && f.x1 > other.x0 + 1) return false;
+  }
+  return true;
+}
+
+const PAGE_NUMBER = /^(page\s*)?[-–—(]?\s*([0-9]{1,4}|[ivxlcdm]{1,7})\s*[-–—)]?(\s*(of|\/)\s*[0-9]{1,4})?$/i;
+
+function normalizeRunning(text: string): string {
+  return text.toLowerCase().replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Removes running headers, footers and page numbers: short rows in the top or bottom tenth
+ * of a page, set apart from the body by a clear gap, that either look like a page number or
+ * repeat (digits ignored) on other pages. On a one-page document the gap alone decides.
+ */
+export function dropRunningText(pages: { height: number; fragments: Fragment[] }[]): void {
+  const candidates: { page: number; row: Row; key: string }[] = [];
+  const counts = new Map<string, number>();
+  pages.forEach((page, index) => {
+    const rows = rowsOf(page.fragments);
+    if (rows.length < 2) return;
+    const zone = page.height * 0.1;
+    const top: Row[] = [];
+    for (let i = 0; i < rows.length - 1 && rows[i]!.y1 < zone; i++) {
+      const gap = rows[i + 1]!.y0 - rows[i]!.y1;
+      top.push(rows[i]!);
+      if (gap > rows[i]!.size * 1.2) { for (const r of top) candidates.push({ page: index, row: r, key: '' }); break; }
+    }
+    const bottom: Row[] = [];
+    for (let i = rows.length - 1; i > 0 && rows[i]!.y0 > page.height - zone; i--) {
+      const gap = rows[i]!.y0 - rows[i - 1]!.y1;
+      bottom.push(rows[i]!);
+      if (gap > rows[i]!.size * 1.2) { for (const r of bottom) candidates.push({ page: index, row: r, key: '' }); break; }
+    }
+  });
+  for (const c of candidates) {
+    c.key = normalizeRunning(c.row.fragments.map((f) => f.text).join(' '));
+    counts.set(c.key, (counts.get(c.key) ?? 0) + 1);
+  }
+  const drop = new Set<Fragment>();
+  for (const c of candidates) {
+    const text = c.row.fragments.map((f) => f.text).join(' ').trim();
+    const short = text.length <= 80;
+    const pageNumber = c.row.fragments.every((f) => PAGE_NUMBER.test(f.text.trim()));
+    const repeated = (counts.get(c.key) ?? 0) >= 2;
+    if (short && (pageNumber || repeated || pages.length === 1 || c.row.fragments.some((f) => PAGE_NUMBER.test(f.text.trim())))) {
+      for (const f of c.row.fragments) drop.add(f);
+    }
+  }
+  if (drop.size === 0) return;
+  for (const page of pages) page.fragments = page.fragments.filter((f) => !drop.has(f));
+}
+
+interface Box { x0: number; x1: number; y0: number; y1: number }
+
+function bounds(fragments: Fragment[]): Box {
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const f of fragments) {
+    if (f.x0 < x0) x0 = f.x0; if (f.x1 > x1) x1 = f.x1;
+    if (f.y0 < y0) y0 = f.y0; if (f.y1 > y1) y1 = f.y1;
+  }
+  return { x0, x1, y0, y1 };
+}
+
+/**
+ * A vertical gutter that splits these fragments into two text columns, or undefined.
+ * Tables also have gutters; a column of running text is told apart by its lines filling
+ * most of the column's width and by both sides being wide.
+ */
+function findGutter(fragments: Fragment[], box: Box, pageWidth: number): number | undefined {
+  const width = box.x1 - box.x0;
+  if (width < pageWidth * 0.45 || fragments.length < 6) return undefined;
+  const start = Math.floor(box.x0);
+  const cells = Math.ceil(box.x1) - start + 1;
+  const cover = new Uint16Array(cells);
+  for (const f of fragments) {
+    const a = Math.max(0, Math.floor(f.x0) - start);
+    const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
+    for (let x = a; x <= b; x++) cover[x]!++;
+  }
+  let best: { from: number; to: number } | undefined;
+  let runFrom = -1;
+  for (let x = 0; x < cells; x++) {
+    if (cover[x] === 0) { if (runFrom < 0) runFrom = x; continue; }
+    if (runFrom >= 0) {
+      const len = x - runFrom;
+      const mid = runFrom + len / 2;
+      if (len >= 6 && mid > cells * 0.25 && mid < cells * 0.75 && (!best || len > best.to - best.from)) best = { from: runFrom, to: x };
+      runFrom = -1;
+    }
+  }
+  if (!best) return undefined;
+  const cut = start + (best.from + best.to) / 2;
+  const left = fragments.filter((f) => f.x1 <= cut);
+  const right = fragments.filter((f) => f.x0 >= cut);
+  if (left.length < 3 || right.length < 3) return undefined;
+  const fills = (side: Fragment[]) => {
+    const b = bounds(side);
+    const sideWidth = b.x1 - b.x0;
+    if (sideWidth < width * 0.3) return false;
+    const rows = rowsOf(side);
+    const full = rows.filter((r) => r.x1 - r.x0 > sideWidth * 0.7).length;
+    return rows.length >= 3 && full / rows.length >= 0.5;
+  };
+  return fills(left) && fills(right) ? cut : undefined;
+}
+
+/**
+ * Recursive XY cut: bands separated by horizontal whitespace, and within a run of bands
+ * that share a column gutter, the left column before the right. Returns the fragments of
+ * each reading-order region.
+ */
+export function readingRegions(fragments: Fragment[], pageWidth: number, depth = 0): Fragment[][] {
+  if (fragments.length === 0) return [];
+  const box = bounds(fragments);
+  const whole = depth < 4 ? findGutter(fragments, box, pageWidth) : undefined;
+  if (whole !== undefined) {
+    return [
+      ...readingRegions(fragments.filter((f) => (f.x0 + f.x1) / 2 < whole), pageWidth, depth + 1),
+      ...readingRegions(fragments.filter((f) => (f.x0 + f.x1) / 2 >= whole), pageWidth, depth + 1),
+    ];
+  }
+  if (depth >= 4) return [fragments];
+  // Bands: maximal groups of fragments whose vertical extents chain together.
+  const sorted = [...fragments].sort((a, b) => a.y0 - b.y0);
+  const bands: Fragment[][] = [];
+  let band: Fragment[] = [];
+  let bandBottom = -Infinity;
+  for (const f of sorted) {
+    if (band.length && f.y0 > bandBottom + 0.5) { bands.push(band); band = []; bandBottom = -Infinity; }
+    band.push(f);
+    bandBottom = Math.max(bandBottom, f.y1);
+  }
+  if (band.length) bands.push(band);
+  if (bands.length <= 1) return [fragments];
+  // Merge consecutive bands into groups: a group with a gutter is read column by column.
+  const out: Fragment[][] = [];
+  let group: Fragment[] = [];
+  let plain: Fragment[] = [];
+  const flushPlain = () => { if (plain.length) { out.push(plain); plain = []; } };
+  const flushGroup = () => {
+    if (!group.length) return;
+    const g = group; group = [];
+    const cut = findGutter(g, bounds(g), pageWidth);
+    if (cut === undefined) { plain.push(...g); return; }
+    flushPlain();
+    out.push(...readingRegions(g.filter((f) => (f.x0 + f.x1) / 2 < cut), pageWidth, depth + 1));
+    out.push(...readingRegions(g.filter((f) => (f.x0 + f.x1) / 2 >= cut), pageWidth, depth + 1));
+  };
+  // A band is "columnar" when its lines sit on both sides of the page middle without crossing it.
+  const mid = box.x0 + (box.x1 - box.x0) / 2;
+  for (const b of bands) {
+    const crosses = b.some((f) => f.x0 < mid - 3 && f.x1 > mid + 3);
+    const twoSided = b.some((f) => f.x1 <= mid + 3) && b.some((f) => f.x0 >= mid - 3);
+    if (!crosses && twoSided) { group.push(...b); continue; }
+    if (!crosses && group.length) { group.push(...b); continue; }
+    flushGroup();
+    plain.push(...b);
+  }
+  flushGroup();
+  flushPlain();
+  return out;
+}

@@ -1,0 +1,333 @@
+// Turns the rows of one reading-order region into document blocks: headings, paragraphs,
+// list items with nesting, code blocks and tables (ruled or not, found from column alignment).
+import { rowsOf, type Fragment, type Row, type Span } from './layout.js';
+
+export interface Cell { spans: Span[]; colspan: number }
+
+export type Block =
+  | { kind: 'heading'; size: number; bold: boolean; spans: Span[]; level: number }
+  | { kind: 'paragraph'; spans: Span[] }
+  | { kind: 'item'; depth: number; ordered: boolean; marker: string; spans: Span[] }
+  | { kind: 'code'; lines: string[] }
+  | { kind: 'table'; rows: Cell[][] };
+
+const BULLET = /^([•◦▪▫‣⁃∙●○■□▶►✓✔·*–—-])\s+/;
+const ORDERED = /^(\(?(?:[0-9]{1,3}|[a-z]|[ivx]{1,4})[.)])\s+/;
+const LONE_MARKER = /^([•◦▪▫‣⁃∙●○■□▶►✓✔·*–—-]|\(?(?:[0-9]{1,3}|[a-z]|[ivx]{1,4})[.)])$/;
+
+export interface DocStats {
+  bodySize: number;
+}
+
+/** The font size carrying the most characters: the body text. */
+export function bodySizeOf(fragments: Fragment[]): number {
+  const weight = new Map<number, number>();
+  for (const f of fragments) {
+    const s = Math.round(f.size * 2) / 2;
+    weight.set(s, (weight.get(s) ?? 0) + f.text.length);
+  }
+  let best = 10, count = -1;
+  for (const [s, w] of weight) if (w > count) { best = s; count = w; }
+  return best;
+}
+
+function joinSpans(parts: Span[][], separator = ' '): Span[] {
+  const out: Span[] = [];
+  for (const part of parts) {
+    if (!part.length) continue;
+    if (out.length) {
+      const last = out[out.length - 1]!;
+      const first = part[0]!;
+      // A word broken by a hyphen at the end of a line is joined again.
+      if (separator === ' ' && /[a-zà-ÿ]-$/i.test(last.text) && /^[a-zà-ÿ]/.test(first.text)) {
+        last.text = last.text.slice(0, -1);
+      } else if (!/\s$/.test(last.text)) {
+        last.text += separator;
+      }
+    }
+    for (const s of part) out.push({ ...s });
+  }
+  return out;
+}
+
+function rowSpans(row: Row): Span[] {
+  return joinSpans(row.fragments.map((f) => f.spans));
+}
+
+function rowText(row: Row): string {
+  return row.fragments.map((f) => f.text).join(' ');
+}
+
+/** A bullet or number standing alone before a wide gap belongs to the text after it. */
+function attachMarkers(rows: Row[]): void {
+  for (const row of rows) {
+    const [first, second] = row.fragments;
+    if (!first || !second || !LONE_MARKER.test(first.text.trim())) continue;
+    if (second.x0 - first.x1 > first.size * 4) continue;
+    const merged: Fragment = {
+      ...second,
+      x0: first.x0, y0: Math.min(first.y0, second.y0), y1: Math.max(first.y1, second.y1),
+      spans: joinSpans([first.spans, second.spans]),
+      text: `${first.text.trim()} ${second.text}`,
+    };
+    row.fragments.splice(0, 2, merged);
+  }
+}
+
+// ---------------------------------------------------------------- tables
+
+interface TableFound { start: number; end: number; columns: { x0: number; x1: number }[] }
+
+function columnsOf(rows: Row[]): { x0: number; x1: number }[] {
+  let minX = Infinity, maxX = -Infinity;
+  for (const r of rows) { minX = Math.min(minX, r.x0); maxX = Math.max(maxX, r.x1); }
+  const start = Math.floor(minX);
+  const cells = Math.ceil(maxX) - start + 1;
+  if (!Number.isFinite(cells) || cells <= 0 || cells > 5000) return [];
+  const cover = new Uint16Array(cells);
+  for (const r of rows) for (const f of r.fragments) {
+    const a = Math.max(0, Math.floor(f.x0) - start);
+    const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
+    for (let x = a; x <= b; x++) cover[x]!++;
+  }
+  // Cells spanning columns cross gutters; a gutter may be crossed by a few of them.
+  const allowed = Math.floor(rows.length * 0.12);
+  const columns: { x0: number; x1: number }[] = [];
+  let from = -1;
+  let gapRun = 0;
+  for (let x = 0; x <= cells; x++) {
+    const open = x < cells && cover[x]! > allowed;
+    if (open) {
+      if (from < 0) from = x;
+      else if (gapRun > 0 && gapRun < 4) { /* a narrow dip inside a column */ }
+      gapRun = 0;
+      continue;
+    }
+    gapRun++;
+    if (from >= 0 && (gapRun >= 4 || x === cells)) {
+      columns.push({ x0: start + from, x1: start + x - gapRun + 1 });
+      from = -1;
+    }
+  }
+  return columns;
+}
+
+function findTables(rows: Row[], bodySize: number): TableFound[] {
+  const found: TableFound[] = [];
+  const multi = rows.map((r) => r.fragments.length >= 2 && !r.fragments.every((f) => f.mono) && !BULLET.test(r.fragments[0]!.text) || false);
+  let i = 0;
+  while (i < rows.length) {
+    if (!multi[i]) { i++; continue; }
+    let j = i;
+    // Extend over multi-cell rows, and over single lines that sit between them closely
+    // (wrapped cell text), but never over a wide vertical gap.
+    while (j + 1 < rows.length) {
+      const gap = rows[j + 1]!.y0 - rows[j]!.y1;
+      if (gap > bodySize * 2.2) break;
+      if (multi[j + 1]) { j++; continue; }
+      if (j + 2 < rows.length && multi[j + 2] && rows[j + 2]!.y0 - rows[j + 1]!.y1 <= bodySize * 2.2 && rows[j + 1]!.x0 > rows[i]!.x0 + bodySize) { j += 2; continue; }
+      break;
+    }
+    const span = rows.slice(i, j + 1);
+    const multiCount = span.filter((_, k) => multi[i + k]).length;
+    if (multiCount >= 2) {
+      const columns = columnsOf(span);
+      const avgLen = span.reduce((n, r) => n + rowText(r).length, 0) / span.length;
+      if (columns.length >= 2 && avgLen < 400) {
+        // Include a caption-free header line directly above whose pieces fall inside the columns.
+        found.push({ start: i, end: j, columns });
+      }
+    }
+    i = j + 1;
+  }
+  return found;
+}
+
+function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][] {
+  // Rows of the table: visual rows closer than the usual line step belong to one logical row.
+  const steps: number[] = [];
+  for (let k = 1; k < rows.length; k++) steps.push(rows[k]!.base - rows[k - 1]!.base);
+  const minStep = steps.length ? Math.min(...steps.filter((s) => s > 0)) : 0;
+  const bimodal = steps.some((s) => s > minStep * 1.3 + 1.5);
+  const groups: Row[][] = [];
+  rows.forEach((row, k) => {
+    if (k === 0 || !bimodal || steps[k - 1]! > minStep * 1.3 + 1.5) groups.push([row]);
+    else groups[groups.length - 1]!.push(row);
+  });
+  const colOf = (x: number) => {
+    let best = 0;
+    for (let c = 0; c < columns.length; c++) if (x >= columns[c]!.x0 - 2) best = c;
+    return best;
+  };
+  const lastColOf = (x: number) => {
+    let best = 0;
+    for (let c = 0; c < columns.length; c++) if (x > columns[c]!.x0 + 1) best = c;
+    return best;
+  };
+  const out: Cell[][] = [];
+  for (const group of groups) {
+    const parts: { first: number; last: number; spans: Span[][] }[] = [];
+    const byColumn = new Map<number, { first: number; last: number; spans: Span[][] }>();
+    for (const row of group) {
+      for (const f of row.fragments) {
+        const first = colOf(f.x0);
+        const last = Math.max(first, lastColOf(f.x1));
+        let cell = byColumn.get(first);
+        if (!cell) { cell = { first, last, spans: [] }; byColumn.set(first, cell); parts.push(cell); }
+        cell.last = Math.max(cell.last, last);
+        cell.spans.push(f.spans);
+      }
+    }
+    parts.sort((a, b) => a.first - b.first);
+    const cells: Cell[] = [];
+    let next = 0;
+    for (const part of parts) {
+      if (part.first < next) { // overlaps a spanning cell before it: fold it in
+        const prev = cells[cells.length - 1];
+        if (prev) prev.spans = joinSpans([prev.spans, joinSpans(part.spans)]);
+        continue;
+      }
+      while (next < part.first) { cells.push({ spans: [], colspan: 1 }); next++; }
+      const colspan = part.last - part.first + 1;
+      cells.push({ spans: joinSpans(part.spans), colspan });
+      next += colspan;
+    }
+    while (next < columns.length) { cells.push({ spans: [], colspan: 1 }); next++; }
+    out.push(cells);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- blocks
+
+function isMonoRow(row: Row): boolean {
+  return row.fragments.every((f) => f.mono) && row.fragments.some((f) => f.text.trim() !== '');
+}
+
+function codeLine(row: Row, left: number): string {
+  let line = '';
+  for (const f of row.fragments) {
+    const cw = f.charWidth > 0 ? f.charWidth : f.size * 0.6;
+    const col = Math.max(0, Math.round((f.x0 - left) / cw));
+    if (line.length < col) line += ' '.repeat(col - line.length);
+    else if (line.length) line += ' ';
+    line += f.text;
+  }
+  return line.replace(/\s+$/, '');
+}
+
+/** Blocks of one region, in reading order. */
+export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
+  const rows = rowsOf(fragments);
+  if (!rows.length) return [];
+  attachMarkers(rows);
+  const body = stats.bodySize;
+  const tables = findTables(rows, body);
+  const tableAt = new Map<number, TableFound>();
+  for (const t of tables) tableAt.set(t.start, t);
+
+  // The usual distance between baselines of body lines, to tell line breaks from paragraph breaks.
+  const steps: number[] = [];
+  for (let k = 1; k < rows.length; k++) {
+    const a = rows[k - 1]!, b = rows[k]!;
+    if (Math.abs(a.size - body) < 0.6 && Math.abs(b.size - body) < 0.6) {
+      const s = b.base - a.base;
+      if (s > body * 0.8) steps.push(s);
+    }
+  }
+  steps.sort((a, b) => a - b);
+  const step = steps.length ? steps[Math.floor(steps.length * 0.3)]! : body * 1.25;
+  const left = Math.min(...rows.map((r) => r.x0));
+
+  const blocks: Block[] = [];
+  let current: { kind: 'text' | 'item' | 'code'; rows: Row[]; depth: number; ordered: boolean; marker: string; markerX: number } | undefined;
+  const markerStack: number[] = [];
+
+  const flush = () => {
+    if (!current) return;
+    const c = current; current = undefined;
+    if (c.kind === 'code') {
+      const minX = Math.min(...c.rows.map((r) => r.x0));
+      blocks.push({ kind: 'code', lines: c.rows.map((r) => codeLine(r, minX)) });
+      return;
+    }
+    const spans = joinSpans(c.rows.map(rowSpans));
+    if (c.kind === 'item') {
+      const first = spans[0];
+      if (first) first.text = first.text.replace(c.ordered ? ORDERED : BULLET, '');
+      blocks.push({ kind: 'item', depth: c.depth, ordered: c.ordered, marker: c.marker, spans });
+      return;
+    }
+    const text = spans.map((s) => s.text).join('').trim();
+    const size = Math.max(...c.rows.map((r) => r.size));
+    const allBold = c.rows.every((r) => r.fragments.every((f) => f.bold));
+    const big = size >= body * 1.12 && c.rows.every((r) => r.size >= body * 1.12);
+    if (text && text.length < 250 && (big || (allBold && c.rows.length <= 2 && text.length < 120 && !/[.,;:]$/.test(text) && size >= body - 0.6))) {
+      blocks.push({ kind: 'heading', size, bold: allBold, spans: spans.map((s) => ({ ...s, bold: false })), level: 0 });
+    } else {
+      blocks.push({ kind: 'paragraph', spans });
+    }
+  };
+
+  let prev: Row | undefined;
+  for (let k = 0; k < rows.length; k++) {
+    const table = tableAt.get(k);
+    if (table) {
+      flush(); markerStack.length = 0;
+      blocks.push({ kind: 'table', rows: buildTable(rows.slice(table.start, table.end + 1), table.columns) });
+      k = table.end;
+      prev = rows[k];
+      continue;
+    }
+    const row = rows[k]!;
+    const text = rowText(row);
+    const delta = prev ? row.base - prev.base : 0;
+    const gapBreak = prev !== undefined && (delta > Math.max(step * 1.3, prev.size * 1.5) || row.y0 - prev.y1 > body * 0.9);
+    const sizeBreak = prev !== undefined && Math.abs(row.size - prev.size) > 0.9;
+    if (isMonoRow(row)) {
+      if (current?.kind === 'code' && !(row.y0 - prev!.y1 > body * 1.6)) { current.rows.push(row); prev = row; continue; }
+      flush();
+      current = { kind: 'code', rows: [row], depth: 0, ordered: false, marker: '', markerX: row.x0 };
+      prev = row;
+      continue;
+    }
+    const bullet = BULLET.exec(text);
+    const ordered = bullet ? null : ORDERED.exec(text);
+    if ((bullet || ordered) && row.size < body * 1.12) {
+      flush();
+      const x = row.x0;
+      while (markerStack.length && markerStack[markerStack.length - 1]! > x + 3) markerStack.pop();
+      if (!markerStack.length || markerStack[markerStack.length - 1]! < x - 3) markerStack.push(x);
+      current = { kind: 'item', rows: [row], depth: markerStack.length - 1, ordered: !!ordered, marker: (bullet ?? ordered)![1]!, markerX: x };
+      prev = row;
+      continue;
+    }
+    if (current?.kind === 'item' && !gapBreak && !sizeBreak && row.x0 > current.markerX + 2) {
+      current.rows.push(row); prev = row; continue;
+    }
+    if (current?.kind === 'text' && !gapBreak && !sizeBreak && !(row.x0 > left + body * 1.2 && prev && prev.x1 < row.x1 - body * 4)) {
+      current.rows.push(row); prev = row; continue;
+    }
+    flush();
+    if (gapBreak || row.x0 <= left + 2) markerStack.length = 0;
+    current = { kind: 'text', rows: [row], depth: 0, ordered: false, marker: '', markerX: row.x0 };
+    prev = row;
+  }
+  flush();
+  return blocks;
+}
+
+/** Heading levels for the whole document: larger type ranks higher; bold body-size headings rank last. */
+export function assignHeadingLevels(blocks: Block[], bodySize: number): void {
+  const sizes: number[] = [];
+  for (const b of blocks) {
+    if (b.kind !== 'heading' || b.size < bodySize * 1.12) continue;
+    if (!sizes.some((s) => Math.abs(s - b.size) < 0.8)) sizes.push(b.size);
+  }
+  sizes.sort((a, b) => b - a);
+  for (const b of blocks) {
+    if (b.kind !== 'heading') continue;
+    const rank = b.size < bodySize * 1.12 ? sizes.length : sizes.findIndex((s) => Math.abs(s - b.size) < 0.8);
+    b.level = Math.min(6, Math.max(1, rank + 1));
+  }
+}

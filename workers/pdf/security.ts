@@ -1,0 +1,42 @@
+// protect (AES-256, the password as both user and owner password) and unlock. Passwords reach
+// qpdf through a 0600 job file, never the command line, and are never logged.
+import path from 'node:path';
+import type { JobOutput, WorkFunction } from '../contract.js';
+import { timeLeft } from '../contract.js';
+import { fail } from '../../server/errors.js';
+import { inputPath, PDF, readBytes } from './common.js';
+import { asToolError, damaged, isWrongPassword, qpdfSucceeded, runQpdfJob, withScratch } from './tool-run.js';
+
+function passwordOf(fields: Record<string, unknown>): string {
+  const password = fields.password;
+  if (typeof password !== 'string' || password.length === 0) fail('FIELD_INVALID', 'password is required', { field: 'password' });
+  return password;
+}
+
+export const protect: WorkFunction = async (input): Promise<JobOutput> => {
+  const source = await inputPath(input);
+  const password = passwordOf(input.fields);
+  return withScratch(input.jobDir, async (dir) => {
+    const out = path.join(dir, 'protected.pdf');
+    const job = {
+      inputFile: source, outputFile: out, objectStreams: 'generate',
+      encrypt: { userPassword: password, ownerPassword: password, '256bit': {} },
+    };
+    const result = await runQpdfJob(job, { cwd: dir, timeoutMs: timeLeft(input) }).catch((err) => { throw asToolError(err, 'qpdf'); });
+    if (!qpdfSucceeded(result)) damaged('qpdf could not rewrite it (the file is damaged)');
+    return { body: await readBytes(out), mediaType: PDF };
+  });
+};
+
+export const unlock: WorkFunction = async (input): Promise<JobOutput> => {
+  const source = await inputPath(input);
+  const password = passwordOf(input.fields);
+  return withScratch(input.jobDir, async (dir) => {
+    const out = path.join(dir, 'unlocked.pdf');
+    const job = { inputFile: source, password, outputFile: out, decrypt: '', objectStreams: 'generate' };
+    const result = await runQpdfJob(job, { cwd: dir, timeoutMs: timeLeft(input) }).catch((err) => { throw asToolError(err, 'qpdf'); });
+    if (isWrongPassword(result)) fail('WRONG_PASSWORD', 'the password does not open the PDF', { field: 'password' });
+    if (!qpdfSucceeded(result)) damaged('qpdf could not decrypt it (the file is damaged)');
+    return { body: await readBytes(out), mediaType: PDF };
+  });
+};

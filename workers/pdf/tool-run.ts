@@ -1,0 +1,58 @@
+// Helpers shared by the PDF work functions and the pre-payment inspection: running qpdf
+// with secrets kept off the command line, mapping tool failures to catalog codes, and a
+// private scratch directory per job that is always removed.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fail, ServiceError } from '../../server/errors.js';
+import { runTool, RunFailure, type RunOptions, type RunResult } from '../runner.js';
+
+/** qpdf: 0 success, 3 success with warnings (damage it repaired), 2 failure. */
+export function qpdfSucceeded(result: RunResult): boolean {
+  return result.exitCode === 0 || result.exitCode === 3;
+}
+
+export function isWrongPassword(result: RunResult): boolean {
+  return result.exitCode === 2 && /invalid password/i.test(result.stderr);
+}
+
+/**
+ * Runs qpdf from a job description (qpdf's --job-json-file). Passwords travel in that file,
+ * mode 0600 inside the private job directory, and never on a command line that `ps` shows;
+ * JSON also carries passwords that start with "--" or hold line breaks, which qpdf's
+ * positional arguments and --password-file cannot.
+ */
+export async function runQpdfJob(job: Record<string, unknown>, options: RunOptions & { cwd: string }): Promise<RunResult> {
+  const jobFile = path.join(options.cwd, `.qpdf-job-${randomBytes(8).toString('hex')}.json`);
+  await writeFile(jobFile, JSON.stringify(job), { mode: 0o600, flag: 'wx' });
+  try {
+    return await runTool('qpdf', [`--job-json-file=${jobFile}`], options);
+  } finally {
+    await rm(jobFile, { force: true });
+  }
+}
+
+/** Turns a runner failure into the catalog's code: a deadline is JOB_TIMEOUT, anything else a failed job. */
+export function asToolError(err: unknown, what: string): ServiceError {
+  if (err instanceof ServiceError) return err;
+  if (err instanceof RunFailure) {
+    if (err.kind === 'timeout') return new ServiceError('JOB_TIMEOUT', `${what} passed the time limit`);
+    if (err.kind === 'output-too-large') return new ServiceError('LIMIT_EXCEEDED', `${what} produced more output than the limit`);
+  }
+  return new ServiceError('JOB_FAILED');
+}
+
+/** Runs fn with a fresh scratch directory inside the job directory and removes it afterwards, whatever happens. */
+export async function withScratch<T>(jobDir: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(jobDir, 'work-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A damaged input that the paid job could not process: 422, not charged. */
+export function damaged(what: string): never {
+  fail('CORRUPT_INPUT', `the PDF cannot be processed: ${what}`);
+}

@@ -1,0 +1,114 @@
+// The one subprocess runner. Every binary the service uses runs through runTool:
+// argument arrays only (never a shell), a minimal environment, a deadline that kills
+// the whole process group, and bounded capture of stdout and stderr.
+import { execa } from 'execa';
+
+export interface RunOptions {
+  /** Bytes written to the child's stdin (omit for no input). */
+  input?: Uint8Array;
+  /** Working directory: the job's private directory when the tool needs files. */
+  cwd?: string;
+  /** Hard deadline in milliseconds; the process group is killed when it passes. */
+  timeoutMs: number;
+  /** Largest stdout kept, in bytes; more fails the run as OUTPUT_TOO_LARGE. */
+  maxStdout?: number;
+  /** Extra environment variables on top of the minimal one. */
+  env?: Record<string, string>;
+  /** Aborts the run early (for example when the job is cancelled). */
+  signal?: AbortSignal;
+}
+
+export interface RunResult {
+  exitCode: number;
+  stdout: Uint8Array;
+  /** At most 64 KiB of stderr, for diagnosis inside the worker only; never sent to clients or logs. */
+  stderr: string;
+  durationMs: number;
+}
+
+export type RunFailureKind = 'timeout' | 'output-too-large' | 'killed' | 'spawn-failed';
+
+/** A run that did not complete: it timed out, produced too much, was killed or could not start. */
+export class RunFailure extends Error {
+  constructor(readonly kind: RunFailureKind, readonly tool: string, message: string) {
+    super(message);
+    this.name = 'RunFailure';
+  }
+}
+
+const STDERR_LIMIT = 64 * 1024;
+const DEFAULT_STDOUT_LIMIT = 512 * 1024 * 1024;
+
+// Tools get only what they need: a PATH, a C locale, a private HOME and no inherited
+// secrets (payment keys and provider keys live in the service's environment).
+function minimalEnv(cwd: string | undefined, extra: Record<string, string> | undefined): Record<string, string> {
+  return {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    HOME: cwd ?? '/nonexistent',
+    TMPDIR: cwd ?? '/tmp',
+    ...extra,
+  };
+}
+
+/** Processes started and not yet reaped, so a worker can kill them all if it is torn down. */
+const live = new Set<number>();
+
+export function killAllChildren(): void {
+  for (const pid of live) {
+    try { process.kill(-pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+  live.clear();
+}
+
+export async function runTool(tool: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  const started = performance.now();
+  const maxStdout = options.maxStdout ?? DEFAULT_STDOUT_LIMIT;
+  const child = execa(tool, args, {
+    input: options.input,
+    stdin: options.input ? undefined : 'ignore',
+    cwd: options.cwd,
+    env: minimalEnv(options.cwd, options.env),
+    extendEnv: false,
+    encoding: 'buffer',
+    stripFinalNewline: false,
+    // A process group of its own, so the deadline kills grandchildren too (gs and weasyprint fork).
+    detached: true,
+    timeout: options.timeoutMs,
+    killSignal: 'SIGKILL',
+    forceKillAfterDelay: false,
+    cancelSignal: options.signal,
+    maxBuffer: { stdout: maxStdout, stderr: STDERR_LIMIT * 16 },
+    reject: false,
+  });
+  const pid = child.pid;
+  if (pid !== undefined) live.add(pid);
+  // execa kills only the direct child; the group kill reaches anything it spawned.
+  const killGroup = () => { if (pid !== undefined) { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } } };
+  const timer = setTimeout(killGroup, options.timeoutMs + 50);
+  const onAbort = () => killGroup();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const result = await child;
+    killGroup();
+    const stderr = Buffer.from(result.stderr ?? new Uint8Array()).subarray(0, STDERR_LIMIT).toString('utf8');
+    if (result.timedOut) throw new RunFailure('timeout', tool, `${tool} passed its deadline of ${options.timeoutMs} ms`);
+    if (result.isMaxBuffer) throw new RunFailure('output-too-large', tool, `${tool} produced more than ${maxStdout} bytes`);
+    if (result.isCanceled) throw new RunFailure('killed', tool, `${tool} was cancelled`);
+    if (result.failed && result.exitCode === undefined) {
+      const reason = result.signal ? `killed by ${result.signal}` : 'could not start';
+      throw new RunFailure(result.signal ? 'killed' : 'spawn-failed', tool, `${tool} ${reason}`);
+    }
+    return {
+      exitCode: result.exitCode ?? -1,
+      stdout: result.stdout ?? new Uint8Array(),
+      stderr,
+      durationMs: performance.now() - started,
+    };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    if (pid !== undefined) live.delete(pid);
+  }
+}
