@@ -16,8 +16,8 @@ async function onPath(name: string): Promise<boolean> {
   return false;
 }
 
-export async function checkBinaries(ops: readonly Operation[]): Promise<BinaryStatus> {
-  const names = [...new Set(ops.flatMap((op) => op.binaries))].sort();
+export async function checkBinaries(ops: readonly Operation[], extra: readonly string[] = []): Promise<BinaryStatus> {
+  const names = [...new Set([...ops.flatMap((op) => op.binaries), ...extra])].sort();
   const status: BinaryStatus = {};
   for (const name of names) status[name] = await onPath(name);
   return status;

@@ -29,7 +29,7 @@ const schema = {
   devChains: { doc: 'Chains the dev rig starts: evm, svm or both (comma-separated).', format: String, default: 'evm,svm', env: 'DEV_CHAINS' },
   redisUrl: { doc: 'Redis for the payment guards shared by replicas (empty: in-process guards).', format: String, default: '', env: 'REDIS_URL' },
 
-  modelBaseUrl: { doc: 'OpenAI-compatible API base URL (empty: the four model endpoints answer 503).', format: String, default: '', env: 'MODEL_BASE_URL' },
+  modelBaseUrl: { doc: 'OpenAI-compatible API base URL (with MODEL_API_KEY alone, OpenAI itself; with neither, the four model endpoints answer 503).', format: String, default: '', env: 'MODEL_BASE_URL' },
   modelApiKey: { doc: 'API key for the model provider.', format: String, default: '', env: 'MODEL_API_KEY', sensitive: true },
   modelName: { doc: 'Model name, e.g. gpt-4o-mini.', format: String, default: 'gpt-4o-mini', env: 'MODEL_NAME' },
   modelConcurrency: { doc: 'Concurrent provider requests per job.', format: 'nat', default: 4, env: 'MODEL_CONCURRENCY' },
@@ -83,5 +83,6 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
 /** The model endpoints can run: a provider is configured, or (OCR only) the local engine is chosen. */
 export function providerAvailable(config: Config, opId: string): boolean {
   if (config.ocrEngine === 'tesseract' && (opId === 'image.ocr' || opId === 'pdf.ocr')) return true;
-  return config.modelBaseUrl !== '';
+  // A key alone means OpenAI itself; a base URL alone means a keyless OpenAI-compatible server.
+  return config.modelBaseUrl !== '' || config.modelApiKey !== '';
 }

@@ -61,7 +61,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     if (ownRigs) await stopDevRigs(rigs);
     throw err;
   }
-  const binaries = await checkBinaries(operations);
+  // The local OCR engine is a required binary only when it is the configured engine.
+  const binaries = await checkBinaries(operations, config.ocrEngine === 'tesseract' ? ['tesseract'] : []);
   const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION };
 
   const server = Hapi.server({

@@ -255,12 +255,17 @@ describe('encoding', () => {
   const chunkSize = (png: Uint8Array, type: string) => (pngChunks(png).get(type) ?? []).reduce((n, c) => n + c.length, 0);
 
   it('compress makes a palette PNG of at most `colors` entries', async () => {
-    for (const colors of [256, 16, 2]) {
+    // 2, 4, 16 and 256 are PNG bit depths that libvips quantises to; other counts go through pngquant.
+    for (const colors of [256, 100, 16, 8, 3, 2]) {
       const out = (await run('compress', fixtures.png, { colors })).body;
       const entries = chunkSize(out, 'PLTE') / 3;
       expect(entries).to.be.above(0);
       expect(entries).to.be.at.most(colors);
       expect((await sharp(out).metadata()).isPalette).to.be.true();
+      const { data } = await sharp(out).raw().toBuffer({ resolveWithObject: true });
+      const distinct = new Set<number>();
+      for (let i = 0; i < data.length; i += 3) distinct.add(data.readUIntBE(i, 3));
+      expect(distinct.size).to.be.at.most(colors);
     }
   });
 
@@ -333,6 +338,11 @@ describe('privacy and orientation', () => {
       const cropped = await rawOf((await run('crop', stored, { x: 0, y: 70, width: 64, height: 26, format: 'png' })).body);
       expect(cropped.data.equals(remap(upright, H, W, 64, 26, (x, y) => [x, 70 + y]))).to.be.true();
 
+      const turned = await rawOf((await run('rotate', stored, { angle: 90, format: 'png' })).body);
+      expect(turned.data.equals(rotated(90, upright, H, W))).to.be.true();
+      const flipped = await rawOf((await run('flip', stored, { direction: 'vertical', format: 'png' })).body);
+      expect(flipped.data.equals(mirrored('vertical', upright, H, W))).to.be.true();
+
       const error = await failure(run('crop', stored, { x: 0, y: 0, width: 65, height: 10 }));
       expect(error.message).to.equal('the crop reaches past the right edge: x + width = 65 but the image is 64 pixels wide');
     }
@@ -354,7 +364,8 @@ describe('lossless JPEG rotate and flip', () => {
 
   it('a single rotation matches the decoded pixels turned', async () => {
     const once = await rawOf((await run('rotate', fixtures.jpeg, { angle: 270 })).body);
-    expect(maxDifference(once.data, rotated(270, decoded.jpeg, W, H))).to.be.at.most(2);
+    // The transform works on DCT blocks, so only the decoder's rounding differs (a few levels).
+    expect(maxDifference(once.data, rotated(270, decoded.jpeg, W, H))).to.be.at.most(3);
   });
 
   it('composes the EXIF orientation with the requested transform', async () => {
@@ -363,7 +374,7 @@ describe('lossless JPEG rotate and flip', () => {
       const upright = await rawOf(await sharp(stored).autoOrient().png().toBuffer());
       const out = await rawOf((await run('rotate', stored, { angle: 90 })).body);
       expect([out.width, out.height]).to.equal([upright.height, upright.width]);
-      expect(maxDifference(out.data, rotated(90, upright.data, upright.width, upright.height))).to.be.at.most(2);
+      expect(maxDifference(out.data, rotated(90, upright.data, upright.width, upright.height))).to.be.at.most(3);
       expect((await sharp((await run('rotate', stored, { angle: 90 })).body).metadata()).orientation).to.not.exist();
     }
   });
@@ -427,7 +438,7 @@ describe('request checks', () => {
     const huge = await failure(run('resize', fixtures.png, { width: 16384, height: 16384, fit: 'fill' }));
     expect([huge.code, huge.status]).to.equal(['LIMIT_EXCEEDED', 413]);
     expect(huge.message).to.contain('16384 x 16384');
-    const wide = await failure(run('resize', fixtures.png, { width: 16384, format: 'webp' }));
+    const wide = await failure(run('resize', fixtures.png, { width: 16384, height: 100, fit: 'fill', format: 'webp' }));
     expect([wide.code, wide.extra.field]).to.equal(['FIELD_INVALID', 'format']);
   });
 });
@@ -475,7 +486,8 @@ describe('inspectImage', () => {
       expect((await refusal(fixtures[format].subarray(0, 24))).code).to.equal('CORRUPT_INPUT');
     }
     const garbled = Buffer.from(fixtures.png);
-    garbled.fill(0x41, 16, 29);
+    garbled[24] = 7; // bit depth 7 does not exist
+    garbled[25] = 5; // nor does colour type 5
     expect((await refusal(garbled)).code).to.equal('CORRUPT_INPUT');
   });
 
@@ -498,7 +510,7 @@ describe('inspectImage', () => {
     expect([gif.code, gif.status]).to.equal(['NOT_IMPLEMENTED', 501]);
     expect(gif.message).to.contain('GIF');
 
-    const frames = Buffer.alloc(16 * 32 * 3, 90);
+    const frames = Buffer.alloc(16 * 32 * 3, 90).fill(200, 16 * 16 * 3);
     const animatedWebp = await sharp(frames, { raw: { width: 16, height: 32, channels: 3, pageHeight: 16 } }).webp({ loop: 0 }).toBuffer();
     expect((await refusal(animatedWebp)).status).to.equal(501);
 

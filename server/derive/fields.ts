@@ -48,10 +48,12 @@ function schemaFor(op: Operation): Joi.ObjectSchema {
 }
 
 function describeReceived(field: FieldSpec | undefined, value: unknown): string {
-  if (field && 'secret' in field && field.secret) return 'a value that does not qualify';
+  if (field?.type === 'string' && field.secret) return 'a value that does not qualify';
   if (value === undefined) return 'nothing';
-  const text = typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : JSON.stringify(value);
-  return `${typeof value === 'string' && field?.type === 'string' ? '' : `${typeof value} `}${text}`;
+  if (field?.type === 'integer' && typeof value === 'string' && /^-?\d{1,15}$/.test(value)) return value;
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number') return String(value);
+  return `${Array.isArray(value) ? 'an array' : typeof value}`;
 }
 
 /**

@@ -2,7 +2,7 @@
 // (canonical) and /v1/openapi.json.
 import { operations } from '../operations/index.js';
 import type { Operation } from '../operations/define.js';
-import { ERROR_CATALOG } from '../errors.js';
+import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from './shared-schemas.js';
 import { formJsonSchema } from './fields.js';
 import { outputMediaTypes } from './resources.js';
 import { priceRange, toUsd } from '../payment/pricing.js';
@@ -112,40 +112,8 @@ export function openapiDocument(app: App): Record<string, unknown> {
     paths,
     components: {
       schemas: {
-        Error: {
-          type: 'object', required: ['error'],
-          properties: {
-            error: {
-              type: 'object', required: ['code', 'status', 'message'],
-              properties: {
-                code: { type: 'string', enum: Object.keys(ERROR_CATALOG) },
-                status: { type: 'integer' },
-                message: { type: 'string', description: 'Names the problem: the field, what was expected and what was received.' },
-                field: { type: 'string' },
-              },
-            },
-          },
-        },
-        PaymentRequired: {
-          type: 'object', required: ['x402Version', 'accepts'],
-          properties: {
-            x402Version: { type: 'integer', enum: [2] },
-            error: { type: 'string' },
-            resource: { type: 'object', properties: { url: { type: 'string' }, description: { type: 'string' }, mimeType: { type: 'string' } } },
-            accepts: {
-              type: 'array',
-              items: {
-                type: 'object', required: ['scheme', 'network', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds'],
-                properties: {
-                  scheme: { type: 'string', enum: ['exact'] }, network: { type: 'string' }, amount: { type: 'string' },
-                  asset: { type: 'string' }, payTo: { type: 'string' }, maxTimeoutSeconds: { type: 'integer' },
-                  extra: { type: 'object', additionalProperties: true },
-                },
-              },
-            },
-            extensions: { type: 'object', additionalProperties: true },
-          },
-        },
+        Error: ERROR_SCHEMA,
+        PaymentRequired: PAYMENT_REQUIRED_SCHEMA,
         Health: {
           type: 'object', required: ['status', 'version'],
           properties: {

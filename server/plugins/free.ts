@@ -31,7 +31,7 @@ export const freePlugin: Plugin<{ app: App }> = {
           binaries: app.binaries,
           ...(missing.length ? { missing } : {}),
           payments: { mode: app.config.payments, networks: app.gate.chains.map((c) => c.network) },
-          modelProvider: app.config.modelBaseUrl !== '',
+          modelProvider: app.config.modelBaseUrl !== '' || app.config.modelApiKey !== '',
           ocrEngine: app.config.ocrEngine,
           workers: app.config.workers,
           queueDepth: app.pool.queueDepth,

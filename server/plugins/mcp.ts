@@ -15,6 +15,7 @@ import { createJobDir, removeJobDir } from '../jobdir.js';
 import { mcpResource } from '../derive/resources.js';
 import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
 import { PAYMENT_META_KEY } from '../derive/catalog.js';
+import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from '../derive/shared-schemas.js';
 import type { JobOutput } from '../../workers/contract.js';
 import type { App } from '../index.js';
 import { VERSION } from '../version.js';
@@ -107,7 +108,9 @@ function mcpServerFor(app: App, request: Request): Server {
       title: op.title,
       description: `${op.description} Paid with x402 (${op.price.model === 'flat' ? `${op.price.rate} atomic USDC per call` : `${op.price.rate} atomic USDC per page`}): call without payment to get the PaymentRequired, then again with the PaymentPayload in _meta["${PAYMENT_META_KEY}"].`,
       inputSchema: mcpInputSchema(op) as { type: 'object' },
-      ...(op.output.jsonSchema ? { outputSchema: op.output.jsonSchema as { type: 'object' } } : {}),
+      // An unpaid or failed call carries a PaymentRequired or an error body in structuredContent (the x402
+      // MCP transport), and SDK clients validate it against outputSchema even then: the schema admits all three.
+      ...(op.output.jsonSchema ? { outputSchema: { type: 'object' as const, anyOf: [op.output.jsonSchema, PAYMENT_REQUIRED_SCHEMA, ERROR_SCHEMA] } } : {}),
       annotations: { readOnlyHint: true, openWorldHint: op.thirdParty, idempotentHint: true },
     })),
   }));

@@ -17,6 +17,7 @@ import os
 import resource
 import sys
 import unicodedata
+from xml.sax.saxutils import escape
 
 FONT_DIR = '/usr/share/fonts/truetype/dejavu'
 # Upright faces come from fonts-dejavu-core, oblique ones from fonts-dejavu-extra. WeasyPrint 57
@@ -48,7 +49,7 @@ def restrict_fontconfig(work_dir):
         '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>'
         f'<dir>{FONT_DIR}</dir>'
         '<cachedir>/var/cache/fontconfig</cachedir>'
-        f'<cachedir>{work_dir}/fontconfig-cache</cachedir>'
+        f'<cachedir>{escape(work_dir)}/fontconfig-cache</cachedir>'
         f'<selectfont><acceptfont>{accepted}</acceptfont><rejectfont><glob>*</glob></rejectfont></selectfont>'
         '</fontconfig>\n'
     )

@@ -49,18 +49,19 @@ function htmlEscape(text: string): string {
 }
 
 function table(rows: Cell[][]): string {
-  const spanning = rows.some((r) => r.some((c) => c.colspan > 1));
-  const width = Math.max(...rows.map((r) => r.reduce((n, c) => n + c.colspan, 0)));
+  const spanning = rows.some((r) => r.some((c) => c.colspan > 1 || c.rowspan > 1));
+  const width = Math.max(...rows.map((r) => r.length));
   if (!spanning) {
-    const lines = rows.map((r) => {
-      const cells = r.map(cellText);
+    const lines = rows.map((r, index) => {
+      // Header cells are bold by convention; the header row says so already.
+      const cells = r.map((c) => (index === 0 ? inline(c.spans, true).replace(/\|/g, '\\|') : cellText(c)));
       while (cells.length < width) cells.push('');
       return `| ${cells.join(' | ')} |`;
     });
     lines.splice(1, 0, `|${' --- |'.repeat(width)}`);
     return lines.join('\n');
   }
-  const body = rows.map((r) => `<tr>${r.map((c) => `<td${c.colspan > 1 ? ` colspan="${c.colspan}"` : ''}>${htmlEscape(inline(c.spans))}</td>`).join('')}</tr>`);
+  const body = rows.map((r) => `<tr>${r.map((c) => `<td${c.rowspan > 1 ? ` rowspan="${c.rowspan}"` : ''}${c.colspan > 1 ? ` colspan="${c.colspan}"` : ''}>${htmlEscape(inline(c.spans))}</td>`).join('')}</tr>`);
   return `<table>\n${body.join('\n')}\n</table>`;
 }
 
@@ -87,7 +88,7 @@ export function emit(blocks: Block[]): string {
       }
     }
     if (!text.trim()) continue;
-    const tight = previous?.kind === 'item' && b.kind === 'item';
+    const tight = previous?.kind === 'item' && b.kind === 'item' && (b.depth > 0 || previous.ordered === b.ordered);
     parts.push(parts.length ? (tight ? '\n' : '\n\n') : '', text);
     previous = b;
   }

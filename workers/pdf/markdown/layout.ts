@@ -225,31 +225,36 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number): number 
     const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
     for (let x = a; x <= b; x++) cover[x]!++;
   }
-  let best: { from: number; to: number } | undefined;
+  // Empty vertical strips; a column gutter is the one nearest the middle that leaves
+  // running text on both sides (a table's own gutters fail that test).
+  const strips: { from: number; to: number }[] = [];
   let runFrom = -1;
   for (let x = 0; x < cells; x++) {
     if (cover[x] === 0) { if (runFrom < 0) runFrom = x; continue; }
     if (runFrom >= 0) {
-      const len = x - runFrom;
-      const mid = runFrom + len / 2;
-      if (len >= 6 && mid > cells * 0.25 && mid < cells * 0.75 && (!best || len > best.to - best.from)) best = { from: runFrom, to: x };
+      const mid = (runFrom + x) / 2;
+      if (x - runFrom >= 6 && mid > cells * 0.25 && mid < cells * 0.75) strips.push({ from: runFrom, to: x });
       runFrom = -1;
     }
   }
-  if (!best) return undefined;
-  const cut = start + (best.from + best.to) / 2;
-  const left = fragments.filter((f) => f.x1 <= cut);
-  const right = fragments.filter((f) => f.x0 >= cut);
-  if (left.length < 3 || right.length < 3) return undefined;
-  const fills = (side: Fragment[]) => {
+  strips.sort((a, b) => Math.abs((a.from + a.to) / 2 - cells / 2) - Math.abs((b.from + b.to) / 2 - cells / 2));
+  const fills = (side: Fragment[]): number => {
+    if (side.length < 3) return 0;
     const b = bounds(side);
     const sideWidth = b.x1 - b.x0;
-    if (sideWidth < width * 0.3) return false;
+    if (sideWidth < width * 0.3) return 0;
     const rows = rowsOf(side);
     const full = rows.filter((r) => r.x1 - r.x0 > sideWidth * 0.7).length;
-    return rows.length >= 3 && full / rows.length >= 0.5;
+    return rows.length >= 3 ? full / rows.length : 0;
   };
-  return fills(left) && fills(right) ? cut : undefined;
+  for (const strip of strips.slice(0, 3)) {
+    const cut = start + (strip.from + strip.to) / 2;
+    const left = fragments.filter((f) => f.x1 <= cut);
+    const right = fragments.filter((f) => f.x0 >= cut);
+    const a = fills(left), b = fills(right);
+    if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return cut;
+  }
+  return undefined;
 }
 
 /**

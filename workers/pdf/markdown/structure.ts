@@ -2,7 +2,7 @@
 // list items with nesting, code blocks and tables (ruled or not, found from column alignment).
 import { rowsOf, type Fragment, type Row, type Span } from './layout.js';
 
-export interface Cell { spans: Span[]; colspan: number }
+export interface Cell { spans: Span[]; colspan: number; rowspan: number }
 
 export type Block =
   | { kind: 'heading'; size: number; bold: boolean; spans: Span[]; level: number }
@@ -119,13 +119,16 @@ function findTables(rows: Row[], bodySize: number): TableFound[] {
   while (i < rows.length) {
     if (!multi[i]) { i++; continue; }
     let j = i;
-    // Extend over multi-cell rows, and over single lines that sit between them closely
-    // (wrapped cell text), but never over a wide vertical gap.
-    while (j + 1 < rows.length) {
-      const gap = rows[j + 1]!.y0 - rows[j]!.y1;
-      if (gap > bodySize * 2.2) break;
-      if (multi[j + 1]) { j++; continue; }
-      if (j + 2 < rows.length && multi[j + 2] && rows[j + 2]!.y0 - rows[j + 1]!.y1 <= bodySize * 2.2 && rows[j + 1]!.x0 > rows[i]!.x0 + bodySize) { j += 2; continue; }
+    // Extend over multi-cell rows, and over runs of single lines that sit indented inside
+    // the table (wrapped cell text), but never over a wide vertical gap.
+    const tableLeft = rows[i]!.x0;
+    for (;;) {
+      let k = j + 1;
+      while (k < rows.length && !multi[k] && k - j <= 8
+        && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 1.2 && rows[k]!.x0 > tableLeft + bodySize * 0.8) k++;
+      if (k < rows.length && multi[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 2.2) { j = k; continue; }
+      // Wrapped text of the last row's cells.
+      if (k - 1 > j) j = k - 1;
       break;
     }
     const span = rows.slice(i, j + 1);
@@ -147,11 +150,14 @@ function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][
   // Rows of the table: visual rows closer than the usual line step belong to one logical row.
   const steps: number[] = [];
   for (let k = 1; k < rows.length; k++) steps.push(rows[k]!.base - rows[k - 1]!.base);
-  const minStep = steps.length ? Math.min(...steps.filter((s) => s > 0)) : 0;
-  const bimodal = steps.some((s) => s > minStep * 1.3 + 1.5);
+  // The line step inside a cell: a low quantile of the steps that are at least a line apart
+  // (cells centred vertically can put lines closer than that).
+  const real = steps.filter((s, k) => s >= rows[k + 1]!.size * 0.9).sort((a, b) => a - b);
+  const lineStep = real.length ? real[Math.floor(real.length * 0.2)]! : 0;
+  const bimodal = real.some((s) => s > lineStep * 1.25 + 1);
   const groups: Row[][] = [];
   rows.forEach((row, k) => {
-    if (k === 0 || !bimodal || steps[k - 1]! > minStep * 1.3 + 1.5) groups.push([row]);
+    if (k === 0 || !bimodal || steps[k - 1]! > lineStep * 1.25 + 1) groups.push([row]);
     else groups[groups.length - 1]!.push(row);
   });
   const colOf = (x: number) => {
@@ -164,22 +170,19 @@ function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][
     for (let c = 0; c < columns.length; c++) if (x > columns[c]!.x0 + 1) best = c;
     return best;
   };
-  const out: Cell[][] = [];
-  for (const group of groups) {
+  type Placed = { f: Fragment; first: number; last: number };
+  const cellsOf = (placed: Placed[], only?: Set<number>, rowspanFor?: Set<number>): Cell[] => {
     const parts: { first: number; last: number; spans: Span[][] }[] = [];
     const byColumn = new Map<number, { first: number; last: number; spans: Span[][] }>();
-    for (const row of group) {
-      for (const f of row.fragments) {
-        const first = colOf(f.x0);
-        const last = Math.max(first, lastColOf(f.x1));
-        let cell = byColumn.get(first);
-        if (!cell) { cell = { first, last, spans: [] }; byColumn.set(first, cell); parts.push(cell); }
-        cell.last = Math.max(cell.last, last);
-        cell.spans.push(f.spans);
-      }
+    for (const p of placed) {
+      let cell = byColumn.get(p.first);
+      if (!cell) { cell = { first: p.first, last: p.last, spans: [] }; byColumn.set(p.first, cell); parts.push(cell); }
+      cell.last = Math.max(cell.last, p.last);
+      cell.spans.push(p.f.spans);
     }
     parts.sort((a, b) => a.first - b.first);
     const cells: Cell[] = [];
+    const blank = (c: number) => { if (!only || only.has(c)) cells.push({ spans: [], colspan: 1, rowspan: rowspanFor?.has(c) ? 2 : 1 }); };
     let next = 0;
     for (const part of parts) {
       if (part.first < next) { // overlaps a spanning cell before it: fold it in
@@ -187,13 +190,39 @@ function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][
         if (prev) prev.spans = joinSpans([prev.spans, joinSpans(part.spans)]);
         continue;
       }
-      while (next < part.first) { cells.push({ spans: [], colspan: 1 }); next++; }
+      while (next < part.first) blank(next++);
       const colspan = part.last - part.first + 1;
-      cells.push({ spans: joinSpans(part.spans), colspan });
+      cells.push({ spans: joinSpans(part.spans), colspan, rowspan: colspan === 1 && rowspanFor?.has(part.first) ? 2 : 1 });
       next += colspan;
     }
-    while (next < columns.length) { cells.push({ spans: [], colspan: 1 }); next++; }
-    out.push(cells);
+    while (next < columns.length) blank(next++);
+    return cells;
+  };
+  const out: Cell[][] = [];
+  for (const group of groups) {
+    const placed: Placed[] = [];
+    for (const row of group) for (const f of row.fragments) {
+      const first = colOf(f.x0);
+      placed.push({ f, first, last: Math.max(first, lastColOf(f.x1)) });
+    }
+    // A header cell spanning columns over cells of its own (a two-level header) makes two
+    // rows; the cells beside it span both.
+    const spanning = placed.filter((p) => p.last > p.first);
+    if (spanning.length) {
+      const under = new Set<number>();
+      for (const p of spanning) for (let c = p.first; c <= p.last; c++) under.add(c);
+      const cut = Math.max(...spanning.map((p) => p.f.y1));
+      const lower = placed.filter((p) => p.f.y0 >= cut - 0.5 && p.last === p.first && under.has(p.first));
+      if (lower.length && lower.length < placed.length) {
+        const upper = placed.filter((p) => !lower.includes(p));
+        const beside = new Set<number>();
+        for (let c = 0; c < columns.length; c++) if (!under.has(c)) beside.add(c);
+        out.push(cellsOf(upper, undefined, beside));
+        out.push(cellsOf(lower, under));
+        continue;
+      }
+    }
+    out.push(cellsOf(placed));
   }
   return out;
 }

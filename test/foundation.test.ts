@@ -1,0 +1,209 @@
+// The foundation: the table and the routes agree, errors have one shape and the right status,
+// checks come before payment, back-pressure, the subprocess runner's deadline, configuration,
+// and logs that carry no file names or contents.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import sharp from 'sharp';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import os from 'node:os';
+import { operations } from '../server/operations/index.js';
+import { ERROR_CATALOG, ServiceError, type ErrorCode } from '../server/errors.js';
+import { loadConfig, ConfigError } from '../server/config.js';
+import { runTool, RunFailure } from '../workers/runner.js';
+import { startTestService, form, type TestService } from './support/service.js';
+import { makePdf, textPages } from './pdf-fixtures.js';
+
+export const lab = Lab.script();
+const { describe, it, before, after } = lab;
+const { expect } = Code;
+
+describe('the operation table', () => {
+  it('declares 21 operations, 6 image and 15 PDF, with unique paths and svc_ tool names', () => {
+    expect(operations.length).to.equal(21);
+    expect(operations.filter((op) => op.path.startsWith('/v1/image/')).length).to.equal(6);
+    expect(operations.filter((op) => op.path.startsWith('/v1/pdf/')).length).to.equal(15);
+    expect(new Set(operations.map((op) => op.path)).size).to.equal(21);
+    expect(new Set(operations.map((op) => op.tool)).size).to.equal(21);
+    for (const op of operations) {
+      expect(op.tool).to.match(/^svc_[a-z_]+$/);
+      expect(op.price.rate).to.be.above(0);
+      expect(op.work, `${op.id} has no work function`).to.be.a.function();
+    }
+  });
+
+  it('treats password, schema, direction and angle as required', () => {
+    const required = (id: string, name: string) => operations.find((o) => o.id === id)!.fields.find((f) => f.name === name)!.required;
+    expect(required('pdf.protect', 'password')).to.equal(true);
+    expect(required('pdf.unlock', 'password')).to.equal(true);
+    expect(required('pdf.structured', 'schema')).to.equal(true);
+    expect(required('image.flip', 'direction')).to.equal(true);
+    expect(required('image.rotate', 'angle')).to.equal(true);
+  });
+});
+
+describe('errors', () => {
+  it('every code maps to its status and the one body shape', () => {
+    for (const code of Object.keys(ERROR_CATALOG) as ErrorCode[]) {
+      const err = new ServiceError(code, 'a message', { field: 'x' });
+      expect(err.status).to.equal(ERROR_CATALOG[code].status);
+      expect(err.body()).to.equal({ error: { code, status: ERROR_CATALOG[code].status, message: 'a message', field: 'x' } });
+    }
+    expect(new ServiceError('PAYLOAD_TOO_LARGE').status).to.equal(413);
+    expect(new ServiceError('FIELD_INVALID').status).to.equal(422);
+    expect(new ServiceError('NOT_IMPLEMENTED').status).to.equal(501);
+    expect(new ServiceError('QUEUE_FULL').status).to.equal(503);
+    expect(new ServiceError('FACILITATOR_UNREACHABLE').status).to.equal(502);
+  });
+});
+
+describe('configuration', () => {
+  it('stops the boot with a message naming the setting', () => {
+    expect(() => loadConfig({}, { PORT: 'eighty' })).to.throw(ConfigError, /PORT/);
+    expect(() => loadConfig({}, { PAYMENTS: 'sometimes' })).to.throw(ConfigError, /PAYMENTS/);
+    expect(() => loadConfig({}, { OCR_ENGINE: 'magic' })).to.throw(ConfigError, /OCR_ENGINE/);
+    expect(() => loadConfig({}, { PAYMENTS: 'live' })).to.throw(ConfigError, /EVM_FACILITATOR_URL or SVM_FACILITATOR_URL/);
+    expect(() => loadConfig({}, { PAYMENTS: 'live', EVM_FACILITATOR_URL: 'http://x' })).to.throw(ConfigError, /EVM_PAY_TO/);
+    const ok = loadConfig({}, { PORT: '9000', WORKERS: '3' });
+    expect(ok.port).to.equal(9000);
+    expect(ok.workers).to.equal(3);
+    expect(ok.baseUrl).to.equal('http://localhost:9000');
+  });
+});
+
+describe('the subprocess runner', () => {
+  const groupAlive = (pgid: number) => {
+    try { return execFileSync('pgrep', ['-g', String(pgid)], { encoding: 'utf8' }).trim().length > 0; } catch { return false; }
+  };
+
+  it('kills the whole process group when the deadline passes', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'runner-'));
+    try {
+      const started = Date.now();
+      // The shell starts a grandchild that would outlive a kill of the shell alone.
+      const err = await runTool('sh', ['-c', 'sleep 30 & echo $$ > pgid; wait'], { cwd: dir, timeoutMs: 300 }).catch((e: unknown) => e);
+      expect(err).to.be.an.instanceof(RunFailure);
+      expect((err as RunFailure).kind).to.equal('timeout');
+      expect(Date.now() - started).to.be.below(5000);
+      const pgid = Number(execFileSync('cat', [path.join(dir, 'pgid')], { encoding: 'utf8' }));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(groupAlive(pgid)).to.equal(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('passes no inherited secrets and bounds stdout', async () => {
+    process.env.PAYDOC_TEST_SECRET = 'do-not-pass';
+    try {
+      const env = await runTool('env', [], { timeoutMs: 5000 });
+      expect(Buffer.from(env.stdout).toString()).to.not.contain('do-not-pass');
+    } finally {
+      delete process.env.PAYDOC_TEST_SECRET;
+    }
+    const err = await runTool('head', ['-c', '100000', '/dev/zero'], { timeoutMs: 5000, maxStdout: 1000 }).catch((e: unknown) => e);
+    expect((err as RunFailure).kind).to.equal('output-too-large');
+  });
+
+  it('reports a crashed tool without throwing away the exit status', async () => {
+    const res = await runTool('sh', ['-c', 'kill -SEGV $$'], { timeoutMs: 5000 }).catch((e: unknown) => e);
+    expect(res).to.be.an.instanceof(RunFailure);
+    expect((res as RunFailure).kind).to.equal('killed');
+  });
+});
+
+describe('the HTTP front end', () => {
+  let t: TestService;
+  let jpeg: Buffer;
+  before(async () => {
+    t = await startTestService({ config: { workers: 1, queueMax: 0 } });
+    jpeg = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#884422' } }).jpeg().toBuffer();
+  });
+  after(async () => { await t?.stop(); });
+
+  it('registers one POST route per operation, and the free endpoints', () => {
+    const routes = t.service.server.table().map((r) => `${r.method.toUpperCase()} ${r.path}`);
+    for (const op of operations) expect(routes).to.include(`POST ${op.path}`);
+    for (const free of ['GET /v1/health', 'GET /openapi.json', 'GET /v1/openapi.json', 'GET /v1/discovery', 'GET /metrics', 'POST /mcp', 'GET /mcp', 'DELETE /mcp']) {
+      expect(routes).to.include(free);
+    }
+  });
+
+  it('health reports the version and the binaries, and 503 when one is missing', async () => {
+    const res = await fetch(`${t.url}/v1/health`);
+    expect(res.status).to.equal(200);
+    const body = await res.json() as { status: string; version: string; binaries: Record<string, boolean> };
+    expect(body.status).to.equal('ok');
+    expect(body.version).to.equal('0.1.0');
+    expect(body.binaries).to.include({ qpdf: true, mutool: true, gs: true });
+    t.service.app.binaries.qpdf = false;
+    try {
+      const degraded = await fetch(`${t.url}/v1/health`);
+      expect(degraded.status).to.equal(503);
+      expect(((await degraded.json()) as { missing: string[] }).missing).to.equal(['qpdf']);
+    } finally {
+      t.service.app.binaries.qpdf = true;
+    }
+  });
+
+  it('an over-limit upload gets 413 and a bad field 422, with no payment asked', async () => {
+    const big = new Uint8Array(51 * 1024 * 1024);
+    const res = await fetch(`${t.url}/v1/image/compress`, { method: 'POST', body: form([big]) });
+    expect(res.status).to.equal(413);
+    expect(res.headers.get('payment-required')).to.be.null();
+    expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('PAYLOAD_TOO_LARGE');
+
+    const bad = await fetch(`${t.url}/v1/image/compress`, { method: 'POST', body: form([jpeg], { quality: 101 }) });
+    expect(bad.status).to.equal(422);
+    expect(bad.headers.get('payment-required')).to.be.null();
+    const body = await bad.json() as { error: { code: string; field: string; message: string } };
+    expect(body.error).to.include({ code: 'FIELD_INVALID', field: 'quality' });
+    expect(body.error.message).to.equal('"quality" must be an integer from 1 to 100; received 101');
+  });
+
+  it('a full queue answers 503 with Retry-After before any payment', async () => {
+    const heavy = makePdf(textPages(40));
+    const payFetch = await t.payFetch('base');
+    const busy = payFetch(`${t.url}/v1/pdf/render`, { method: 'POST', body: form([heavy], { dpi: 300 }) });
+    // Wait until the paid job holds the only worker.
+    for (let i = 0; i < 200 && t.service.app.pool.busy === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(t.service.app.pool.busy).to.equal(1);
+    const res = await fetch(`${t.url}/v1/image/compress`, { method: 'POST', body: form([jpeg]) });
+    expect(res.status).to.equal(503);
+    expect(res.headers.get('retry-after')).to.equal('5');
+    expect(res.headers.get('payment-required')).to.be.null();
+    expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('QUEUE_FULL');
+    expect((await busy).status).to.equal(200);
+  });
+
+  it('logs one line per request with sizes and timings, never file names, contents or passwords', async () => {
+    const name = 'Zanzibar-confidential-contract-7781.pdf';
+    const secretText = 'QUOKKA-SECRET-PAYLOAD-4242';
+    const pdf = makePdf([{ text: secretText }]);
+    const payFetch = await t.payFetch('base');
+    const res = await payFetch(`${t.url}/v1/pdf/protect`, { method: 'POST', body: form([{ bytes: pdf, name }], { password: 'hunter2-PASSWORD-xyz' }) });
+    expect(res.status).to.equal(200);
+    const extract = await payFetch(`${t.url}/v1/pdf/extract`, { method: 'POST', body: form([{ bytes: pdf, name }]) });
+    expect(((await extract.json()) as { text: string }).text).to.contain(secretText);
+    const all = t.logs.join('\n');
+    expect(all).to.contain('"operation":"pdf.protect"');
+    expect(all).to.contain('"status":200');
+    for (const secret of ['Zanzibar', secretText, 'hunter2', 'QUOKKA']) expect(all).to.not.contain(secret);
+  });
+
+  it('GET and DELETE on /mcp answer 405', async () => {
+    expect((await fetch(`${t.url}/mcp`)).status).to.equal(405);
+    expect((await fetch(`${t.url}/mcp`, { method: 'DELETE' })).status).to.equal(405);
+  });
+
+  it('unknown paths get 404 in the one error shape', async () => {
+    const res = await fetch(`${t.url}/v1/pdf/nothing`, { method: 'POST' });
+    expect(res.status).to.equal(404);
+    expect(await res.json()).to.equal({ error: { code: 'NOT_FOUND', status: 404, message: 'no such resource' } });
+  });
+
+  it('leaves the job directory empty', async () => {
+    expect(await readdir(t.tmpDir)).to.equal([]);
+  });
+});

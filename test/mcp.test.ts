@@ -1,0 +1,136 @@
+// MCP at /mcp with the official SDK client over real HTTP, paid with the standard x402 client.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import sharp from 'sharp';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { x402Client } from '@x402/core/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import { startTestService, type TestService } from './support/service.js';
+import { makePdf, textPages } from './pdf-fixtures.js';
+import { operations } from '../server/operations/index.js';
+
+export const lab = Lab.script();
+const { describe, it, before, after } = lab;
+const { expect } = Code;
+
+type ToolResult = {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string; data?: string; mimeType?: string; resource?: { blob?: string; mimeType?: string } }>;
+  structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+};
+
+describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
+  let t: TestService;
+  let client: Client;
+  let transport: StreamableHTTPClientTransport;
+  let png: Buffer;
+  const pdf3 = makePdf(textPages(3));
+
+  before(async () => {
+    t = await startTestService();
+    png = await sharp({ create: { width: 30, height: 20, channels: 3, background: '#00aa55' } }).png().toBuffer();
+    client = new Client({ name: 'paydoc-test', version: '1.0.0' });
+    transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`));
+    await client.connect(transport);
+  });
+  after(async () => { await client?.close(); await t?.stop(); });
+
+  const call = (name: string, args: Record<string, unknown>, payment?: unknown) =>
+    client.callTool({ name, arguments: args, ...(payment ? { _meta: { 'x402/payment': payment } } : {}) }) as Promise<ToolResult>;
+
+  async function pay(pr: PaymentRequired) {
+    const payer = new x402Client();
+    registerExactEvmScheme(payer, { signer: privateKeyToAccount(t.evm.payerKey) });
+    return payer.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((a) => a.network === 'eip155:8453') });
+  }
+  const balance = () => t.evm.balanceOf(t.evm.payerAddress);
+
+  it('initialize negotiates protocol 2025-11-25', () => {
+    expect(transport.protocolVersion).to.equal('2025-11-25');
+    expect(client.getServerVersion()?.name).to.equal('paydoc');
+  });
+
+  it('tools/list returns the 21 tools with schemas derived from the table', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).to.equal(operations.map((op) => op.tool).sort());
+    const resize = tools.find((tool) => tool.name === 'svc_image_resize')!;
+    const props = resize.inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(props.width).to.include({ type: 'integer', minimum: 1 });
+    expect(props.fit).to.include({ enum: ['contain', 'cover', 'fill'], default: 'contain' });
+    expect(resize.inputSchema.required).to.equal(['file']);
+    const merge = tools.find((tool) => tool.name === 'svc_pdf_merge')!;
+    expect((merge.inputSchema.properties as Record<string, Record<string, unknown>>).files).to.include({ type: 'array', minItems: 2, maxItems: 20 });
+    expect(tools.find((tool) => tool.name === 'svc_pdf_extract')!.outputSchema).to.exist();
+  });
+
+  it('an unpaid call returns PaymentRequired in structuredContent and as text, priced like HTTP', async () => {
+    const res = await call('svc_pdf_extract', { file: { data: pdf3.toString('base64'), mediaType: 'application/pdf' } });
+    expect(res.isError).to.equal(true);
+    const pr = res.structuredContent as unknown as PaymentRequired;
+    expect(pr.x402Version).to.equal(2);
+    expect(pr.accepts[0]).to.include({ amount: '30000', network: 'eip155:8453', scheme: 'exact' });
+    expect(pr.resource?.url).to.equal('mcp://tool/svc_pdf_extract');
+    expect(JSON.parse(res.content[0].text!)).to.equal(pr);
+  });
+
+  it('a paid call returns the result and the receipt, and the balance moved by exactly the price', async () => {
+    const unpaid = await call('svc_image_rotate', { file: { data: png.toString('base64') }, angle: 90 });
+    const payload = await pay(unpaid.structuredContent as unknown as PaymentRequired);
+    const before = await balance();
+    const res = await call('svc_image_rotate', { file: { data: png.toString('base64') }, angle: 90 }, payload);
+    expect(res.isError).to.not.equal(true);
+    expect(res.content[0].type).to.equal('image');
+    expect(res.content[0].mimeType).to.equal('image/png');
+    const meta = await sharp(Buffer.from(res.content[0].data!, 'base64')).metadata();
+    expect(meta).to.include({ width: 20, height: 30 });
+    const receipt = res._meta!['x402/payment-response'] as SettleResponse;
+    expect(receipt.success).to.equal(true);
+    expect(before - await balance()).to.equal(5000n);
+
+    // The same payment cannot buy a second result.
+    const replay = await call('svc_image_rotate', { file: { data: png.toString('base64') }, angle: 90 }, payload);
+    expect(replay.isError).to.equal(true);
+    expect((replay.structuredContent as unknown as PaymentRequired).accepts).to.exist();
+  });
+
+  it('JSON results come as structuredContent, PDFs and ZIPs as embedded resources', async () => {
+    const unpaid = await call('svc_pdf_extract', { file: { data: pdf3.toString('base64') } });
+    const res = await call('svc_pdf_extract', { file: { data: pdf3.toString('base64') } }, await pay(unpaid.structuredContent as unknown as PaymentRequired));
+    expect(res.structuredContent).to.include({ pageCount: 3, likelyScanned: false });
+    const files = [{ data: pdf3.toString('base64') }, { data: pdf3.toString('base64') }];
+    const q = await call('svc_pdf_merge', { files });
+    expect((q.structuredContent as unknown as PaymentRequired).accepts[0].amount).to.equal('30000');
+    const merged = await call('svc_pdf_merge', { files }, await pay(q.structuredContent as unknown as PaymentRequired));
+    expect(merged.content[0].type).to.equal('resource');
+    expect(merged.content[0].resource!.mimeType).to.equal('application/pdf');
+    expect(Buffer.from(merged.content[0].resource!.blob!, 'base64').subarray(0, 5).toString()).to.equal('%PDF-');
+  });
+
+  it('a failed tool call moves nothing', async () => {
+    const noImages = makePdf(textPages(1));
+    const unpaid = await call('svc_pdf_images', { file: { data: noImages.toString('base64') } });
+    const payload = await pay(unpaid.structuredContent as unknown as PaymentRequired);
+    const before = await balance();
+    const res = await call('svc_pdf_images', { file: { data: noImages.toString('base64') } }, payload);
+    expect(res.isError).to.equal(true);
+    expect((res.structuredContent as { error: { code: string } }).error.code).to.equal('NO_CONTENT');
+    expect(await balance()).to.equal(before);
+  });
+
+  it('validation errors are tool errors that name the problem, before any payment', async () => {
+    const bad = await call('svc_image_rotate', { file: { data: 'not base64!!' }, angle: 90 });
+    expect(bad.isError).to.equal(true);
+    expect(bad.content[0].text).to.contain('not standard base64');
+    const angle = await call('svc_image_rotate', { file: { data: png.toString('base64') }, angle: 45 });
+    expect((angle.structuredContent as { error: { code: string; message: string } }).error).to.include({ code: 'FIELD_INVALID' });
+    expect((angle.structuredContent as { error: { message: string } }).error.message).to.contain('one of the integers 90, 180, 270');
+    const missing = await call('svc_pdf_merge', { files: [{ data: pdf3.toString('base64') }] });
+    expect((missing.structuredContent as { error: { message: string } }).error.message).to.contain('needs 2 to 20 files');
+    const unknown = await call('svc_pdf_extract', { file: { data: pdf3.toString('base64') }, colour: 'red' });
+    expect((unknown.structuredContent as { error: { field: string } }).error.field).to.equal('colour');
+  });
+});

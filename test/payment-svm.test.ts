@@ -1,0 +1,137 @@
+// The Solana leg: a LiteSVM-backed local chain, its own facilitator, the standard client.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { x402Client } from '@x402/core/client';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { startTestService, form, type TestService } from './support/service.js';
+import { makePdf, textPages } from './pdf-fixtures.js';
+import { createSvmClientSigner, registerSvmPayer } from '../server/payment/dev/svm-rig.js';
+
+export const lab = Lab.script();
+const { describe, it, before, after } = lab;
+const { expect } = Code;
+
+const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+
+describe('payments on Solana (LiteSVM chain, its own facilitator, standard client)', () => {
+  let t: TestService;
+  const pdf2 = makePdf(textPages(2));
+  const pdf4 = makePdf(textPages(4));
+  const pdfNoImages = makePdf(textPages(1));
+
+  before(async () => { t = await startTestService({ solana: true }); });
+  after(async () => { await t?.stop(); });
+
+  const post = (p: string, body: FormData, headers: Record<string, string> = {}) => fetch(`${t.url}${p}`, { method: 'POST', body, headers });
+  const balances = async () => ({ payer: await t.svm!.balanceOf(t.svm!.payerAddress), payTo: await t.svm!.balanceOf(t.svm!.payTo) });
+  const jobsStarted = () => t.metric('paydoc_jobs_total', { outcome: 'started' });
+
+  async function quote(p: string, body: () => FormData): Promise<PaymentRequired> {
+    const res = await post(p, body());
+    expect(res.status).to.equal(402);
+    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+  }
+
+  async function sign(pr: PaymentRequired): Promise<PaymentPayload> {
+    const client = registerSvmPayer(new x402Client(), await createSvmClientSigner(t.svm!.payerSecretKey), t.svm!.rpcUrl);
+    return client.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((a) => a.network === SOLANA) });
+  }
+
+  const paidWith = (p: string, body: FormData, payload: PaymentPayload) => post(p, body, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
+
+  it('every 402 offers Base and Solana for the same amount, Solana with the mint and the fee payer', async () => {
+    const pr = await quote('/v1/pdf/extract', () => form([pdf2]));
+    expect(pr.accepts.map((a) => a.network)).to.equal(['eip155:8453', SOLANA]);
+    expect(pr.accepts[0].amount).to.equal('20000');
+    expect(pr.accepts[1].amount).to.equal('20000');
+    expect(pr.accepts[1]).to.include({ asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', payTo: t.svm!.payTo, maxTimeoutSeconds: 300 });
+    expect((pr.accepts[1].extra as { feePayer: string }).feePayer).to.equal(t.svm!.feePayerAddress);
+  });
+
+  it('a paid call settles on Solana: 200, a receipt, balances moved by exactly the price', async () => {
+    const before = await balances();
+    const payFetch = await t.payFetch('solana');
+    const res = await payFetch(`${t.url}/v1/pdf/extract`, { method: 'POST', body: form([pdf4]) });
+    expect(res.status).to.equal(200);
+    expect(((await res.json()) as { pageCount: number }).pageCount).to.equal(4);
+    const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    expect(receipt).to.include({ success: true, network: SOLANA });
+    const after = await balances();
+    expect(before.payer - after.payer).to.equal(40000n);
+    expect(after.payTo - before.payTo).to.equal(40000n);
+  });
+
+  it('failed work moves nothing', async () => {
+    const pr = await quote('/v1/pdf/images', () => form([pdfNoImages]));
+    const payload = await sign(pr);
+    const before = await balances();
+    const res = await paidWith('/v1/pdf/images', form([pdfNoImages]), payload);
+    expect(res.status).to.equal(422);
+    expect(await balances()).to.equal(before);
+  });
+
+  it('timed-out work moves nothing', async () => {
+    const slow = await startTestService({ rigs: { evm: t.evm, svm: t.svm }, config: { jobTimeoutMs: 1 } });
+    try {
+      const before = await balances();
+      const payFetch = await slow.payFetch('solana');
+      const res = await payFetch(`${slow.url}/v1/pdf/render`, { method: 'POST', body: form([pdf4], { dpi: 300 }) });
+      expect(res.status).to.equal(504);
+      expect(await balances()).to.equal(before);
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it('a replayed transaction, one after the other and concurrently, buys one result', async () => {
+    const before = await balances();
+    const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf2])));
+    expect((await paidWith('/v1/pdf/extract', form([pdf2]), payload)).status).to.equal(200);
+    expect((await paidWith('/v1/pdf/extract', form([pdf2]), payload)).status).to.equal(402);
+    const payload2 = await sign(await quote('/v1/pdf/extract', () => form([pdf2])));
+    const statuses = (await Promise.all(Array.from({ length: 3 }, () => paidWith('/v1/pdf/extract', form([pdf2]), payload2)))).map((r) => r.status).sort();
+    expect(statuses).to.equal([200, 402, 402]);
+    const after = await balances();
+    expect(before.payer - after.payer).to.equal(40000n);
+  });
+
+  it('a payment for a different file is refused before any work', async () => {
+    const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf2])));
+    const jobs = await jobsStarted();
+    const res = await paidWith('/v1/pdf/extract', form([pdf4]), payload);
+    expect(res.status).to.equal(402);
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).error).to.contain('No matching payment requirements');
+    expect(await jobsStarted()).to.equal(jobs);
+  });
+
+  it('the Solana facilitator unreachable: 502, no work and no charge; then it recovers', async () => {
+    const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf2])));
+    const jobs = await jobsStarted();
+    const before = await balances();
+    t.svm!.facilitator.faults.verify = 'down';
+    try {
+      const res = await paidWith('/v1/pdf/extract', form([pdf2]), payload);
+      expect(res.status).to.equal(502);
+    } finally {
+      delete t.svm!.facilitator.faults.verify;
+    }
+    expect(await jobsStarted()).to.equal(jobs);
+    expect(await balances()).to.equal(before);
+    expect((await paidWith('/v1/pdf/extract', form([pdf2]), payload)).status).to.equal(200);
+  });
+
+  it('settlement failing at the Solana facilitator returns no result and moves nothing', async () => {
+    const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf2])));
+    const before = await balances();
+    t.svm!.facilitator.faults.settle = 'error';
+    try {
+      const res = await paidWith('/v1/pdf/extract', form([pdf2]), payload);
+      expect(res.status).to.equal(402);
+      expect(((await res.json()) as PaymentRequired).error).to.contain('settlement failed');
+    } finally {
+      delete t.svm!.facilitator.faults.settle;
+    }
+    expect(await balances()).to.equal(before);
+  });
+});

@@ -1,0 +1,139 @@
+// The four public descriptions (routes, MCP tools, OpenAPI, catalog) agree with the operation
+// table on every operation, field, bound, default and price; the OpenAPI document validates and
+// a typed client generated from it type-checks against a call of every endpoint.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import { mkdtemp, writeFile, rm, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { operations } from '../server/operations/index.js';
+import { toUsd } from '../server/payment/pricing.js';
+import { startTestService, type TestService } from './support/service.js';
+
+export const lab = Lab.script();
+const { describe, it, before, after } = lab;
+const { expect } = Code;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; minimum?: number; maximum?: number; default?: unknown; minLength?: number; maxLength?: number; items?: Schema; minItems?: number; maxItems?: number };
+
+describe('routes, MCP tools, OpenAPI and the catalog agree with the operation table', () => {
+  let t: TestService;
+  let openapi: { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>; 'x-x402': Record<string, unknown> }>> };
+  let catalog: { x402Version: number; service: Record<string, unknown> & { mcp: Record<string, unknown> }; items: Array<Record<string, unknown> & { metadata: Record<string, unknown> & { inputSchema: Schema }; accepts: Array<Record<string, unknown>> }> };
+  let tools: Array<{ name: string; inputSchema: Schema }>;
+
+  before(async () => {
+    t = await startTestService({ solana: true });
+    openapi = await (await fetch(`${t.url}/openapi.json`)).json() as typeof openapi;
+    catalog = await (await fetch(`${t.url}/v1/discovery`)).json() as typeof catalog;
+    const client = new Client({ name: 'surfaces-test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    tools = (await client.listTools()).tools as typeof tools;
+    await client.close();
+  });
+  after(async () => { await t?.stop(); });
+
+  it('agree on every operation, field, bound, default and price', () => {
+    expect(Object.keys(openapi.paths).filter((p) => p !== '/v1/health' && !p.endsWith('openapi.json') && p !== '/v1/discovery').sort())
+      .to.equal(operations.map((op) => op.path).sort());
+    expect(catalog.items.length).to.equal(21);
+    expect(tools.length).to.equal(21);
+    for (const op of operations) {
+      const oa = openapi.paths[op.path].post;
+      const form = oa.requestBody.content['multipart/form-data'].schema;
+      const item = catalog.items.find((i) => i.resource === `${t.url}${op.path}`)!;
+      const tool = tools.find((x) => x.name === op.tool)!;
+      expect(item, op.path).to.exist();
+      expect(tool, op.tool).to.exist();
+      for (const schema of [form, item.metadata.inputSchema, tool.inputSchema]) {
+        const fileField = op.input.count.max > 1 ? (schema.properties!.files ?? schema.properties!.file) : schema.properties!.file;
+        expect(fileField, op.path).to.exist();
+        for (const name of op.fields.filter((f) => f.required).map((f) => f.name)) expect(schema.required, op.path).to.include(name);
+        for (const f of op.fields) {
+          const s = schema.properties![f.name];
+          expect(s, `${op.path} ${f.name}`).to.exist();
+          expect(s.type).to.equal(f.type);
+          if (f.type === 'integer') {
+            expect(s.minimum).to.equal(f.minimum);
+            expect(s.maximum).to.equal(f.maximum);
+          } else if (f.maxLength !== undefined) {
+            expect(s.maxLength).to.equal(f.maxLength);
+          }
+          expect(s.enum).to.equal(f.enum ? [...f.enum] : undefined);
+          expect(s.default).to.equal(f.default);
+        }
+        expect(Object.keys(schema.properties!).length).to.equal(op.fields.length + 1);
+      }
+      // Prices: the catalog's per-chain amount is the rate; OpenAPI carries the same and the dynamic range.
+      expect(item.accepts.map((a) => a.network)).to.equal(['eip155:8453', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
+      for (const a of item.accepts) expect(a).to.include({ amount: String(op.price.rate), asset: 'USDC', maxTimeoutSeconds: 300, scheme: 'exact' });
+      expect(item.metadata).to.include({ bodyType: 'multipart/form-data', pricingModel: op.price.model, priceUsd: toUsd(BigInt(op.price.rate)) });
+      expect(item).to.include({ category: op.category, method: 'POST', type: 'http', x402Version: 2 });
+      expect(item.metadata.thirdParty !== undefined, op.path).to.equal(op.thirdParty);
+      expect(oa['x-x402']).to.include({ amount: String(op.price.rate), pricingModel: op.price.model });
+      if (op.price.maxAmount !== undefined) expect((oa['x-x402'].dynamicPrice as { maxAmount: string }).maxAmount).to.equal(String(op.price.maxAmount));
+      for (const status of ['200', '402', '413', '422', '501', '503']) expect(oa.responses[status], `${op.path} ${status}`).to.exist();
+      expect(oa.responses['402'].headers!['PAYMENT-REQUIRED']).to.exist();
+    }
+  });
+
+  it('follows the specification\'s catalog shape and price ranges', () => {
+    expect(catalog.x402Version).to.equal(2);
+    expect(catalog.service.mcp).to.equal({
+      paymentMetaKey: 'x402/payment', protocolVersion: '2025-11-25', stateless: true,
+      tools: operations.map((op) => op.tool), transport: 'streamable-http', url: `${t.url}/mcp`,
+    });
+    const max = (p: string) => (openapi.paths[p].post['x-x402'].dynamicPrice as { maxUsd: string }).maxUsd;
+    expect(max('/v1/pdf/ocr')).to.equal('0.9');
+    expect(max('/v1/pdf/tables')).to.equal('0.9');
+    expect(max('/v1/pdf/structured')).to.equal('1.2');
+    expect(max('/v1/pdf/render')).to.equal('0.5');
+    // Unconfigured model provider: the catalog says so.
+    const ocr = catalog.items.find((i) => String(i.resource).endsWith('/v1/pdf/ocr'))!;
+    expect((ocr.metadata.thirdParty as { available: boolean }).available).to.equal(false);
+  });
+
+  it('the OpenAPI document passes a standard validator', async () => {
+    const doc = structuredClone(openapi) as never;
+    await SwaggerParser.validate(doc);
+    expect((openapi as unknown as { openapi: string }).openapi).to.equal('3.0.3');
+    expect((openapi as unknown as { info: { version: string } }).info.version).to.equal('0.1.0');
+    const v1 = await (await fetch(`${t.url}/v1/openapi.json`)).json();
+    expect(v1).to.equal(openapi);
+  });
+
+  it('a typed client generated from it type-checks against a call of every endpoint', async () => {
+    const dir = await mkdtemp(path.join(root, 'dist', 'typed-client-'));
+    try {
+      await writeFile(path.join(dir, 'api.d.ts'), astToString(await openapiTS(openapi as never)));
+      const calls = operations.map((op) => {
+        const body: string[] = [op.input.count.max > 1 ? 'file: [blob, blob]' : 'file: blob'];
+        for (const f of op.fields.filter((x) => x.required)) body.push(`${f.name}: ${f.type === 'integer' ? (f.enum ? f.enum[0] : f.minimum ?? 1) : f.enum ? `'${f.enum[0]}'` : "'x'"}`);
+        return `  await client.POST('${op.path}', { body: { ${body.join(', ')} } });`;
+      }).join('\n');
+      await writeFile(path.join(dir, 'calls.ts'), `import createClient from 'openapi-fetch';
+import type { paths } from './api.js';
+const client = createClient<paths>({ baseUrl: 'http://localhost:8080' });
+const blob = 'binary' as unknown as string;
+export async function callEveryEndpoint(): Promise<void> {
+${calls}
+  const health = await client.GET('/v1/health');
+  void health;
+}
+`);
+      await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, skipLibCheck: true, types: [] }, files: ['calls.ts'] }));
+      await symlink(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+      const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', dir]).catch((e: { stdout: string }) => ({ stdout: `FAILED ${e.stdout}` }));
+      expect(stdout).to.equal('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
