@@ -10,7 +10,7 @@ import { fail } from './errors.js';
 import { validateFields, type FieldValues } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import { providerAvailable, type Config } from './config.js';
-import { inspectImage } from './inspect/image.js';
+import { inspectImage, checkImageRequest, type ImageFormat } from './inspect/image.js';
 import { inspectPdf } from './inspect/pdf.js';
 import { inspectMarkdown } from './inspect/markdown.js';
 import { compileUserSchema } from './inspect/schema.js';
@@ -112,6 +112,8 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: string, co
     fields.format ??= files[0].format;
     // PNG palette quantisation applies on compress or whenever colors is sent explicitly.
     if (op.fields.some((f) => f.name === 'colors')) fields.colorsSent = raw.fields.colors !== undefined && raw.fields.colors !== '' ? 1 : 0;
+    // Crop edges and the result's size are known from the header: refuse them before payment.
+    if (op.id !== 'image.ocr') checkImageRequest(op.id, fields, { format: files[0].format as ImageFormat, width: files[0].width!, height: files[0].height! });
   }
 
   if (op.thirdParty && !providerAvailable(config, op.id)) {

@@ -25,7 +25,8 @@ const LEVEL: FieldSpec = {
   description: 'lossless: restructure and recompress streams only; balanced: images re-encoded at ebook quality; max: smallest file.',
 };
 
-const IMAGE_BINARIES: readonly string[] = [];
+// pngquant makes exact palette sizes; jpegtran rotates and mirrors JPEGs losslessly.
+const IMAGE_BINARIES: readonly string[] = ['pngquant', 'jpegtran'];
 const IMAGE_TIMEOUT = 30_000;
 const PDF_TIMEOUT = 120_000;
 const MODEL_TIMEOUT = 240_000;
@@ -109,7 +110,7 @@ export const operations: readonly Operation[] = [
     description: 'Returns the text in a JPEG, PNG or WebP image. Sent to the model provider unless the deployment runs the local OCR engine.',
     category: 'ocr', fields: [], input: imageInput, price: { model: 'flat', rate: 20000 },
     output: { mediaType: 'application/json', description: 'JSON { text }.', jsonSchema: TEXT_SCHEMA },
-    thirdParty: true, binaries: IMAGE_BINARIES, timeoutMs: MODEL_TIMEOUT,
+    thirdParty: true, binaries: [], timeoutMs: MODEL_TIMEOUT,
     work: () => import('../../workers/model/ocr.js').then((m) => m.imageOcr),
   },
   // ---- PDFs ---------------------------------------------------------------------------

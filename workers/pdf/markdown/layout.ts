@@ -214,7 +214,7 @@ function bounds(fragments: Fragment[]): Box {
  * Tables also have gutters; a column of running text is told apart by its lines filling
  * most of the column's width and by both sides being wide.
  */
-function findGutter(fragments: Fragment[], box: Box, pageWidth: number): number | undefined {
+function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePage = false): number | undefined {
   const width = box.x1 - box.x0;
   if (width < pageWidth * 0.45 || fragments.length < 6) return undefined;
   const start = Math.floor(box.x0);
@@ -252,7 +252,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number): number 
     const left = fragments.filter((f) => f.x1 <= cut);
     const right = fragments.filter((f) => f.x0 >= cut);
     const a = fills(left), b = fills(right);
-    if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return cut;
+    if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= (wholePage ? 0.1 : 0.2)) return cut;
   }
   return undefined;
 }
@@ -265,7 +265,8 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number): number 
 export function readingRegions(fragments: Fragment[], pageWidth: number, depth = 0): Fragment[][] {
   if (fragments.length === 0) return [];
   const box = bounds(fragments);
-  const whole = depth < 4 ? findGutter(fragments, box, pageWidth) : undefined;
+  // A strip empty from the top of the page to the bottom is a strong sign of columns.
+  const whole = depth < 4 ? findGutter(fragments, box, pageWidth, depth === 0) : undefined;
   if (whole !== undefined) {
     return [
       ...readingRegions(fragments.filter((f) => (f.x0 + f.x1) / 2 < whole), pageWidth, depth + 1),

@@ -154,10 +154,10 @@ function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][
   // (cells centred vertically can put lines closer than that).
   const real = steps.filter((s, k) => s >= rows[k + 1]!.size * 0.9).sort((a, b) => a - b);
   const lineStep = real.length ? real[Math.floor(real.length * 0.2)]! : 0;
-  const bimodal = real.some((s) => s > lineStep * 1.25 + 1);
+  const bimodal = real.some((s) => s > lineStep * 1.12 + 0.5);
   const groups: Row[][] = [];
   rows.forEach((row, k) => {
-    if (k === 0 || !bimodal || steps[k - 1]! > lineStep * 1.25 + 1) groups.push([row]);
+    if (k === 0 || !bimodal || steps[k - 1]! > lineStep * 1.12 + 0.5) groups.push([row]);
     else groups[groups.length - 1]!.push(row);
   });
   const colOf = (x: number) => {
