@@ -4,8 +4,8 @@
 //
 //   node dist/bench/markdown/run.js [--quick] [--styles=a,b] [--engines=ours,pdftotext,...]
 //
-// Peers are bench-only and live outside the project: BENCH_PEERS (default /work/bench-peers)
-// is a folder with node_modules/@opendocsg/pdf2md and node_modules/@opendataloader/pdf.
+// Peers are bench-only: BENCH_PEERS (default: the project itself when they are installed as
+// devDependencies, else /work/bench-peers) is a folder with node_modules/@opendocsg/pdf2md and node_modules/@opendataloader/pdf.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
@@ -28,7 +28,9 @@ function projectRoot(): string {
 
 const ROOT = projectRoot();
 const GT_DIR = path.resolve(ROOT, '../shared/corpus/markdown-gt');
-const PEERS = process.env.BENCH_PEERS ?? '/work/bench-peers';
+// Peers installed as devDependencies of the project are used first; otherwise a side folder.
+const PEERS = process.env.BENCH_PEERS
+  ?? (existsSync(path.join(ROOT, 'node_modules/@opendocsg/pdf2md')) ? ROOT : '/work/bench-peers');
 const CACHE = path.join(os.tmpdir(), 'paydoc-bench-markdown');
 const RESULTS = path.join(ROOT, 'bench/results');
 
@@ -296,7 +298,7 @@ async function main(): Promise<void> {
   const report = {
     generated: new Date().toISOString(), quick, pages: gt.size, styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
     metrics: 'NID/NID-S: 1 - indel distance / total length on whitespace-normalized text (tables canonicalized to one HTML form; -S without tables); TEDS/TEDS-S: 1 - Zhang-Shasha tree edit distance / max tree size over the page\'s tables (-S ignores cell text); MHS/MHS-S: the same over root -> headings(level, text) -> content (-S levels only). Overall = mean of NID, TEDS, MHS. TEDS and MHS only count pages whose ground truth has tables / headings.',
-    overall, byStyle: results, perPage, wallSeconds: (Date.now() - started) / 1000,
+    overall, byStyle: results, perPage, wallSeconds: (Date.now() - started) / 1000, loadAverage: os.loadavg(), cpus: os.cpus().length,
   };
   await mkdir(RESULTS, { recursive: true });
   if (!quick) await writeFile(path.join(RESULTS, 'markdown.json'), JSON.stringify(report, null, 1));
@@ -316,7 +318,7 @@ async function main(): Promise<void> {
     lines.push('');
   }
   const first = overall[engines[0]!.id]!;
-  lines.push(`Pages with tables: ${first.counted.teds} per style set; pages with headings: ${first.counted.mhs}. ms/page is wall time per page on this machine, one conversion at a time; opendataloader-pdf runs as one JVM per style batch, so its start-up is spread over the batch.`, '');
+  lines.push(`Pages with tables: ${first.counted.teds} per style set; pages with headings: ${first.counted.mhs}. ms/page is wall time per page on this machine, one conversion at a time; opendataloader-pdf runs as one JVM per style batch, so its start-up is spread over the batch. Load average at the end of the run: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} on ${os.cpus().length} cores (other jobs shared the machine).`, '');
   const md = lines.join('\n');
   if (!quick) await writeFile(path.join(RESULTS, 'markdown.md'), md);
   process.stdout.write(md + '\n');

@@ -251,8 +251,20 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
     const cut = start + (strip.from + strip.to) / 2;
     const left = fragments.filter((f) => f.x1 <= cut);
     const right = fragments.filter((f) => f.x0 >= cut);
+    if (wholePage) {
+      // Lines of running text: one fragment across most of its side (table rows are several cells).
+      const prose = (side: Fragment[]) => {
+        const b = bounds(side);
+        const w = b.x1 - b.x0;
+        if (side.length < 1 || w < width * 0.3) return 0;
+        return rowsOf(side).filter((r) => r.fragments.some((f) => f.x1 - f.x0 > w * 0.7)).length;
+      };
+      const a = prose(left), b = prose(right);
+      if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return cut;
+      continue;
+    }
     const a = fills(left), b = fills(right);
-    if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= (wholePage ? 0.1 : 0.2)) return cut;
+    if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return cut;
   }
   return undefined;
 }
