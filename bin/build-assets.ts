@@ -124,6 +124,79 @@ export async function ensureContractsBuilt(): Promise<ContractsFile> {
   return built;
 }
 
+/** Where the web page's bundle and static files go; server/plugins/web.ts serves them. */
+export const webDistDir = path.join(projectRoot, 'dist/web');
+const webSourceDir = path.join(projectRoot, 'web');
+const webStaticFiles = ['index.html', 'style.css'];
+const webStampPath = path.join(webDistDir, 'build.json');
+
+interface WebStamp { hash: string; inputs: string[] }
+
+async function hashFiles(files: string[]): Promise<string | undefined> {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    try {
+      hash.update(file).update('\0').update(await readFile(path.join(projectRoot, file))).update('\0');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+  return hash.digest('hex');
+}
+
+async function readWebStamp(): Promise<WebStamp | undefined> {
+  try {
+    return JSON.parse(await readFile(webStampPath, 'utf8')) as WebStamp;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Bundles web/app.ts with the x402 client and viem into dist/web/app.js (tree-shaken, minified)
+ * and copies the page's static files. The browser needs no build step or third-party script at
+ * run time. Skipped when no input of the previous bundle changed; without the sources or
+ * esbuild (a trimmed production image) an existing dist/web is used as it is.
+ */
+export async function ensureWebBuilt(): Promise<void> {
+  const stamp = await readWebStamp();
+  if (stamp && (await hashFiles(stamp.inputs)) === stamp.hash) return;
+  let esbuild: typeof import('esbuild');
+  try {
+    await readFile(path.join(webSourceDir, 'app.ts'));
+    esbuild = await import('esbuild');
+  } catch (error) {
+    if (stamp) return;
+    throw new Error(`the web page cannot be built: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  await mkdir(webDistDir, { recursive: true });
+  const result = await esbuild.build({
+    absWorkingDir: projectRoot,
+    entryPoints: [path.join(webSourceDir, 'app.ts')],
+    outfile: path.join(webDistDir, 'app.js'),
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['es2022', 'chrome109', 'firefox115', 'safari16'],
+    tsconfig: path.join(webSourceDir, 'tsconfig.json'),
+    metafile: true,
+    logLevel: 'silent',
+  });
+  for (const file of webStaticFiles) {
+    await writeFile(path.join(webDistDir, file), await readFile(path.join(webSourceDir, file)));
+  }
+  const inputs = [
+    ...Object.keys(result.metafile.inputs),
+    ...webStaticFiles.map((file) => path.join('web', file)),
+    'web/tsconfig.json',
+  ].sort();
+  const hash = await hashFiles(inputs);
+  if (hash) await writeFile(webStampPath, `${JSON.stringify({ hash, inputs }, null, 2)}\n`);
+}
+
 interface BuildStep {
   name: string;
   run(): Promise<void>;
@@ -135,6 +208,10 @@ const steps: BuildStep[] = [
     run: async () => {
       await ensureContractsBuilt();
     },
+  },
+  {
+    name: 'web page (web/ -> dist/web/: app.js bundle, index.html, style.css)',
+    run: ensureWebBuilt,
   },
 ];
 
