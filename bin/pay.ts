@@ -50,6 +50,9 @@ async function main() {
   }
 
   const payer = await createPayer({ chain, evmKey: process.env.PAYER_KEY, svmKey: process.env.SVM_PAYER_KEY, svmRpcUrl: process.env.SVM_RPC_URL });
+  // The receipt need not carry the amount; the signed payload always does.
+  let paidAmount: string | undefined;
+  payer.onAfterPaymentCreation(async (ctx) => { paidAmount = ctx.paymentPayload.accepted.amount; });
   const payFetch = wrapFetchWithPayment(fetch, payer);
   const res = await payFetch(url, { method: 'POST', body: form });
   const receiptHeader = res.headers.get('payment-response');
@@ -62,7 +65,8 @@ async function main() {
   if (out) await writeFile(out, body); else process.stdout.write(body);
   if (receiptHeader) {
     const receipt = decodePaymentResponseHeader(receiptHeader);
-    const amount = receipt.amount ? `${receipt.amount} atomic USDC (${toUsd(BigInt(receipt.amount))} USD)` : 'the quoted price';
+    const atomic = receipt.amount ?? paidAmount;
+    const amount = atomic ? `${atomic} atomic USDC (${toUsd(BigInt(atomic))} USD)` : 'the quoted price';
     console.error(`paid ${amount} on ${receipt.network}; transaction ${receipt.transaction}${out ? `; wrote ${body.length} bytes to ${out}` : ''}`);
   }
 }

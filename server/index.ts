@@ -13,6 +13,7 @@ import { errorsPlugin } from './plugins/errors.js';
 import { operationsPlugin } from './plugins/operations.js';
 import { freePlugin } from './plugins/free.js';
 import { mcpPlugin } from './plugins/mcp.js';
+import { webPlugin } from './plugins/web.js';
 import { checkBinaries, type BinaryStatus } from './binaries.js';
 
 export interface App {
@@ -88,6 +89,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     { plugin: freePlugin, options: { app } },
     { plugin: operationsPlugin, options: { app } },
     { plugin: mcpPlugin, options: { app } },
+    { plugin: webPlugin, options: { app } },
   ]);
   await server.initialize();
 

@@ -11,7 +11,7 @@ import { validateFields, type FieldValues } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import { providerAvailable, type Config } from './config.js';
 import { inspectImage, checkImageRequest, type ImageFormat } from './inspect/image.js';
-import { inspectPdf } from './inspect/pdf.js';
+import { inspectPdf, inspectRenderSize } from './inspect/pdf.js';
 import { inspectMarkdown } from './inspect/markdown.js';
 import { compileUserSchema } from './inspect/schema.js';
 import { parsePageList, parseRanges } from './operations/page-ranges.js';
@@ -37,6 +37,10 @@ export interface Prepared {
 }
 
 const mb = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+// "the file is 50 MB; the limit is 50 MB" names nothing: when rounding hides the excess, say bytes.
+function overLimit(size: number, limit: number): string {
+  return mb(size) === mb(limit) ? `${size} bytes; the limit is ${limit} bytes (${mb(limit)})` : `${mb(size)}; the limit is ${mb(limit)}`;
+}
 
 function checkSizes(op: Operation, raw: RawRequest): void {
   const { count, maxBytes, maxTotalBytes } = op.input;
@@ -47,11 +51,11 @@ function checkSizes(op: Operation, raw: RawRequest): void {
   }
   raw.uploads.forEach((bytes, i) => {
     if (bytes.byteLength > maxBytes) {
-      fail('PAYLOAD_TOO_LARGE', `${count.max > 1 ? `file ${i + 1}` : 'the file'} is ${mb(bytes.byteLength)}; the limit is ${mb(maxBytes)}`, { field: 'file' });
+      fail('PAYLOAD_TOO_LARGE', `${count.max > 1 ? `file ${i + 1}` : 'the file'} is ${overLimit(bytes.byteLength, maxBytes)}`, { field: 'file' });
     }
   });
   const total = raw.uploads.reduce((sum, b) => sum + b.byteLength, 0);
-  if (total > maxTotalBytes) fail('PAYLOAD_TOO_LARGE', `the files total ${mb(total)}; the limit per request is ${mb(maxTotalBytes)}`, { field: 'file' });
+  if (total > maxTotalBytes) fail('PAYLOAD_TOO_LARGE', `the files total ${overLimit(total, maxTotalBytes).replace('the limit', 'the limit per request')}`, { field: 'file' });
   for (const field of op.fields) {
     const value = raw.fields[field.name];
     if (field.type === 'string' && field.maxBytes !== undefined && typeof value === 'string' && Buffer.byteLength(value) > field.maxBytes) {
@@ -106,6 +110,10 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: string, co
     }
     if (op.id === 'pdf.pages' && fields.pages !== undefined) parsePageList(String(fields.pages), pages, { field: 'pages' });
     if (op.id === 'pdf.split') parseRanges(String(fields.ranges), pages);
+    // A huge page at a high dpi is refused from its MediaBox before payment, not discovered by the job.
+    if (op.id === 'pdf.render') await inspectRenderSize(files[0].path!, Number(fields.dpi));
+    // Page sizes are cheap to read: a page too large to render at this dpi is refused before payment.
+    if (op.id === 'pdf.render') for (const f of files) await inspectRenderSize(f.path!, Number(fields.dpi));
   }
   if (op.input.kind === 'image') {
     // Unless a format is asked for, the output keeps the input's format.

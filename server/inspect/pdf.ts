@@ -125,10 +125,30 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
     counted = await inspectRun(() => runTool('qpdf', ['--show-npages', file], run));
   }
   const pages = pageCountFrom(counted);
+  if (!options.acceptsEncrypted) await checkPageTree(file, pages, run);
 
   const { size } = await stat(file);
   if (deepCheckWanted(options, size, pages)) await deepCheck(file, cwd, options.acceptsEncrypted ? options.password : undefined);
   return { pages, encrypted };
+}
+
+/**
+ * `--show-npages` reports the page tree's /Count, which is only a claim: a 300-page file declaring
+ * /Count 1 would be priced as one page while qpdf and gs process all 300, and mutool believes the
+ * claim. Walking the tree (0.3 ms a page) finds the pages every tool will really meet; a file whose
+ * claim and tree disagree, whose tree loops, or whose page objects are too deeply nested to parse
+ * is refused before anyone pays for it.
+ */
+async function checkPageTree(file: string, declared: number, run: { cwd: string; timeoutMs: number }): Promise<void> {
+  const walked = await inspectRun(() => runTool('qpdf', ['--show-pages', file], { ...run, maxStdout: 64 * 1024 * 1024 }));
+  if (/excessively deeply nested/.test(walked.stderr)) {
+    fail('CORRUPT_INPUT', 'the PDF is damaged: an object in its page tree is nested too deeply to be read', { field: 'file' });
+  }
+  if (!qpdfSucceeded(walked)) fail('CORRUPT_INPUT', 'the PDF cannot be read: its page tree is broken (a loop or a missing node)', { field: 'file' });
+  const found = Buffer.from(walked.stdout).toString('utf8').match(/^page \d+:/gm)?.length ?? 0;
+  if (found !== declared) {
+    fail('CORRUPT_INPUT', `the PDF's page tree declares ${declared} pages but holds ${found}; rewrite it (for example: qpdf in.pdf out.pdf) and send it again`, { field: 'file' });
+  }
 }
 
 /** `qpdf --check` decodes every stream, the only check that finds corrupt content streams. */

@@ -5,6 +5,7 @@ import { createClient, type RedisClientType } from 'redis';
 import type { PaymentGuard } from './guard.js';
 
 const KEY_PREFIX = 'paydoc:payment:';
+const CONNECT_WAIT_MS = 2000;
 
 export class RedisGuard implements PaymentGuard {
   private constructor(private readonly client: RedisClientType) {}
@@ -18,7 +19,11 @@ export class RedisGuard implements PaymentGuard {
     });
     // Connection errors surface through the commands that fail; the event only needs a listener.
     client.on('error', () => undefined);
-    await client.connect();
+    // Boot does not wait for Redis: a replica that starts before Redis (or while it restarts)
+    // serves free endpoints and quotes, and refuses paid requests with 503 until it connects.
+    const connecting = client.connect();
+    connecting.catch(() => undefined);
+    await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, CONNECT_WAIT_MS).unref())]);
     return new RedisGuard(client);
   }
 
@@ -32,7 +37,9 @@ export class RedisGuard implements PaymentGuard {
   }
 
   async close(): Promise<void> {
-    try { await this.client.quit(); } catch { this.client.destroy(); }
+    // Stops the reconnect loop too when Redis was never reached.
+    if (!this.client.isReady) { this.client.destroy(); return; }
+    try { await withTimeout(this.client.close(), 2000); } catch { this.client.destroy(); }
   }
 }
 

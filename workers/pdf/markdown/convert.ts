@@ -2,11 +2,31 @@
 // every step can be tested on fixtures and timed without subprocesses.
 import { parseStext, type StextPage } from './stext.js';
 import { dropRunningText, fragmentsOf, readingRegions, type Fragment, type LinkArea } from './layout.js';
-import { assignHeadingLevels, blocksOf, bodySizeOf, type Block } from './structure.js';
+import { assignHeadingLevels, blocksOf, bodySizeOf, type Block, type Cell } from './structure.js';
 import { emit } from './emit.js';
+import { ruledTables, rulesOf, type Rect } from './rules.js';
 
-/** Links of one page, page index counted from the first page of the XML. */
-export interface PageLink { page: number; rect: [number, number, number, number]; uri: string }
+function tableWidth(rows: Cell[][]): number {
+  return (rows[0] ?? []).reduce((n, c) => n + c.colspan, 0);
+}
+
+/** Appends blocks; a table right after a table of the same width is its continuation past a column or page break. */
+function appendBlocks(into: Block[], blocks: Block[]): void {
+  for (const b of blocks) {
+    const last = into[into.length - 1];
+    if (b.kind === 'table' && last?.kind === 'table' && tableWidth(last.rows) === tableWidth(b.rows)) {
+      last.rows.push(...b.rows);
+      continue;
+    }
+    into.push(b);
+  }
+}
+
+/** What the page script reports for one page: link areas and drawn boxes. */
+export interface PageDrawing {
+  links: { rect: [number, number, number, number]; uri: string }[];
+  boxes: Rect[];
+}
 
 const USABLE_URI = /^(https?:|mailto:|ftp:)/i;
 
@@ -26,19 +46,26 @@ export function ocrNote(pageNumber: number): string {
 }
 
 /** Markdown for the pages of one stext document; firstPage numbers them in notes. */
-export function convertStext(xml: string, links: PageLink[] = [], firstPage = 1): string {
+export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPage = 1): string {
   const pages = parseStext(xml);
   const perPage = pages.map((page, index) => {
-    const areas: LinkArea[] = links
-      .filter((l) => l.page === index && USABLE_URI.test(l.uri))
+    const drawn = drawings[index];
+    const areas: LinkArea[] = (drawn?.links ?? [])
+      .filter((l) => USABLE_URI.test(l.uri))
       .map((l) => ({ x0: l.rect[0], y0: l.rect[1], x1: l.rect[2], y1: l.rect[3], uri: l.uri }));
-    return { height: page.height, width: page.width, ocr: needsOcr(page), fragments: fragmentsOf(page.lines, areas) as Fragment[] };
+    const rules = rulesOf(drawn?.boxes ?? []);
+    return { height: page.height, width: page.width, ocr: needsOcr(page), rules, fragments: fragmentsOf(page.lines, areas, rules.vertical) as Fragment[] };
   });
   dropRunningText(perPage.filter((p) => !p.ocr));
   const bodySize = bodySizeOf(perPage.flatMap((p) => p.fragments));
   const pageBlocks: (Block[] | 'ocr')[] = perPage.map((p) => {
     if (p.ocr) return 'ocr';
-    return readingRegions(p.fragments, p.width).flatMap((region) => blocksOf(region, { bodySize }));
+    // A ruled table joins the layout as one fragment the size of the table.
+    const { tables, rest } = ruledTables(p.fragments, p.rules);
+    const fragments = rest.concat(tables.map((t) => ({
+      x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t.rows,
+    })));
+    return readingRegions(fragments, p.width).flatMap((region) => blocksOf(region, { bodySize }));
   });
   const all = pageBlocks.flatMap((b) => (b === 'ocr' ? [] : b));
   assignHeadingLevels(all, bodySize);
@@ -58,7 +85,7 @@ export function convertStext(xml: string, links: PageLink[] = [], firstPage = 1)
         blocks = blocks.slice(1);
       }
     }
-    pending.push(...blocks);
+    appendBlocks(pending, blocks);
   });
   flush();
   return out.join('\n');

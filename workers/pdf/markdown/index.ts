@@ -1,40 +1,102 @@
 // pdf.markdown: Markdown from the PDF's own text layer, computed locally with mutool.
-// `mutool draw -F stext` gives glyphs with fonts and boxes; a small `mutool run` script
-// gives link annotations with their rectangles (stext has none). Pages are read in
-// chunks so a long document never holds all of its structured text in memory at once.
-import { writeFile } from 'node:fs/promises';
+// One `mutool run` script per chunk of pages writes mupdf's structured text (glyphs with
+// fonts and boxes) to a file and prints, per page, the link annotations (stext has none)
+// and the boxes of drawn lines and rectangles (table rules). One process per chunk keeps
+// the per-page cost low; chunks keep a long document from holding all its text at once.
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runTool } from '../../runner.js';
 import { timeLeft, type WorkFunction } from '../../contract.js';
 import { fail } from '../../../server/errors.js';
-import { convertStext, type PageLink } from './convert.js';
+import { convertStext, type PageDrawing } from './convert.js';
 
 const CHUNK_PAGES = 40;
 const MAX_STEXT_BYTES = 256 * 1024 * 1024;
 
-// Prints one JSON array of [pageIndex, [x0, y0, x1, y1], uri] for the pages first..last (1-based).
-const LINKS_SCRIPT = `
+// scriptArgs: pdf, first, last (1-based), stext file. Prints "ENCRYPTED" or one JSON array
+// with [links, boxes] per page: links as [[x0, y0, x1, y1], uri], boxes as [x0, y0, x1, y1]
+// of every straight-edged filled path and of every straight segment of a stroked path
+// (stroke width included). Curved fills are skipped: rules and cell borders are straight. A page with a huge drawing stops
+// recording after a cap so maps and charts cannot slow the script down much.
+const PAGE_SCRIPT = `
 var doc = new Document(scriptArgs[0]);
+if (doc.needsPassword()) { print('ENCRYPTED'); quit(); }
 var first = parseInt(scriptArgs[1], 10) - 1, last = parseInt(scriptArgs[2], 10) - 1;
+var writer = new DocumentWriter(scriptArgs[3], 'stext', '');
 var out = [];
+function r1(v) { return Math.round(v * 10) / 10; }
 for (var i = first; i <= last && i < doc.countPages(); i++) {
-  var links = doc.loadPage(i).getLinks();
+  var page = doc.loadPage(i);
+  var dev = writer.beginPage(page.bound());
+  page.run(dev, Identity);
+  writer.endPage();
+  var links = page.getLinks(), uris = [];
   for (var j = 0; j < links.length; j++) {
     var uri = links[j].uri;
-    if (typeof uri === 'string' && /^(https?:|mailto:|ftp:)/i.test(uri)) out.push([i - first, links[j].bounds, uri]);
+    if (typeof uri === 'string' && /^(https?:|mailto:|ftp:)/i.test(uri)) uris.push([links[j].bounds, uri]);
   }
+  var boxes = [];
+  var box = function (path, ctm, width) {
+    if (boxes.length > 4000) return;
+    var x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9, curved = false;
+    var at = function (x, y) {
+      var X = x * ctm[0] + y * ctm[2] + ctm[4], Y = x * ctm[1] + y * ctm[3] + ctm[5];
+      if (X < x0) x0 = X; if (X > x1) x1 = X; if (Y < y0) y0 = Y; if (Y > y1) y1 = Y;
+    };
+    path.walk({ moveTo: at, lineTo: at, curveTo: function () { curved = true; }, closePath: function () {} });
+    if (curved || x0 > x1) return;
+    var h = width / 2;
+    boxes.push([r1(x0 - h), r1(y0 - h), r1(x1 + h), r1(y1 + h)]);
+  };
+  // A stroked outline (a cell border drawn as one rectangle) is its edges, not its area.
+  var edges = function (path, ctm, width) {
+    var h = width / 2, sx = 0, sy = 0, cx = 0, cy = 0;
+    var to = function (x, y) {
+      var X = x * ctm[0] + y * ctm[2] + ctm[4], Y = x * ctm[1] + y * ctm[3] + ctm[5];
+      if (boxes.length <= 4000) boxes.push([r1(Math.min(cx, X) - h), r1(Math.min(cy, Y) - h), r1(Math.max(cx, X) + h), r1(Math.max(cy, Y) + h)]);
+      cx = X; cy = Y;
+    };
+    path.walk({
+      moveTo: function (x, y) { cx = sx = x * ctm[0] + y * ctm[2] + ctm[4]; cy = sy = x * ctm[1] + y * ctm[3] + ctm[5]; },
+      lineTo: to,
+      curveTo: function (a, b, c, d, x, y) { cx = x * ctm[0] + y * ctm[2] + ctm[4]; cy = x * ctm[1] + y * ctm[3] + ctm[5]; },
+      closePath: function () { if (cx !== sx || cy !== sy) { var X = sx, Y = sy; if (boxes.length <= 4000) boxes.push([r1(Math.min(cx, X) - h), r1(Math.min(cy, Y) - h), r1(Math.max(cx, X) + h), r1(Math.max(cy, Y) + h)]); cx = sx; cy = sy; } },
+    });
+  };
+  page.run({
+    fillPath: function (path, evenOdd, ctm, cs, color, alpha) { if (alpha > 0.1) box(path, ctm, 0); },
+    strokePath: function (path, stroke, ctm, cs, color, alpha) {
+      if (alpha > 0.1 && boxes.length <= 4000) edges(path, ctm, stroke.lineWidth * Math.sqrt(Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2])));
+    },
+  }, Identity);
+  out.push([uris, boxes]);
 }
+writer.close();
 print(JSON.stringify(out));
 `;
 
-function parseLinks(stdout: Uint8Array): PageLink[] {
+type Rect = [number, number, number, number];
+
+function isRect(value: unknown): value is Rect {
+  return Array.isArray(value) && value.length === 4 && value.every((n) => typeof n === 'number' && Number.isFinite(n));
+}
+
+/** Links and drawn boxes per page; an unreadable answer only loses these enrichments. */
+function parseDrawings(stdout: Uint8Array): PageDrawing[] {
   try {
-    const raw = JSON.parse(Buffer.from(stdout).toString('utf8')) as [number, number[], string][];
-    return raw
-      .filter((l) => Array.isArray(l) && Array.isArray(l[1]) && l[1].length === 4 && typeof l[2] === 'string')
-      .map(([page, rect, uri]) => ({ page, rect: rect as [number, number, number, number], uri }));
+    const raw = JSON.parse(Buffer.from(stdout).toString('utf8')) as unknown;
+    if (!Array.isArray(raw)) return [];
+    return raw.map((page: unknown) => {
+      const [links, boxes] = Array.isArray(page) ? page as unknown[] : [];
+      return {
+        links: (Array.isArray(links) ? links : [])
+          .filter((l): l is [Rect, string] => Array.isArray(l) && isRect(l[0]) && typeof l[1] === 'string')
+          .map(([rect, uri]) => ({ rect, uri })),
+        boxes: (Array.isArray(boxes) ? boxes : []).filter(isRect),
+      };
+    });
   } catch {
-    return []; // links are an enrichment: a PDF whose annotations cannot be read still converts
+    return [];
   }
 }
 
@@ -43,23 +105,25 @@ export const markdown: WorkFunction = async (input) => {
   if (!file?.path) fail('UNSUPPORTED_TYPE', 'Upload one PDF file.', { field: 'file' });
   const pdf = path.basename(file.path);
   const cwd = input.jobDir;
-  const script = 'links.js';
-  await writeFile(path.join(cwd, script), LINKS_SCRIPT, { mode: 0o600 });
+  const script = 'pages.js';
+  const stextFile = 'pages.stext';
+  await writeFile(path.join(cwd, script), PAGE_SCRIPT, { mode: 0o600 });
   const pageCount = Math.max(1, file.pages ?? 1);
   const parts: string[] = [];
   for (let first = 1; first <= pageCount; first += CHUNK_PAGES) {
     const last = Math.min(pageCount, first + CHUNK_PAGES - 1);
-    const range = `${first}-${last}`;
-    const [text, links] = await Promise.all([
-      runTool('mutool', ['draw', '-q', '-F', 'stext', '-o', '-', pdf, range], { cwd, timeoutMs: timeLeft(input), maxStdout: MAX_STEXT_BYTES }),
-      runTool('mutool', ['run', script, pdf, String(first), String(last)], { cwd, timeoutMs: timeLeft(input), maxStdout: 16 * 1024 * 1024 }),
-    ]);
-    const xml = Buffer.from(text.stdout).toString('utf8');
-    if (!xml.includes('<page')) {
-      if (/password|encrypt/i.test(text.stderr)) fail('ENCRYPTED_PDF', 'The PDF is password-protected; remove the password first.', { field: 'file' });
-      fail('CORRUPT_INPUT', 'The PDF could not be read.', { field: 'file' });
+    await writeFile(path.join(cwd, stextFile), '', { mode: 0o600 });
+    const run = await runTool('mutool', ['run', script, pdf, String(first), String(last), stextFile],
+      { cwd, timeoutMs: timeLeft(input), maxStdout: 64 * 1024 * 1024 });
+    const answer = Buffer.from(run.stdout).toString('utf8');
+    if (answer.startsWith('ENCRYPTED') || /password|encrypt/i.test(run.stderr)) {
+      fail('ENCRYPTED_PDF', 'The PDF is password-protected; remove the password first.', { field: 'file' });
     }
-    parts.push(convertStext(xml, links.exitCode === 0 ? parseLinks(links.stdout) : [], first));
+    const size = (await stat(path.join(cwd, stextFile))).size;
+    if (size > MAX_STEXT_BYTES) fail('LIMIT_EXCEEDED', 'The PDF holds more text than one conversion can return; convert fewer pages at a time.', { field: 'file' });
+    const xml = await readFile(path.join(cwd, stextFile), 'utf8');
+    if (run.exitCode !== 0 || !xml.includes('<page')) fail('CORRUPT_INPUT', 'The PDF could not be read.', { field: 'file' });
+    parts.push(convertStext(xml, parseDrawings(run.stdout), first));
   }
   const body = parts.filter((p) => p.trim()).join('\n');
   return { body: new TextEncoder().encode(body), mediaType: 'text/markdown; charset=utf-8' };

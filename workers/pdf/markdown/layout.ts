@@ -1,7 +1,9 @@
 // Geometry: glyph runs become fragments (word groups with no wide gap inside), running
 // headers and footers are dropped, the page is cut into reading-order regions (columns),
 // and each region's fragments are grouped into visual rows.
-import type { StextPage, StextLine } from './stext.js';
+import type { StextLine } from './stext.js';
+import type { Cell } from './structure.js';
+import type { Rule } from './rules.js';
 
 export interface LinkArea {
   x0: number; y0: number; x1: number; y1: number;
@@ -26,6 +28,8 @@ export interface Fragment {
   mono: boolean;
   /** Mean advance of a glyph, to turn indentation of code into spaces. */
   charWidth: number;
+  /** Set on the one fragment standing for a whole ruled table (its box is the table's). */
+  table?: Cell[][];
 }
 
 export interface Row {
@@ -69,8 +73,16 @@ function finish(b: Builder): Fragment {
   return f;
 }
 
-/** Splits mupdf lines into fragments wherever the gap between glyphs is wider than about an em. */
-export function fragmentsOf(lines: StextLine[], links: LinkArea[]): Fragment[] {
+function ruleBetween(cuts: Rule[], from: number, to: number, y: number): boolean {
+  for (const r of cuts) if (r.at >= from - 1 && r.at <= to + 1 && r.from <= y && r.to >= y) return true;
+  return false;
+}
+
+/**
+ * Splits mupdf lines into fragments wherever the gap between glyphs is wider than about an
+ * em, or a vertical rule (a table's column border) runs between them.
+ */
+export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] = []): Fragment[] {
   const out: Fragment[] = [];
   for (const line of lines) {
     let b: Builder | undefined;
@@ -80,7 +92,8 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[]): Fragment[] {
         if (SPACE.test(g.c) || g.c === '') { if (b) b.pendingSpace = true; continue; }
         const size = face.size > 0 ? face.size : Math.max(1, g.y1 - g.y0);
         const gap = b ? g.x0 - b.lastX1 : 0;
-        if (b && (gap > Math.max(size, b.frag.size) * 0.95 || gap < -size * 1.5 || g.y0 > b.frag.y1 + size * 0.5 || g.y1 < b.frag.y0 - size * 0.5)) {
+        if (b && (gap > Math.max(size, b.frag.size) * 0.95 || gap < -size * 1.5 || g.y0 > b.frag.y1 + size * 0.5 || g.y1 < b.frag.y0 - size * 0.5
+          || (cuts.length > 0 && gap > 0 && ruleBetween(cuts, b.lastX1, g.x0, (g.y0 + g.y1) / 2)))) {
           out.push(finish(b));
           b = undefined;
         }
@@ -128,7 +141,9 @@ export function rowsOf(fragments: Fragment[]): Row[] {
   for (const f of sorted) {
     const centre = (f.y0 + f.y1) / 2;
     const h = f.y1 - f.y0;
-    if (row && centre > row.y0 + (row.y1 - row.y0) * 0.15 && centre < row.y1 - (row.y1 - row.y0) * 0.15 + h * 0.0 && overlapsNone(row, f)) {
+    // A table stands alone in its row.
+    if (row && !f.table && !row.fragments[0]!.table
+      && centre > row.y0 + (row.y1 - row.y0) * 0.15 && centre < row.y1 - (row.y1 - row.y0) * 0.15 + h * 0.0 && overlapsNone(row, f)) {
       row.fragments.push(f);
       row.x0 = Math.min(row.x0, f.x0); row.x1 = Math.max(row.x1, f.x1);
       if (f.size > row.size) { row.size = f.size; row.base = f.y1; }

@@ -31,7 +31,7 @@ export function bodySizeOf(fragments: Fragment[]): number {
   return best;
 }
 
-function joinSpans(parts: Span[][], separator = ' '): Span[] {
+export function joinSpans(parts: Span[][], separator = ' '): Span[] {
   const out: Span[] = [];
   for (const part of parts) {
     if (!part.length) continue;
@@ -115,6 +115,7 @@ function columnsOf(rows: Row[]): { x0: number; x1: number }[] {
 function findTables(rows: Row[], bodySize: number): TableFound[] {
   const found: TableFound[] = [];
   const multi = rows.map((r) => r.fragments.length >= 2 && !r.fragments.every((f) => f.mono) && !BULLET.test(r.fragments[0]!.text) || false);
+  const ruled = rows.map((r) => r.fragments.some((f) => f.table));
   let i = 0;
   while (i < rows.length) {
     if (!multi[i]) { i++; continue; }
@@ -124,7 +125,7 @@ function findTables(rows: Row[], bodySize: number): TableFound[] {
     const tableLeft = rows[i]!.x0;
     for (;;) {
       let k = j + 1;
-      while (k < rows.length && !multi[k] && k - j <= 8
+      while (k < rows.length && !multi[k] && !ruled[k] && k - j <= 8
         && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 1.2 && rows[k]!.x0 > tableLeft + bodySize * 0.8) k++;
       if (k < rows.length && multi[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 2.2) { j = k; continue; }
       // Wrapped text of the last row's cells.
@@ -309,6 +310,13 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
       continue;
     }
     const row = rows[k]!;
+    const ruledTable = row.fragments.find((f) => f.table)?.table;
+    if (ruledTable) {
+      flush(); markerStack.length = 0;
+      blocks.push({ kind: 'table', rows: ruledTable });
+      prev = row;
+      continue;
+    }
     const text = rowText(row);
     const delta = prev ? row.base - prev.base : 0;
     const gapBreak = prev !== undefined && (delta > Math.max(step * 1.3, prev.size * 1.5) || row.y0 - prev.y1 > body * 0.9);

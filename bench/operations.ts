@@ -1,0 +1,335 @@
+// Every operation end to end, paid on the local Base chain with the standard x402 client, side
+// by side with the raw tool call on the same input, alternating the two sides.
+//   node dist/bench/operations.js [--quick] [--only image.resize,pdf.extract]
+// -> bench/results/operations.json (bench/quick/results with --quick)
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { operations } from '../server/operations/index.js';
+import { runTool } from '../workers/runner.js';
+import { gsArgs, QPDF_LOSSLESS } from '../workers/pdf/compress.js';
+import { markdown as markdownWork } from '../workers/pdf/markdown/index.js';
+import { renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
+import { dataUrl } from '../workers/model/pages.js';
+import { FAKE_MODEL, startFakeProvider, type ReceivedRequest, type Reply } from '../test/support/fake-provider.js';
+import { CORPUS, parseStepArgs, photoJpeg, progress, start, textImagePng, writeResult } from './lib/common.js';
+import { startBenchService, form, type BenchService } from './lib/service.js';
+import { compare, type Comparison } from './lib/side-by-side.js';
+import { ratio, summarize } from './lib/stats.js';
+
+interface Upload { bytes: Uint8Array; name: string; type: string }
+
+interface OpCase {
+  id: string;
+  /** What the service call is compared with, in words for the report. */
+  raw: string;
+  input: string;
+  files: Upload[];
+  fields?: Record<string, string | number>;
+  runRaw(scratch: string): Promise<void>;
+  /** Part of the --quick subset. */
+  quick?: boolean;
+}
+
+const TIMEOUT = 120_000;
+const PASSWORD = 'bench-secret-1';
+const STRUCTURED_SCHEMA = JSON.stringify({
+  type: 'object', additionalProperties: false, required: ['title', 'pageCount'],
+  properties: { title: { type: 'string' }, pageCount: { type: 'integer' } },
+});
+
+async function tool(name: string, args: string[], cwd: string, options: { input?: Uint8Array; env?: Record<string, string> } = {}): Promise<Uint8Array> {
+  const result = await runTool(name, args, { cwd, timeoutMs: TIMEOUT, ...options });
+  if (result.exitCode !== 0 && !(name === 'qpdf' && result.exitCode === 3)) throw new Error(`${name} exited with ${result.exitCode}`);
+  return result.stdout;
+}
+
+/** The fake provider's answers: what a well-behaved model returns for each request shape. */
+function providerScript(request: ReceivedRequest): Reply {
+  const name = request.responseFormat?.json_schema?.name;
+  if (name === 'page_tables') return { json: { tables: [{ title: null, headers: ['Item', 'Qty'], rows: [['Paper', '12'], ['Toner', '3']] }] } };
+  if (request.responseFormat) return { json: { title: 'Benchmark document', pageCount: 1 } };
+  return { content: 'Recognised text of the page.' };
+}
+
+async function providerCall(baseUrl: string, png: Uint8Array, schemaName: string, schema: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    body: JSON.stringify({
+      model: FAKE_MODEL,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Extract.' }, { type: 'image_url', image_url: { url: dataUrl(png, 'image/png'), detail: 'high' } }] }],
+      response_format: { type: 'json_schema', json_schema: { name: schemaName, schema, strict: true } },
+    }),
+  });
+  if (res.status !== 200) throw new Error(`provider answered ${res.status}`);
+  await res.json();
+}
+
+async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
+  const photo = await photoJpeg();
+  const textPng = await textImagePng();
+  const file = async (relative: string) => new Uint8Array(await readFile(path.join(CORPUS, relative)));
+  const latex4 = await file('004-pdflatex-4-pages/pdflatex-4-pages.pdf');
+  const outline4 = await file('006-pdflatex-outline/pdflatex-outline.pdf');
+  const imagePdf = await file('018-base64-image/base64image.pdf');
+  const writer1 = await file('002-trivial-libre-office-writer/002-trivial-libre-office-writer.pdf');
+  const gdoc1 = await file('011-google-doc-document/google-doc-document.pdf');
+  const put = async (name: string, bytes: Uint8Array) => { const p = path.join(work, name); await writeFile(p, bytes); return p; };
+  const latexPath = await put('latex4.pdf', latex4);
+  const outlinePath = await put('outline4.pdf', outline4);
+  const imagePdfPath = await put('image.pdf', imagePdf);
+  const writerPath = await put('writer1.pdf', writer1);
+  const gdocPath = await put('gdoc1.pdf', gdoc1);
+  await tool('qpdf', ['--encrypt', PASSWORD, PASSWORD, '256', '--', latexPath, path.join(work, 'locked.pdf')], work);
+  const locked = new Uint8Array(await readFile(path.join(work, 'locked.pdf')));
+  const lockedPath = path.join(work, 'locked.pdf');
+  const markdownText = Array.from({ length: 12 }, (_, i) => [
+    `## Section ${i + 1}`, '',
+    'The quarterly figures were reviewed by the committee before the meeting closed. Each region reported its own numbers, and the totals were checked twice. See [the report](https://example.com/report).', '',
+    '- shipping delays explain most of the difference', '- the appendix has the raw measurements', '',
+    '| Region | Units |', '|---|--:|', `| North | ${100 + i} |`, `| South | ${200 + i} |`, '',
+  ].join('\n')).join('\n');
+  const markdownBytes = new TextEncoder().encode(`# Benchmark report\n\n${markdownText}`);
+
+  const jpeg = (bytes: Uint8Array, name = 'photo.jpg'): Upload => ({ bytes, name, type: 'image/jpeg' });
+  const pdf = (bytes: Uint8Array, name = 'doc.pdf'): Upload => ({ bytes, name, type: 'application/pdf' });
+  const decode = () => sharp(photo, { autoOrient: true, failOn: 'error' });
+  const jpegtran = (transform: string[]) => (scratch: string) => tool('jpegtran', ['-copy', 'none', '-optimize', '-perfect', ...transform], scratch, { input: photo }).then(() => undefined);
+  const gsBalanced = async (scratch: string, inputs: string[]) => {
+    await tool('gs', gsArgs('balanced', path.join(scratch, 'gs.pdf'), inputs), scratch);
+    await tool('qpdf', [...QPDF_LOSSLESS, path.join(scratch, 'gs.pdf'), path.join(scratch, 'packed.pdf')], scratch);
+  };
+  const renderFirstPage = (source: string, dpi: number, scratch: string, gray = false) =>
+    tool('mutool', ['draw', '-q', '-r', String(dpi), ...(gray ? ['-c', 'gray'] : []), '-F', 'png', '-o', '-', source, '1'], scratch);
+  const pageTablesSchema = (await import('../workers/model/tables.js')).PAGE_TABLES_SCHEMA as Record<string, unknown>;
+
+  return [
+    {
+      id: 'image.resize', quick: true, input: '12 MP JPEG (4032x3024)', fields: { width: 1024, format: 'webp' }, files: [jpeg(photo)],
+      raw: 'sharp in-process: resize to 1024 px wide, WebP quality 90',
+      runRaw: async () => { await decode().resize(1024).webp({ quality: 90 }).toBuffer(); },
+    },
+    {
+      id: 'image.compress', input: '12 MP JPEG', fields: { quality: 80 }, files: [jpeg(photo)],
+      raw: 'sharp in-process: JPEG quality 80 with mozjpeg',
+      runRaw: async () => { await decode().jpeg({ quality: 80, mozjpeg: true }).toBuffer(); },
+    },
+    {
+      id: 'image.crop', input: '12 MP JPEG', fields: { x: 1000, y: 800, width: 1600, height: 1200 }, files: [jpeg(photo)],
+      raw: 'sharp in-process: extract 1600x1200, JPEG quality 90',
+      runRaw: async () => { await decode().extract({ left: 1000, top: 800, width: 1600, height: 1200 }).jpeg({ quality: 90 }).toBuffer(); },
+    },
+    {
+      id: 'image.rotate', input: '12 MP JPEG', fields: { angle: 90 }, files: [jpeg(photo)],
+      raw: 'jpegtran -perfect -rotate 90 (lossless, as the service does for JPEG)', runRaw: jpegtran(['-rotate', '90']),
+    },
+    {
+      id: 'image.flip', input: '12 MP JPEG', fields: { direction: 'horizontal' }, files: [jpeg(photo)],
+      raw: 'jpegtran -perfect -flip horizontal', runRaw: jpegtran(['-flip', 'horizontal']),
+    },
+    {
+      id: 'image.ocr', input: '1600x520 PNG of 5 text lines', files: [{ bytes: textPng, name: 'text.png', type: 'image/png' }],
+      raw: 'tesseract stdin stdout -l eng, one thread (OCR_ENGINE=tesseract)',
+      runRaw: async (scratch) => { await tool('tesseract', ['stdin', 'stdout', '-l', 'eng'], scratch, { input: textPng, env: { OMP_THREAD_LIMIT: '1' } }); },
+    },
+    {
+      id: 'pdf.compress', quick: true, input: 'corpus 018 (2.2 MB, 1 page, large image)', fields: { level: 'balanced' }, files: [pdf(imagePdf)],
+      raw: 'qpdf (lossless pass) + gs pdfwrite /ebook + qpdf (pack), the service\'s three commands',
+      runRaw: async (scratch) => {
+        await tool('qpdf', [...QPDF_LOSSLESS, imagePdfPath, path.join(scratch, 'lossless.pdf')], scratch);
+        await gsBalanced(scratch, [imagePdfPath]);
+      },
+    },
+    {
+      id: 'pdf.merge', input: 'corpus 004 + 006 (4 + 4 pages)', files: [pdf(latex4, 'a.pdf'), pdf(outline4, 'b.pdf')],
+      raw: 'qpdf --empty --pages a b -- out',
+      runRaw: async (scratch) => { await tool('qpdf', ['--empty', '--pages', latexPath, outlinePath, '--', path.join(scratch, 'out.pdf')], scratch); },
+    },
+    {
+      id: 'pdf.merge-compress', input: 'corpus 004 + 018', fields: { level: 'balanced' }, files: [pdf(latex4, 'a.pdf'), pdf(imagePdf, 'b.pdf')],
+      raw: 'qpdf merge + gs /ebook + qpdf pack',
+      runRaw: async (scratch) => {
+        const merged = path.join(scratch, 'merged.pdf');
+        await tool('qpdf', ['--empty', '--pages', latexPath, imagePdfPath, '--', merged], scratch);
+        await gsBalanced(scratch, [merged]);
+      },
+    },
+    {
+      id: 'pdf.pages', input: 'corpus 004 (4 pages)', fields: { pages: '3,1-2', rotate: 90 }, files: [pdf(latex4)],
+      raw: 'qpdf --pages . 3,1-2 -- --rotate=+90:1-z',
+      runRaw: async (scratch) => { await tool('qpdf', [latexPath, '--object-streams=generate', '--pages', '.', '3,1-2', '--', '--rotate=+90:1-z', path.join(scratch, 'out.pdf')], scratch); },
+    },
+    {
+      id: 'pdf.split', input: 'corpus 004 (4 pages)', fields: { ranges: '1-2,3-4' }, files: [pdf(latex4)],
+      raw: 'qpdf --pages . 1-2 and qpdf --pages . 3-4 (no ZIP)',
+      runRaw: async (scratch) => {
+        await tool('qpdf', [latexPath, '--pages', '.', '1-2', '--', path.join(scratch, 'p1.pdf')], scratch);
+        await tool('qpdf', [latexPath, '--pages', '.', '3-4', '--', path.join(scratch, 'p2.pdf')], scratch);
+      },
+    },
+    {
+      id: 'pdf.protect', input: 'corpus 004 (4 pages)', fields: { password: PASSWORD }, files: [pdf(latex4)],
+      raw: 'qpdf --encrypt PW PW 256',
+      runRaw: async (scratch) => { await tool('qpdf', ['--encrypt', PASSWORD, PASSWORD, '256', '--', latexPath, path.join(scratch, 'out.pdf')], scratch); },
+    },
+    {
+      id: 'pdf.unlock', input: 'corpus 004, AES-256 encrypted', fields: { password: PASSWORD }, files: [pdf(locked)],
+      raw: 'qpdf --password=PW --decrypt',
+      runRaw: async (scratch) => { await tool('qpdf', [`--password=${PASSWORD}`, '--decrypt', lockedPath, path.join(scratch, 'out.pdf')], scratch); },
+    },
+    {
+      id: 'pdf.render', input: 'corpus 004 (4 pages)', fields: { dpi: 150 }, files: [pdf(latex4)],
+      raw: 'mutool draw -r 150 -F png (no ZIP)',
+      runRaw: async (scratch) => { await tool('mutool', ['draw', '-q', '-r', '150', '-F', 'png', '-o', path.join(scratch, 'page-%d.png'), latexPath], scratch); },
+    },
+    {
+      id: 'pdf.images', input: 'corpus 018 (1 image)', files: [pdf(imagePdf)],
+      raw: 'mutool extract -a -r (no PNG conversion, no ZIP)',
+      runRaw: async (scratch) => { await tool('mutool', ['extract', '-a', '-r', imagePdfPath], scratch); },
+    },
+    {
+      id: 'pdf.extract', quick: true, input: 'corpus 004 (4 pages)', files: [pdf(latex4)],
+      raw: 'pdftotext -enc UTF-8 -q in -',
+      runRaw: async (scratch) => { await tool('pdftotext', ['-enc', 'UTF-8', '-q', latexPath, '-'], scratch); },
+    },
+    {
+      id: 'pdf.markdown', quick: true, input: 'corpus 004 (4 pages)', files: [pdf(latex4)],
+      raw: 'the Markdown work function called in-process (mutool stext + the conversion), no HTTP, no pool, no payment',
+      runRaw: async (scratch) => {
+        const copy = path.join(scratch, 'input.pdf');
+        await writeFile(copy, latex4);
+        await markdownWork({
+          operation: 'pdf.markdown', files: [{ bytes: latex4, path: copy, format: 'pdf', pages: 4 }], fields: {}, jobDir: scratch,
+          deadline: Date.now() + TIMEOUT, settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 },
+        });
+      },
+    },
+    {
+      id: 'pdf.from-markdown', input: `generated Markdown (${Math.round(markdownBytes.length / 1024)} KB, 12 sections with tables)`, fields: { title: 'Benchmark' },
+      files: [{ bytes: markdownBytes, name: 'doc.md', type: 'text/markdown' }],
+      raw: 'markdown-it to the same HTML, then the weasyprint CLI',
+      runRaw: async (scratch) => {
+        const html = renderMarkdownHtml(new TextDecoder().decode(markdownBytes), 'Benchmark');
+        await tool('weasyprint', ['-', path.join(scratch, 'out.pdf')], scratch, { input: new TextEncoder().encode(html) });
+      },
+    },
+    {
+      id: 'pdf.ocr', input: 'corpus 002 (1 page)', files: [pdf(writer1)],
+      raw: 'mutool draw 300 dpi gray PNG + tesseract (OCR_ENGINE=tesseract)',
+      runRaw: async (scratch) => {
+        const png = await renderFirstPage(writerPath, 300, scratch, true);
+        await tool('tesseract', ['stdin', 'stdout', '-l', 'eng', '--dpi', '300'], scratch, { input: png, env: { OMP_THREAD_LIMIT: '1' } });
+      },
+    },
+    {
+      id: 'pdf.tables', quick: true, input: 'corpus 011 (1 page)', files: [pdf(gdoc1)],
+      raw: 'mutool draw 150 dpi + one chat completion to the same local fake provider',
+      runRaw: async (scratch) => { await providerCall(providerUrl, await renderFirstPage(gdocPath, 150, scratch), 'page_tables', pageTablesSchema); },
+    },
+    {
+      id: 'pdf.structured', input: 'corpus 011 (1 page), a 2-field schema', fields: { schema: STRUCTURED_SCHEMA }, files: [pdf(gdoc1)],
+      raw: 'mutool draw 150 dpi + one chat completion to the same local fake provider',
+      runRaw: async (scratch) => { await providerCall(providerUrl, await renderFirstPage(gdocPath, 150, scratch), 'extraction', JSON.parse(STRUCTURED_SCHEMA)); },
+    },
+  ];
+}
+
+export interface OperationResult extends Comparison {
+  id: string;
+  input: string;
+  raw: string;
+  /** Paid request minus the facilitator's verify and settle: upload, checks, pool, work, download. */
+  processingRatio: number | undefined;
+  /** What the payment path added per call (quote request, signing, verify, settle), median ms. */
+  paymentMs: number;
+}
+
+async function main(): Promise<void> {
+  const args = parseStepArgs();
+  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  const began = start();
+  const work = await mkdtemp(path.join('/dev/shm', 'paydoc-bench-ops-'));
+  const fake = await startFakeProvider(providerScript);
+  let bench: BenchService | undefined;
+  const results: OperationResult[] = [];
+  const failures: Array<{ id: string; error: string }> = [];
+  try {
+    const all = await cases(work, fake.baseUrl);
+    const missing = operations.map((o) => o.id).filter((id) => !all.some((c) => c.id === id));
+    if (missing.length) throw new Error(`no benchmark case for ${missing.join(', ')}`);
+    const chosen = all.filter((c) => (only ? only.includes(c.id) : !args.quick || c.quick));
+    bench = await startBenchService({
+      config: { modelBaseUrl: fake.baseUrl, modelApiKey: 'sk-bench', modelName: FAKE_MODEL, ocrEngine: 'tesseract' },
+    });
+    const service = bench;
+    for (const [index, c] of chosen.entries()) {
+      const route = operations.find((o) => o.id === c.id)!.path;
+      const scratchRoot = await mkdtemp(path.join(work, 'raw-'));
+      try {
+        const comparison = await compare(c.id, {
+          label: 'service (paid)',
+          // The service's workers run libvips with one thread each (the pool gives the parallelism).
+          prepare: () => sharp.concurrency(1),
+          run: async () => {
+            const r = await service.paidCall(route, () => form(c.files, c.fields));
+            return {
+              quoteMs: r.quoteMs, signMs: r.signMs, paidMs: r.paidMs, verifyMs: r.verifyMs, settleMs: r.settleMs, workMs: r.workMs,
+              processingMs: r.paidMs - r.verifyMs - r.settleMs,
+              paymentMs: r.quoteMs + r.signMs + r.verifyMs + r.settleMs,
+            };
+          },
+        }, {
+          label: 'raw tool',
+          // sharp's default: one libvips thread per core.
+          prepare: () => sharp.concurrency(0),
+          run: async () => {
+            const scratch = await mkdtemp(path.join(scratchRoot, 'run-'));
+            try { await c.runRaw(scratch); } finally { await rm(scratch, { recursive: true, force: true }); }
+          },
+        }, args.quick ? { warmup: 1, runs: 3, maxMs: 15_000 } : { warmup: 1, runs: 7, maxMs: 25_000 });
+        const processing = comparison.a.parts.processingMs!;
+        const result: OperationResult = {
+          ...comparison, id: c.id, input: c.input, raw: c.raw,
+          processingRatio: ratio(processing.median, comparison.b.ms.median),
+          paymentMs: comparison.a.parts.paymentMs!.median,
+        };
+        results.push(result);
+        progress(`[${index + 1}/${chosen.length}] ${c.id.padEnd(20)} service ${fmt(result.a.ms.median)} ms, raw ${fmt(result.b.ms.median)} ms, ratio ${result.ratio ?? '-'}, without payment ${fmt(processing.median)} ms (x${result.processingRatio ?? '-'})`);
+      } catch (err) {
+        failures.push({ id: c.id, error: err instanceof Error ? err.message.slice(0, 300) : String(err) });
+        progress(`[${index + 1}/${chosen.length}] ${c.id}: FAILED ${failures.at(-1)!.error}`);
+      } finally {
+        await rm(scratchRoot, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await bench?.stop();
+    await fake.close();
+    await rm(work, { recursive: true, force: true });
+  }
+  const file = await writeResult(args, 'operations', {
+    method: 'Each operation: one warm-up of each side, then pairs in alternating order (service then raw, raw then service, ...). '
+      + 'The service side is the whole paid call with the standard @x402/fetch client against the real service on loopback, '
+      + 'paying on the local Base chain (anvil) through the local facilitator: the unpaid request and its 402 quote, signing, '
+      + 'the paid request (upload, checks, verify, work in the worker pool, settle on chain, download). processingMs is the paid '
+      + 'request minus the facilitator\'s verify and settle; paymentMs is quote + signing + verify + settle. The raw side runs the '
+      + 'tool on the same input in the benchmark process, writing its output to a RAM disk. The four model operations use a local '
+      + 'fake OpenAI-compatible provider (test/support/fake-provider.ts) that answers at once; OCR uses the local tesseract engine.',
+    summary: {
+      operations: results.length,
+      medianRatio: summarize(results.map((r) => r.ratio ?? Number.NaN).filter(Number.isFinite)).median,
+      medianProcessingRatio: summarize(results.map((r) => r.processingRatio ?? Number.NaN).filter(Number.isFinite)).median,
+    },
+    operations: results,
+    failures,
+  }, began);
+  progress(`wrote ${path.relative(process.cwd(), file)}`);
+  if (failures.length) process.exitCode = 1;
+}
+
+function fmt(ms: number): string {
+  return ms >= 100 ? ms.toFixed(0) : ms.toFixed(1);
+}
+
+await main();

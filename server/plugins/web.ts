@@ -1,0 +1,120 @@
+// The page for people: GET / and its two assets, built into dist/web by bin/build-assets.ts.
+// In dev mode (PAYMENTS=dev with the local Base chain) it also lets the page pay with the
+// rig's demo payer, signed here so the key never reaches the browser.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { fail } from '../errors.js';
+import { createPayer } from '../payment/client.js';
+import type { EvmRig } from '../payment/dev/evm-rig.js';
+import type { App } from '../index.js';
+
+// This file runs as dist/server/plugins/web.js; the build puts the page in dist/web.
+const webDir = new URL('../../web/', import.meta.url);
+
+const ASSETS: Record<string, { file: string; type: string }> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/web/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/web/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
+};
+
+// The page may talk to this service only; blob: is the result it shows and offers to download.
+const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob: data:",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+interface LoadedAsset { body: Buffer; etag: string }
+
+export interface DevSignRequest { paymentRequired: PaymentRequired }
+
+export const webPlugin: Plugin<{ app: App }> = {
+  name: 'web',
+  register(server, { app }) {
+    // Loaded on first use and kept: the files change only with a build, which a restart follows.
+    const loaded = new Map<string, LoadedAsset>();
+    async function load(file: string): Promise<LoadedAsset> {
+      const cached = loaded.get(file);
+      if (cached) return cached;
+      let body: Buffer;
+      try {
+        body = await readFile(new URL(file, webDir));
+      } catch {
+        fail('UNAVAILABLE', 'the web page is not built; run `npm run build` (it bundles web/ into dist/web)');
+      }
+      const asset = { body, etag: createHash('sha256').update(body).digest('base64url').slice(0, 27) };
+      loaded.set(file, asset);
+      return asset;
+    }
+
+    for (const [routePath, { file, type }] of Object.entries(ASSETS)) {
+      server.route({
+        method: 'GET',
+        path: routePath,
+        options: { description: `The web page: ${file}` },
+        handler: async (_request: Request, h: ResponseToolkit) => {
+          const asset = await load(file);
+          // Revalidated on every load (a 304 when unchanged), so a new build is seen at once.
+          const unchanged = h.entity({ etag: asset.etag });
+          if (unchanged) return unchanged.header('cache-control', 'no-cache');
+          const response = h.response(asset.body).type(type).header('cache-control', 'no-cache');
+          if (file === 'index.html') response.header('content-security-policy', PAGE_CSP);
+          return response;
+        },
+      });
+    }
+
+    const rig = app.config.payments === 'dev' ? app.rigs.evm : undefined;
+    if (rig) registerDevPayer(server, app, rig);
+  },
+};
+
+/**
+ * Dev mode only: the demo payer of the local Base chain, for a newcomer without a wallet. Same
+ * origin only (no CORS), and it signs nothing but this service's own Base requirements.
+ */
+function registerDevPayer(server: Parameters<Plugin<unknown>['register']>[0], app: App, rig: EvmRig): void {
+  server.route({
+    method: 'GET',
+    path: '/dev/payer',
+    options: { cors: false, description: 'Dev mode: the demo payer on the local Base chain' },
+    handler: async (_request, h) => h.response({
+      network: rig.network,
+      address: rig.payerAddress,
+      balance: (await rig.balanceOf(rig.payerAddress)).toString(),
+    }).header('cache-control', 'no-store'),
+  });
+
+  server.route({
+    method: 'POST',
+    path: '/dev/sign',
+    options: {
+      cors: false,
+      description: 'Dev mode: the demo payer signs a quote of this service on the local Base chain',
+      payload: { parse: true, allow: ['application/json'], maxBytes: 64 * 1024 },
+    },
+    handler: async (request, h) => {
+      const paymentRequired = (request.payload as Partial<DevSignRequest> | null)?.paymentRequired;
+      if (!paymentRequired || paymentRequired.x402Version !== 2 || !Array.isArray(paymentRequired.accepts)) {
+        fail('FIELD_INVALID', 'send { "paymentRequired": <the x402 v2 PaymentRequired of a 402 from this service> }', { field: 'paymentRequired' });
+      }
+      const chain = app.gate.chains.find((c) => c.network === rig.network);
+      const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+      const accept = paymentRequired.accepts.find((a: PaymentRequirements) =>
+        chain !== undefined && a.scheme === 'exact' && a.network === chain.network && same(a.payTo, chain.payTo) && same(a.asset, chain.asset));
+      if (!accept) {
+        fail('FIELD_INVALID', `the demo payer signs only this service's own requirements on ${rig.network}`, { field: 'paymentRequired' });
+      }
+      const payer = await createPayer({ chain: 'base', evmKey: rig.payerKey });
+      const payload = await payer.createPaymentPayload({ ...paymentRequired, accepts: [accept] });
+      return h.response(payload).header('cache-control', 'no-store');
+    },
+  });
+}

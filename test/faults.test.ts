@@ -1,0 +1,265 @@
+// Injected faults on a real service paid on the local Base chain with the standard client. Each
+// fault is followed by a normal paid request that must succeed: the payer's balance moves only
+// when a result was delivered, the pool recovers, and nothing is left behind.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Piscina } from 'piscina';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
+import { startTestService, form, type TestService } from './support/service.js';
+import { FAKE_MODEL, startFakeProvider, type FakeProvider } from './support/fake-provider.js';
+import { revertNextSettlement } from '../server/payment/dev/evm-rig.js';
+import { makePdf, textPages } from './pdf-fixtures.js';
+
+export const lab = Lab.script();
+const { describe, it, before, after } = lab;
+const { expect } = Code;
+
+const run = promisify(execFile);
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Processes whose parent is this process (subprocesses are started by the worker threads, which share its pid). */
+async function children(): Promise<Array<{ pid: number; comm: string }>> {
+  const found: Array<{ pid: number; comm: string }> = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      // comm may hold spaces and parentheses: the fields after the last ')' are fixed.
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      if (ppid === process.pid) found.push({ pid: Number(entry), comm });
+    } catch { /* exited while listed */ }
+  }
+  return found;
+}
+
+async function waitForChild(comm: string, timeoutMs = 20_000): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const child = (await children()).find((c) => c.comm === comm);
+    if (child) return child.pid;
+    await delay(20);
+  }
+  throw new Error(`no ${comm} subprocess appeared within ${timeoutMs} ms`);
+}
+
+async function waitUntilNo(comm: string, timeoutMs = 10_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (!(await children()).some((c) => c.comm === comm)) return true;
+    await delay(50);
+  }
+  return false;
+}
+
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function errorCode(res: Response): Promise<string> {
+  return ((await res.json()) as { error: { code: string } }).error.code;
+}
+
+describe('injected faults, each followed by a normal paid request', () => {
+  let t: TestService;
+  let fake: FakeProvider;
+  let payFetch: typeof fetch;
+  const small = makePdf(textPages(2));
+  // 50 pages at 300 dpi keep mutool drawing for seconds: long enough to hit it mid-job.
+  const slow = makePdf(textPages(50));
+
+  before(async () => {
+    fake = await startFakeProvider(() => ({ content: 'recognised text' }));
+    t = await startTestService({ config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, modelDpi: 36 } });
+    payFetch = await t.payFetch('base');
+  });
+
+  after(async () => {
+    await t?.stop();
+    await fake?.close();
+  });
+
+  const payer = () => t.evm.balanceOf(t.evm.payerAddress);
+  const jobsStarted = () => t.metric('paydoc_jobs_total', { outcome: 'started' });
+  const post = (route: string, body: FormData) => payFetch(`${t.url}${route}`, { method: 'POST', body });
+  const slowRender = () => post('/v1/pdf/render', form([slow], { dpi: 300 }));
+
+  /** The pool is idle, nothing is left on the job tmpfs, and a normal paid request succeeds and costs exactly its price. */
+  async function recovered(): Promise<void> {
+    const before = await payer();
+    const res = await post('/v1/pdf/extract', form([small]));
+    expect(res.status).to.equal(200);
+    expect(((await res.json()) as { pageCount: number }).pageCount).to.equal(2);
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response')!).success).to.be.true();
+    expect(before - await payer()).to.equal(20_000n);
+    expect(t.service.app.pool.busy).to.equal(0);
+    expect(await t.jobDirsLeft()).to.equal([]);
+  }
+
+  it('facilitator down at verify: 502, no work, nothing charged', async () => {
+    const before = await payer();
+    const jobs = await jobsStarted();
+    t.evm.facilitator.faults.verify = 'down';
+    let res: Response;
+    try {
+      res = await post('/v1/pdf/extract', form([small]));
+    } finally {
+      delete t.evm.facilitator.faults.verify;
+    }
+    expect(res.status).to.equal(502);
+    expect(await errorCode(res)).to.equal('FACILITATOR_UNREACHABLE');
+    expect(await jobsStarted()).to.equal(jobs);
+    expect(await payer()).to.equal(before);
+    await recovered();
+  });
+
+  it('facilitator down at settle: the work is done but withheld, 402, nothing charged', async () => {
+    const before = await payer();
+    const jobs = await jobsStarted();
+    t.evm.facilitator.faults.settle = 'down';
+    let res: Response;
+    try {
+      res = await post('/v1/pdf/extract', form([small]));
+    } finally {
+      delete t.evm.facilitator.faults.settle;
+    }
+    expect(res.status).to.equal(402);
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).error).to.contain('settlement failed');
+    expect(res.headers.get('payment-response')).to.be.null();
+    expect(await jobsStarted()).to.equal(jobs + 1);
+    expect(await payer()).to.equal(before);
+    await recovered();
+  });
+
+  it('the settlement transaction reverts on chain: 402, no result, nothing charged', async () => {
+    const before = await payer();
+    revertNextSettlement(t.evm);
+    const res = await post('/v1/pdf/extract', form([small]));
+    expect(res.status).to.equal(402);
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).error).to.contain('settlement failed');
+    expect(await payer()).to.equal(before);
+    await recovered();
+  });
+
+  it('a worker thread dies mid-job: 500 JOB_FAILED, nothing charged, its subprocess is gone, the pool replaces the thread', async () => {
+    const before = await payer();
+    const pending = slowRender();
+    await waitForChild('mutool');
+    // The pool's own piscina: terminating its threads is what a crashed thread looks like to it.
+    const piscina = (t.service.app.pool as unknown as { piscina: Piscina }).piscina;
+    await Promise.all(piscina.threads.map((thread) => thread.terminate()));
+    const res = await pending;
+    expect(res.status).to.equal(500);
+    expect(await errorCode(res)).to.equal('JOB_FAILED');
+    expect(await payer()).to.equal(before);
+    expect(await waitUntilNo('mutool')).to.be.true();
+    await recovered();
+    expect(piscina.threads.length).to.equal(t.service.app.config.workers);
+  });
+
+  it('a binary killed mid-job (SIGKILL): 500 JOB_FAILED, nothing charged', async () => {
+    const before = await payer();
+    const pending = slowRender();
+    process.kill(await waitForChild('mutool'), 'SIGKILL');
+    const res = await pending;
+    expect(res.status).to.equal(500);
+    expect(await errorCode(res)).to.equal('JOB_FAILED');
+    expect(await payer()).to.equal(before);
+    await recovered();
+  });
+
+  it('a job past its deadline: 504 JOB_TIMEOUT soon after the deadline, the subprocess killed, nothing charged', async () => {
+    const before = await payer();
+    const config = t.service.app.config;
+    const saved = config.jobTimeoutMs;
+    // JOB_TIMEOUT_MS is read for each job; a tiny one makes the render overrun.
+    config.jobTimeoutMs = 1_000;
+    let res: Response;
+    let ms: number;
+    try {
+      const started = performance.now();
+      res = await slowRender();
+      ms = performance.now() - started;
+    } finally {
+      config.jobTimeoutMs = saved;
+    }
+    expect(res.status).to.equal(504);
+    expect(await errorCode(res)).to.equal('JOB_TIMEOUT');
+    // Quote, inspection twice, verification and the 1 s job: far less than a render of 50 pages at 300 dpi.
+    expect(ms).to.be.below(8_000);
+    expect(await waitUntilNo('mutool', 2_000)).to.be.true();
+    expect(await payer()).to.equal(before);
+    await recovered();
+  });
+
+  it('the job tmpfs full: uploads that cannot be stored and results that cannot be written fail uncharged', async () => {
+    const mountPoint = await mkdtemp(path.join(os.tmpdir(), 'paydoc-full-'));
+    // CI runs as root on Debian; a small tmpfs is the real fault (ENOSPC), not a simulation.
+    await run('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'tmpfs', mountPoint]);
+    const config = t.service.app.config;
+    const saved = config.tmpDir;
+    const jobRoot = path.join(mountPoint, 'jobs');
+    await mkdir(jobRoot, { mode: 0o700 });
+    try {
+      config.tmpDir = jobRoot;
+      const before = await payer();
+      const jobs = await jobsStarted();
+
+      // Completely full: the upload cannot be written for inspection.
+      const filler = path.join(mountPoint, 'filler');
+      await writeFile(filler, Buffer.alloc(256 * 1024)).catch(() => undefined);
+      const full = await post('/v1/pdf/extract', form([small]));
+      expect(full.status).to.equal(503);
+      expect(await errorCode(full)).to.equal('UNAVAILABLE');
+      expect(full.headers.get('retry-after')).to.exist();
+      expect(await jobsStarted()).to.equal(jobs);
+
+      // Room for the upload but not for 50 rendered pages: the job fails, paid for by no one.
+      await rm(filler);
+      const overflow = await post('/v1/pdf/render', form([slow], { dpi: 72 }));
+      expect(overflow.status).to.equal(503);
+      expect(await errorCode(overflow)).to.equal('UNAVAILABLE');
+      expect(await jobsStarted()).to.equal(jobs + 1);
+      expect(await payer()).to.equal(before);
+      expect(await readdir(jobRoot)).to.equal([]);
+    } finally {
+      config.tmpDir = saved;
+      await run('umount', [mountPoint]);
+      await rm(mountPoint, { recursive: true, force: true });
+    }
+    await recovered();
+  });
+
+  it('the model provider down: 502 PROVIDER_FAILED after bounded retries, nothing charged', async () => {
+    const before = await payer();
+    const config = t.service.app.config;
+    const saved = config.modelBaseUrl;
+    config.modelBaseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
+    let res: Response;
+    try {
+      res = await post('/v1/pdf/ocr', form([small]));
+    } finally {
+      config.modelBaseUrl = saved;
+    }
+    expect(res.status).to.equal(502);
+    expect(await errorCode(res)).to.equal('PROVIDER_FAILED');
+    expect(await payer()).to.equal(before);
+    await recovered();
+    // The provider itself works again as well.
+    const ocr = await post('/v1/pdf/ocr', form([small]));
+    expect(ocr.status).to.equal(200);
+    expect(((await ocr.json()) as { text: string }).text).to.equal('recognised text\frecognised text');
+    expect(before - await payer()).to.equal(20_000n + 60_000n);
+  });
+});

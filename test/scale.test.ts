@@ -1,0 +1,310 @@
+// Beyond one machine: two replicas on loopback sharing one redis-server and one local chain, and
+// the real service process stopped with SIGTERM in the middle of a paid job.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { x402Client } from '@x402/core/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { startTestService, form, type TestService } from './support/service.js';
+import { makePdf, textPages } from './pdf-fixtures.js';
+import { startEvmRig, type EvmRig } from '../server/payment/dev/evm-rig.js';
+import { startSvmRig, createSvmClientSigner, registerSvmPayer, type SvmRig } from '../server/payment/dev/svm-rig.js';
+import { createPayer } from '../server/payment/client.js';
+import { leftoverJobDirs } from '../server/jobdir.js';
+
+export const lab = Lab.script();
+const { describe, it, before, after } = lab;
+const { expect } = Code;
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BASE = 'eip155:8453';
+const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A throwaway redis-server on loopback with persistence off. */
+class RedisProcess {
+  private child?: ChildProcess;
+  constructor(readonly port: number, private readonly dir: string) {}
+  get url() { return `redis://127.0.0.1:${this.port}`; }
+  get running() { return this.child !== undefined; }
+
+  async start(): Promise<void> {
+    const child = spawn('redis-server', [
+      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir,
+    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    await waitFor('redis-server to accept connections', async () => {
+      if (child.exitCode !== null) throw new Error(`redis-server exited: ${out.slice(-500)}`);
+      return out.includes('Ready to accept connections') ? true : undefined;
+    }, 10_000);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+}
+
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
+
+function metricFrom(text: string, name: string, labels: Record<string, string>): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^([a-z_]+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries((m[2] ?? '').split(',').filter(Boolean).map((kv) => { const [k, v] = kv.split('='); return [k, v.replace(/"/g, '')]; }));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[3]);
+  }
+  return sum;
+}
+
+/** Entries in a ZIP, from its end-of-central-directory record. */
+function zipEntryCount(bytes: Buffer): number {
+  expect(bytes.subarray(0, 4).toString('latin1')).to.equal('PK\x03\x04');
+  const eocd = bytes.lastIndexOf(Buffer.from('PK\x05\x06', 'latin1'));
+  expect(eocd).to.be.above(0);
+  return bytes.readUInt16LE(eocd + 10);
+}
+
+describe('replicas sharing one Redis and one chain', () => {
+  let redis: RedisProcess;
+  let redisDir: string;
+  let evm: EvmRig;
+  let svm: SvmRig;
+  let a: TestService;
+  let b: TestService;
+  const pdf3 = makePdf(textPages(3));
+  const pdf2 = makePdf(textPages(2));
+
+  before(async () => {
+    redisDir = await mkdtemp(path.join(os.tmpdir(), 'paydoc-redis-'));
+    redis = new RedisProcess(await freePort(), redisDir);
+    await redis.start();
+    [evm, svm] = await Promise.all([startEvmRig(), startSvmRig()]);
+    const options = { rigs: { evm, svm }, config: { redisUrl: redis.url, workers: 1 } };
+    a = await startTestService(options);
+    b = await startTestService(options);
+  });
+
+  after(async () => {
+    await a?.stop();
+    await b?.stop();
+    await Promise.allSettled([evm?.stop(), svm?.stop()]);
+    await redis?.stop();
+    if (redisDir) await rm(redisDir, { recursive: true, force: true });
+  });
+
+  const post = (t: TestService, p: string, body: FormData, headers: Record<string, string> = {}) => fetch(`${t.url}${p}`, { method: 'POST', body, headers });
+  const paidWith = (t: TestService, p: string, body: FormData, payload: PaymentPayload) =>
+    post(t, p, body, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
+  const evmBalances = async () => ({ payer: await evm.balanceOf(evm.payerAddress), payTo: await evm.balanceOf(evm.payTo) });
+  const svmBalances = async () => ({ payer: await svm.balanceOf(svm.payerAddress), payTo: await svm.balanceOf(svm.payTo) });
+  const jobsStarted = async () => (await a.metric('paydoc_jobs_total', { outcome: 'started' })) + (await b.metric('paydoc_jobs_total', { outcome: 'started' }));
+
+  async function quote(t: TestService, p: string, body: () => FormData): Promise<PaymentRequired> {
+    const res = await post(t, p, body());
+    expect(res.status).to.equal(402);
+    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+  }
+
+  async function signBase(pr: PaymentRequired): Promise<PaymentPayload> {
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: privateKeyToAccount(evm.payerKey) });
+    return client.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((x) => x.network === BASE) });
+  }
+
+  async function signSolana(pr: PaymentRequired): Promise<PaymentPayload> {
+    const client = registerSvmPayer(new x402Client(), await createSvmClientSigner(svm.payerSecretKey), svm.rpcUrl);
+    return client.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((x) => x.network === SOLANA) });
+  }
+
+  const refusal = (res: Response) => decodePaymentRequiredHeader(res.headers.get('payment-required')!).error;
+
+  it('a quote made by replica A is paid at replica B, on Base and on Solana', async () => {
+    const evmBefore = await evmBalances();
+    const baseRes = await paidWith(b, '/v1/pdf/extract', form([pdf3]), await signBase(await quote(a, '/v1/pdf/extract', () => form([pdf3]))));
+    expect(baseRes.status).to.equal(200);
+    expect(((await baseRes.json()) as { pageCount: number }).pageCount).to.equal(3);
+    expect(decodePaymentResponseHeader(baseRes.headers.get('payment-response')!)).to.include({ success: true, network: BASE });
+    const evmAfter = await evmBalances();
+    expect(evmBefore.payer - evmAfter.payer).to.equal(30000n);
+    expect(evmAfter.payTo - evmBefore.payTo).to.equal(30000n);
+
+    const svmBefore = await svmBalances();
+    const solRes = await paidWith(b, '/v1/pdf/extract', form([pdf2]), await signSolana(await quote(a, '/v1/pdf/extract', () => form([pdf2]))));
+    expect(solRes.status).to.equal(200);
+    expect(((await solRes.json()) as { pageCount: number }).pageCount).to.equal(2);
+    expect(decodePaymentResponseHeader(solRes.headers.get('payment-response')!)).to.include({ success: true, network: SOLANA });
+    const svmAfter = await svmBalances();
+    expect(svmBefore.payer - svmAfter.payer).to.equal(20000n);
+    expect(svmAfter.payTo - svmBefore.payTo).to.equal(20000n);
+  });
+
+  it('one payment replayed at A, at B, and at both at once buys exactly one result and one transfer', async () => {
+    const before = await evmBalances();
+    const jobs = await jobsStarted();
+
+    const first = await signBase(await quote(a, '/v1/pdf/extract', () => form([pdf3])));
+    expect((await paidWith(a, '/v1/pdf/extract', form([pdf3]), first)).status).to.equal(200);
+    for (const replica of [a, b]) {
+      const again = await paidWith(replica, '/v1/pdf/extract', form([pdf3]), first);
+      expect(again.status).to.equal(402);
+      expect(again.headers.get('payment-response')).to.be.null();
+    }
+
+    const second = await signBase(await quote(b, '/v1/pdf/extract', () => form([pdf3])));
+    const concurrent = await Promise.all([a, b, a, b].map((replica) => paidWith(replica, '/v1/pdf/extract', form([pdf3]), second)));
+    expect(concurrent.map((r) => r.status).sort()).to.equal([200, 402, 402, 402]);
+    for (const res of concurrent.filter((r) => r.status === 402)) expect(refusal(res)).to.contain('already been used');
+
+    // Only the claim shared through Redis stops the other replica from doing the work as well:
+    // the chain alone would refuse the second settlement, but only after the work was done.
+    expect(await jobsStarted() - jobs).to.equal(2);
+    const after = await evmBalances();
+    expect(before.payer - after.payer).to.equal(60000n);
+    expect(after.payTo - before.payTo).to.equal(60000n);
+  });
+
+  it('a Solana payment sent to both replicas at once settles once', async () => {
+    const before = await svmBalances();
+    const jobs = await jobsStarted();
+    const payload = await signSolana(await quote(a, '/v1/pdf/extract', () => form([pdf2])));
+    const results = await Promise.all([b, a, b, a].map((replica) => paidWith(replica, '/v1/pdf/extract', form([pdf2]), payload)));
+    expect(results.map((r) => r.status).sort()).to.equal([200, 402, 402, 402]);
+    expect(await jobsStarted() - jobs).to.equal(1);
+    const after = await svmBalances();
+    expect(before.payer - after.payer).to.equal(20000n);
+    expect(after.payTo - before.payTo).to.equal(20000n);
+  });
+
+  it('with Redis stopped, paid requests get 503 with nothing charged and no work; once it is back the same payment buys its result', async () => {
+    await redis.stop();
+    try {
+      // Quotes need no guard: they still answer.
+      const payload = await signBase(await quote(a, '/v1/pdf/extract', () => form([pdf3])));
+      const before = await evmBalances();
+      const jobs = await jobsStarted();
+      for (const replica of [a, b]) {
+        const res = await paidWith(replica, '/v1/pdf/extract', form([pdf3]), payload);
+        expect(res.status).to.equal(503);
+        expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('GUARD_UNAVAILABLE');
+        expect(res.headers.get('payment-response')).to.be.null();
+      }
+      expect(await jobsStarted()).to.equal(jobs);
+      expect(await evmBalances()).to.equal(before);
+
+      await redis.start();
+      // The client reconnects on its own (within about two seconds); until then the answer stays 503.
+      const res = await waitFor('the guard to reconnect', async () => {
+        const attempt = await paidWith(b, '/v1/pdf/extract', form([pdf3]), payload);
+        if (attempt.status === 503) { await attempt.arrayBuffer(); return undefined; }
+        return attempt;
+      }, 10_000);
+      expect(res.status).to.equal(200);
+      const after = await evmBalances();
+      expect(before.payer - after.payer).to.equal(30000n);
+      expect(await jobsStarted() - jobs).to.equal(1);
+    } finally {
+      if (!redis.running) await redis.start();
+    }
+  });
+
+  it('SIGTERM during a paid job: the job finishes and settles, new connections are refused, the process exits 0', async () => {
+    const port = await freePort();
+    const tmpDir = await mkdtemp(path.join('/dev/shm', 'paydoc-sigterm-'));
+    const url = `http://127.0.0.1:${port}`;
+    // Live mode against the test's own chain and facilitator, so balances can be read after the
+    // process is gone; the SIGTERM path is the same in dev mode.
+    const child = spawn(process.execPath, [path.join(projectRoot, 'dist/bin/start.js')], {
+      cwd: projectRoot,
+      env: {
+        PATH: process.env.PATH, HOME: process.env.HOME,
+        PORT: String(port), HOST: '127.0.0.1', BASE_URL: url, WORKERS: '1', TMP_DIR: tmpDir, LOG_LEVEL: 'info',
+        PAYMENTS: 'live', EVM_FACILITATOR_URL: evm.facilitatorUrl, EVM_PAY_TO: evm.payTo, REDIS_URL: redis.url,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    try {
+      await waitFor('the service to listen', async () => {
+        if (child.exitCode !== null) throw new Error(`the service exited at start: ${output.slice(-1000)}`);
+        return output.includes('"msg":"listening"') ? true : undefined;
+      }, 30_000);
+
+      const pages = 24;
+      const before = await evmBalances();
+      const payFetch = wrapFetchWithPayment(fetch, await createPayer({ chain: 'base', evmKey: evm.payerKey })) as typeof fetch;
+      let answered = false;
+      const pending = payFetch(`${url}/v1/pdf/render`, { method: 'POST', body: form([makePdf(textPages(pages))], { dpi: 300 }) })
+        .finally(() => { answered = true; });
+      await waitFor('the paid job to start', async () => {
+        const text = await (await fetch(`${url}/metrics`)).text();
+        return metricFrom(text, 'paydoc_jobs_total', { outcome: 'started' }) >= 1 ? true : undefined;
+      }, 20_000);
+
+      child.kill('SIGTERM');
+      await waitFor('the listener to close', async () => (await connectionRefused(port)) ? true : undefined, 5_000);
+      expect(answered).to.equal(false);
+
+      const res = await pending;
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.equal('application/zip');
+      expect(zipEntryCount(Buffer.from(await res.arrayBuffer()))).to.equal(pages);
+      expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).to.include({ success: true, network: BASE });
+      const after = await evmBalances();
+      expect(before.payer - after.payer).to.equal(BigInt(pages * 10000));
+      expect(after.payTo - before.payTo).to.equal(BigInt(pages * 10000));
+
+      const [code, signal] = await exited;
+      expect({ code, signal }).to.equal({ code: 0, signal: null });
+      expect(output).to.contain('stopping: finishing in-flight jobs');
+      expect(await leftoverJobDirs(tmpDir)).to.equal([]);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) { child.kill('SIGKILL'); await exited; }
+      await rm(tmpDir, { recursive: true, force: true });
+    }
+  });
+});
