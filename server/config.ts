@@ -38,6 +38,9 @@ const schema = {
   ocrLanguages: { doc: 'tesseract languages, joined with + (e.g. eng+deu).', format: String, default: 'eng', env: 'OCR_LANGUAGES' },
 };
 
+/** The environment variables the service reads (the README's configuration table lists them all). */
+export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(schema).map((s) => s.env);
+
 export type Config = {
   port: number; host: string; baseUrl: string; workers: number; queueMax: number; jobTimeoutMs: number;
   tmpDir: string; logLevel: string; maxZipBytes: number; corsOrigins: string;

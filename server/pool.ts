@@ -4,6 +4,7 @@
 import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
 import { ServiceError } from './errors.js';
+import { killProcessesIn } from './orphans.js';
 import type { JobInput, JobOutput, JobResult } from '../workers/contract.js';
 
 // The pool aborts a task this long after its deadline; the subprocess deadline sits inside it.
@@ -45,6 +46,8 @@ export class WorkerPool {
     try {
       result = await this.piscina.run(input, { transferList: transfer, signal });
     } catch (err) {
+      // The thread that ran the job is gone (aborted or crashed): its tools must not outlive it.
+      await killProcessesIn(input.jobDir);
       if (signal.aborted) throw new ServiceError('JOB_TIMEOUT', 'the job passed its time limit; nothing was charged');
       if ((err as Error)?.message?.includes('Task queue is at limit')) {
         throw new ServiceError('QUEUE_FULL', 'the service is busy; retry in a few seconds', { retryAfterSeconds: 5 });

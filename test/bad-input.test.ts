@@ -352,19 +352,19 @@ for (const o of IMAGE_OPS) {
 }
 {
   const compress = op('image.compress');
-  const oneOff: Array<[string, Buffer, Expectation]> = [
-    ['a JPEG cut short', fx.truncatedJpeg, e(422, 'CORRUPT_INPUT', /^The JPEG file is cut short/)],
-    ['a WebP cut short', fx.truncatedWebp, e(422, 'CORRUPT_INPUT', /^The WebP file is cut short/)],
-    ['a WebP declaring 16383 x 16383 pixels', fx.webpBomb, e(413, 'LIMIT_EXCEEDED', /declares 16383 x 16383 pixels/)],
-    ['a TIFF', fx.tiff, e(422, 'UNSUPPORTED_TYPE', /^The file is a TIFF image/)],
-    ['a BMP', fx.bmp, e(422, 'UNSUPPORTED_TYPE', /^The file is a BMP image/)],
-    ['a ZIP holding a PNG', fx.zipPng, e(422, 'UNSUPPORTED_TYPE', /^The file is a ZIP archive/)],
-    ['an empty file', Buffer.alloc(0), e(422, 'UNSUPPORTED_TYPE', /^The file is empty/)],
-    ['plain text', Buffer.from('hello, this is not an image'), e(422, 'UNSUPPORTED_TYPE', /^The file is not an image this service recognises/)],
+  const oneOff: Array<[string, () => Buffer, Expectation]> = [
+    ['a JPEG cut short', () => fx.truncatedJpeg, e(422, 'CORRUPT_INPUT', /^The JPEG file is cut short/)],
+    ['a WebP cut short', () => fx.truncatedWebp, e(422, 'CORRUPT_INPUT', /^The WebP file is cut short/)],
+    ['a WebP declaring 16383 x 16383 pixels', () => fx.webpBomb, e(413, 'LIMIT_EXCEEDED', /declares 16383 x 16383 pixels/)],
+    ['a TIFF', () => fx.tiff, e(422, 'UNSUPPORTED_TYPE', /^The file is a TIFF image/)],
+    ['a BMP', () => fx.bmp, e(422, 'UNSUPPORTED_TYPE', /^The file is a BMP image/)],
+    ['a ZIP holding a PNG', () => fx.zipPng, e(422, 'UNSUPPORTED_TYPE', /^The file is a ZIP archive/)],
+    ['an empty file', () => Buffer.alloc(0), e(422, 'UNSUPPORTED_TYPE', /^The file is empty/)],
+    ['plain text', () => Buffer.from('hello, this is not an image'), e(422, 'UNSUPPORTED_TYPE', /^The file is not an image this service recognises/)],
   ];
   for (const [name, bytes, expectation] of oneOff) {
-    http(`/v1/image/compress: ${name}`, compress, expectation, () => ({ files: [upload(bytes, 'jpg', 'image/jpeg')] }));
-    mcp(`svc_image_compress: ${name}`, compress, expectation, () => ({ file: b64(bytes) }));
+    http(`/v1/image/compress: ${name}`, compress, expectation, () => ({ files: [upload(bytes(), 'jpg', 'image/jpeg')] }));
+    mcp(`svc_image_compress: ${name}`, compress, expectation, () => ({ file: b64(bytes()) }));
   }
   // Not bad inputs: a PNG with a ZIP after its IEND chunk is a valid PNG, and only the PNG is ever
   // decoded, so quoting it is the honest answer; likewise the bytes, not the label, decide the type.
@@ -445,15 +445,15 @@ for (const o of IMAGE_OPS) {
 {
   const rotate = op('image.rotate');
   const extract = op('pdf.extract');
-  const base64Cases: Array<[string, string]> = [
-    ['not base64 at all', 'this is not base64!!'],
-    ['URL-safe base64', fx.png.toString('base64url')],
-    ['base64 with line breaks', fx.png.toString('base64').replace(/(.{76})/g, '$1\n')],
-    ['base64 without its padding', fx.png.subarray(0, 100).toString('base64').replace(/=+$/, '')],
-    ['base64 with a data: URL prefix', `data:image/png;base64,${fx.png.toString('base64')}`],
+  const base64Cases: Array<[string, () => string]> = [
+    ['not base64 at all', () => 'this is not base64!!'],
+    ['URL-safe base64', () => fx.png.toString('base64url')],
+    ['base64 with line breaks', () => fx.png.toString('base64').replace(/(.{76})/g, '$1\n')],
+    ['base64 without its padding', () => fx.png.subarray(0, 100).toString('base64').replace(/=+$/, '')],
+    ['base64 with a data: URL prefix', () => `data:image/png;base64,${fx.png.toString('base64')}`],
   ];
   for (const [name, data] of base64Cases) {
-    mcp(`svc_image_rotate: ${name}`, rotate, e(422, 'FIELD_INVALID', /^file\.data is not standard base64/), () => ({ file: { data }, angle: 90 }));
+    mcp(`svc_image_rotate: ${name}`, rotate, e(422, 'FIELD_INVALID', /^file\.data is not standard base64/), () => ({ file: { data: data() }, angle: 90 }));
   }
   mcp('svc_pdf_extract: invalid base64', extract, e(422, 'FIELD_INVALID', /^file\.data is not standard base64/), () => ({ file: { data: '%PDF-1.7 raw bytes' } }));
   mcp('svc_pdf_merge: invalid base64 in files[1]', op('pdf.merge'), e(422, 'FIELD_INVALID', /^files\[1\]\.data is not standard base64/), () => ({ files: [b64(fx.pdf3), { data: '***' }] }));

@@ -11,7 +11,9 @@ import path from 'node:path';
 import os from 'node:os';
 import { operations } from '../server/operations/index.js';
 import { ERROR_CATALOG, ServiceError, type ErrorCode } from '../server/errors.js';
-import { loadConfig, ConfigError } from '../server/config.js';
+import { loadConfig, ConfigError, ENVIRONMENT_VARIABLES } from '../server/config.js';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { runTool, RunFailure } from '../workers/runner.js';
 import { startTestService, form, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
@@ -67,9 +69,19 @@ describe('configuration', () => {
     expect(() => loadConfig({}, { PAYMENTS: 'live' })).to.throw(ConfigError, /EVM_FACILITATOR_URL or SVM_FACILITATOR_URL/);
     expect(() => loadConfig({}, { PAYMENTS: 'live', EVM_FACILITATOR_URL: 'http://x' })).to.throw(ConfigError, /EVM_PAY_TO/);
     const ok = loadConfig({}, { PORT: '9000', WORKERS: '3' });
+    expect(ENVIRONMENT_VARIABLES.length).to.be.above(25);
     expect(ok.port).to.equal(9000);
     expect(ok.workers).to.equal(3);
     expect(ok.baseUrl).to.equal('http://localhost:9000');
+  });
+});
+
+describe('the README', () => {
+  it('lists every environment variable the service reads, and the two Quick start commands', async () => {
+    const readme = await readFile(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../README.md'), 'utf8');
+    for (const name of ENVIRONMENT_VARIABLES) expect(readme, name).to.contain(`| \`${name}\` |`);
+    const quick = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('## How a paid call works'));
+    expect(quick.match(/^npm \w+/gm)).to.equal(['npm start', 'npm test']);
   });
 });
 

@@ -8,12 +8,12 @@
 // devDependencies, else /work/bench-peers) is a folder with node_modules/@opendocsg/pdf2md and node_modules/@opendataloader/pdf.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
-import { runTool } from '../../workers/runner.js';
+import { RunFailure, runTool } from '../../workers/runner.js';
 import { scorePage, type PageScores } from './metrics.js';
 
 function projectRoot(): string {
@@ -77,6 +77,8 @@ const STYLES: Style[] = [
 
 interface Engine {
   id: string;
+  /** Converts all PDFs in one call (one JVM); otherwise one call per PDF, so a failure loses one page. */
+  batch?: boolean;
   /** Converts a batch of PDFs; returns Markdown per file and seconds per page for the batch. */
   run(pdfs: string[], work: string): Promise<{ outputs: Map<string, string>; seconds: number }>;
 }
@@ -186,6 +188,7 @@ const pdf2md: Engine = {
 
 const opendataloader: Engine = {
   id: 'opendataloader-pdf',
+  batch: true,
   async run(pdfs, work) {
     const jar = path.join(PEERS, 'node_modules/@opendataloader/pdf/lib/opendataloader-pdf-cli.jar');
     const input = await mkdtemp(path.join(work, 'odl-in-'));
@@ -213,6 +216,68 @@ const opendataloader: Engine = {
 };
 
 const ENGINES: Engine[] = [ours, pdftotext, pdf2md, opendataloader];
+
+// Peers run in a child process (this script with --child), so a peer that hangs, crashes or
+// leaves a promise unsettled (node then exits mid-run) costs its own pages, not the run.
+// The child appends one JSON line per converted PDF; the parent restarts it on the PDFs not
+// yet answered, after recording the one it stopped on as failed.
+interface ChildLine { pdf: string; markdown: string; seconds: number; pages: number }
+
+async function childMain(engineId: string, listFile: string, outFile: string): Promise<void> {
+  const engine = ENGINES.find((e) => e.id === engineId)!;
+  const list = JSON.parse(await readFile(listFile, 'utf8')) as { pdf: string; pages: number }[];
+  for (const item of list) pagesOf.set(item.pdf, item.pages);
+  const work = await mkdtemp(path.join(os.tmpdir(), 'paydoc-bench-child-'));
+  try {
+    const batches = engine.batch ? [list.map((i) => i.pdf)] : list.map((i) => [i.pdf]);
+    for (const pdfs of batches) {
+      const { outputs, seconds } = await engine.run(pdfs, work);
+      const pages = pdfs.reduce((n, pdf) => n + (pagesOf.get(pdf) ?? 1), 0);
+      const lines = pdfs.map((pdf) => JSON.stringify({ pdf, markdown: outputs.get(pdf) ?? '', seconds: seconds * pages / pdfs.length, pages: pagesOf.get(pdf) ?? 1 } satisfies ChildLine));
+      await appendFile(outFile, lines.join('\n') + '\n');
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function runIsolated(engine: Engine, pdfs: string[], work: string): Promise<{ outputs: Map<string, string>; seconds: number; failures: string[] }> {
+  const outputs = new Map<string, string>();
+  const failures: string[] = [];
+  let seconds = 0, pages = 0;
+  let remaining = [...pdfs];
+  const self = fileURLToPath(import.meta.url);
+  for (let attempt = 0; remaining.length && attempt < pdfs.length + 1; attempt++) {
+    const dir = await mkdtemp(path.join(work, 'child-'));
+    const listFile = path.join(dir, 'list.json'), outFile = path.join(dir, 'out.jsonl');
+    await writeFile(listFile, JSON.stringify(remaining.map((pdf) => ({ pdf, pages: pagesOf.get(pdf) ?? 1 }))));
+    await writeFile(outFile, '');
+    let problem = '';
+    try {
+      const r = await runTool('node', [self, `--child=${engine.id}`, `--list=${listFile}`, `--out=${outFile}`],
+        { cwd: dir, timeoutMs: 120_000 + 15_000 * remaining.length, env: { JAVA_TOOL_OPTIONS: '-Xss8m' } });
+      if (r.exitCode !== 0) problem = `exit ${r.exitCode}`;
+    } catch (error) {
+      problem = error instanceof RunFailure ? error.kind : 'failed';
+    }
+    for (const line of (await readFile(outFile, 'utf8')).split('\n').filter(Boolean)) {
+      try {
+        const l = JSON.parse(line) as ChildLine;
+        outputs.set(l.pdf, l.markdown);
+        seconds += l.seconds; pages += l.pages;
+      } catch { /* a line cut short by a kill */ }
+    }
+    remaining = remaining.filter((pdf) => !outputs.has(pdf));
+    if (remaining.length && !problem) problem = 'no answer';
+    if (remaining.length) {
+      // The PDF it stopped on (or, for a batch engine, the whole batch) is recorded as failed.
+      const lost = engine.batch ? remaining : remaining.slice(0, 1);
+      for (const pdf of lost) { outputs.set(pdf, ''); failures.push(`${path.basename(pdf)}: ${problem}`); }
+      remaining = remaining.slice(lost.length);
+    }
+  }
+  return { outputs, seconds: seconds / Math.max(1, pages), failures };
+}
 
 type Metric = keyof PageScores;
 const METRICS: Metric[] = ['nid', 'nidS', 'teds', 'tedsS', 'mhs', 'mhsS'];
@@ -254,13 +319,14 @@ async function main(): Promise<void> {
   const ids = [...all.keys()];
   const chosen = quick
     ? [...ids.filter((id) => all.get(id)!.includes('<table')).slice(0, limit / 2), ...ids.filter((id) => !all.get(id)!.includes('<table')).slice(0, limit / 2)]
-    : ids.slice(0, limit);
+    : ids.filter((id) => !args.includes('--tables') || all.get(id)!.includes('<table')).slice(0, limit);
   const gt = new Map<string, string>(chosen.map((id) => [id, all.get(id)!]));
   await mkdir(CACHE, { recursive: true });
   const work = await mkdtemp(path.join(os.tmpdir(), 'paydoc-bench-work-'));
   const started = Date.now();
   const results: Record<string, Record<string, Summary>> = {};
   const perPage: Record<string, Record<string, Record<string, PageScores>>> = {};
+  const failed: Record<string, Record<string, string[]>> = {};
   try {
     for (const style of styles) {
       const pdfs = new Map<string, string>(); // pdf path -> gt id
@@ -272,7 +338,10 @@ async function main(): Promise<void> {
       results[style.id] = {};
       perPage[style.id] = {};
       for (const engine of engines) {
-        const { outputs, seconds } = await engine.run([...pdfs.keys()], work);
+        const { outputs, seconds, failures } = engine === ours
+          ? { ...await engine.run([...pdfs.keys()], work), failures: [] as string[] }
+          : await runIsolated(engine, [...pdfs.keys()], work);
+        if (failures.length) (failed[style.id] ??= {})[engine.id] = failures;
         const rows: PageScores[] = [];
         perPage[style.id]![engine.id] = {};
         for (const [pdf, id] of pdfs) {
@@ -282,7 +351,7 @@ async function main(): Promise<void> {
         }
         results[style.id]![engine.id] = summarize(rows, seconds);
         const r = results[style.id]![engine.id]!;
-        process.stderr.write(`${style.id.padEnd(24)} ${engine.id.padEnd(20)} overall ${fmt(r.overall)} NID ${fmt(r.scores.nid)} TEDS ${fmt(r.scores.teds)} MHS ${fmt(r.scores.mhs)} ${(r.secondsPerPage * 1000).toFixed(1)} ms/page\n`);
+        process.stderr.write(`${style.id.padEnd(24)} ${engine.id.padEnd(20)} overall ${fmt(r.overall)} NID ${fmt(r.scores.nid)} TEDS ${fmt(r.scores.teds)} MHS ${fmt(r.scores.mhs)} ${(r.secondsPerPage * 1000).toFixed(1)} ms/page${failures.length ? ` (${failures.length} failed)` : ''}\n`);
       }
     }
   } finally {
@@ -298,7 +367,7 @@ async function main(): Promise<void> {
   const report = {
     generated: new Date().toISOString(), quick, pages: gt.size, styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
     metrics: 'NID/NID-S: 1 - indel distance / total length on whitespace-normalized text (tables canonicalized to one HTML form; -S without tables); TEDS/TEDS-S: 1 - Zhang-Shasha tree edit distance / max tree size over the page\'s tables (-S ignores cell text); MHS/MHS-S: the same over root -> headings(level, text) -> content (-S levels only). Overall = mean of NID, TEDS, MHS. TEDS and MHS only count pages whose ground truth has tables / headings.',
-    overall, byStyle: results, perPage, wallSeconds: (Date.now() - started) / 1000, loadAverage: os.loadavg(), cpus: os.cpus().length,
+    overall, byStyle: results, failures: failed, perPage, wallSeconds: (Date.now() - started) / 1000, loadAverage: os.loadavg(), cpus: os.cpus().length,
   };
   await mkdir(RESULTS, { recursive: true });
   if (!quick) await writeFile(path.join(RESULTS, 'markdown.json'), JSON.stringify(report, null, 1));
@@ -317,6 +386,9 @@ async function main(): Promise<void> {
     }
     lines.push('');
   }
+  const failureLines = Object.entries(failed).flatMap(([style, byEngine]) => Object.entries(byEngine)
+    .map(([engine, list]) => `- ${style}, ${engine}: ${list.length} page(s) failed and scored as empty output (${[...new Set(list.map((f) => f.split(': ')[1]))].join(', ')})`));
+  if (failureLines.length) lines.push('Failures:', '', ...failureLines, '');
   const first = overall[engines[0]!.id]!;
   lines.push(`Pages with tables: ${first.counted.teds} per style set; pages with headings: ${first.counted.mhs}. ms/page is wall time per page on this machine, one conversion at a time; opendataloader-pdf runs as one JVM per style batch, so its start-up is spread over the batch. Load average at the end of the run: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} on ${os.cpus().length} cores (other jobs shared the machine).`, '');
   const md = lines.join('\n');
@@ -324,4 +396,6 @@ async function main(): Promise<void> {
   process.stdout.write(md + '\n');
 }
 
-await main();
+const childArg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+if (childArg('child')) await childMain(childArg('child')!, childArg('list')!, childArg('out')!);
+else await main();

@@ -1,0 +1,30 @@
+// Subprocesses left behind by a worker thread that died. A thread that crashes or is torn down
+// by the pool runs no exit handlers, so the tools it started would keep running (and writing)
+// with nobody waiting for them. Every tool runs inside its job's private directory, so the
+// front end finds them by their working directory and kills their process groups.
+import { readdir, readlink } from 'node:fs/promises';
+
+export async function killProcessesIn(jobDir: string): Promise<number> {
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return 0; // no procfs (not Linux): nothing to find this way
+  }
+  let killed = 0;
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cwd: string;
+    try {
+      cwd = await readlink(`/proc/${entry}/cwd`);
+    } catch {
+      continue; // exited, or not ours to inspect
+    }
+    if (cwd !== jobDir && !cwd.startsWith(`${jobDir}/`)) continue;
+    const pid = Number(entry);
+    // Tools run in process groups of their own (runner.ts); the group kill reaches what they forked.
+    try { process.kill(-pid, 'SIGKILL'); } catch { /* not a group leader */ }
+    try { process.kill(pid, 'SIGKILL'); killed += 1; } catch { /* already gone */ }
+  }
+  return killed;
+}
