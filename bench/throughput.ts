@@ -2,6 +2,7 @@
 // at concurrency 1, 2 and 8: whole paid calls against the service versus raw sharp on the same
 // input at the same concurrency, alternating sides batch by batch.
 //   node dist/bench/throughput.js [--quick]  -> bench/results/throughput.json
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import sharp from 'sharp';
 import { parseStepArgs, photoJpeg, progress, start, writeResult } from './lib/common.js';
@@ -11,12 +12,32 @@ import { ratio, summarize, type Summary } from './lib/stats.js';
 const LEVELS = [1, 2, 8];
 const ROUTE = '/v1/image/resize';
 
-interface Batch { requests: number; seconds: number; perSecond: number; latencyMs: Summary }
+interface Batch { requests: number; seconds: number; perSecond: number; latencyMs: Summary; cpuMsPerCall: number; chainCpuMsPerCall: number }
+
+/** CPU milliseconds used so far by the local chain (anvil), a child process of this one. */
+function chainCpuMs(): number {
+  let total = 0;
+  for (const task of readdirSync('/proc/self/task')) {
+    let children = '';
+    try { children = readFileSync(`/proc/self/task/${task}/children`, 'utf8'); } catch { continue; }
+    for (const pid of children.split(' ').filter(Boolean)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (!stat.includes('(anvil)')) continue;
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      } catch { /* gone */ }
+    }
+  }
+  return total;
+}
 
 /** Runs `count` calls with `concurrency` in flight, or until maxMs has passed. */
 async function batch(concurrency: number, count: number, maxMs: number, call: () => Promise<void>): Promise<Batch> {
   const latencies: number[] = [];
   let issued = 0;
+  const cpuBefore = process.cpuUsage();
+  const chainBefore = chainCpuMs();
   const started = performance.now();
   const loop = async () => {
     while (issued < count && performance.now() - started < maxMs) {
@@ -28,7 +49,14 @@ async function batch(concurrency: number, count: number, maxMs: number, call: ()
   };
   await Promise.all(Array.from({ length: concurrency }, loop));
   const seconds = (performance.now() - started) / 1000;
-  return { requests: latencies.length, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round((latencies.length / seconds) * 100) / 100, latencyMs: summarize(latencies) };
+  const cpu = process.cpuUsage(cpuBefore);
+  const n = latencies.length;
+  return {
+    requests: n, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round((n / seconds) * 100) / 100, latencyMs: summarize(latencies),
+    // CPU time of this process (all threads: client, service, facilitator, workers) and of the chain:
+    // unlike wall time it hardly depends on what else the shared machine is doing.
+    cpuMsPerCall: Math.round((cpu.user + cpu.system) / 1000 / n), chainCpuMsPerCall: Math.round((chainCpuMs() - chainBefore) / n),
+  };
 }
 
 async function main(): Promise<void> {
@@ -66,7 +94,8 @@ async function main(): Promise<void> {
           level.raw.push(await batch(level.concurrency, count, maxMs, raw));
         };
         if (round % 2 === 0) { await runService(); await runRaw(); } else { await runRaw(); await runService(); }
-        progress(`round ${round + 1}/${rounds} concurrency ${level.concurrency}: service ${level.service.at(-1)!.perSecond}/s, raw sharp ${level.raw.at(-1)!.perSecond}/s`);
+        const [sv, rw] = [level.service.at(-1)!, level.raw.at(-1)!];
+        progress(`round ${round + 1}/${rounds} concurrency ${level.concurrency}: service ${sv.perSecond}/s (${sv.cpuMsPerCall}+${sv.chainCpuMsPerCall} CPU ms/call), raw sharp ${rw.perSecond}/s (${rw.cpuMsPerCall} CPU ms/call)`);
       }
     }
   } finally {
@@ -83,6 +112,11 @@ async function main(): Promise<void> {
       ratio: ratio(servicePerSecond.median, rawPerSecond.median),
       serviceLatencyMs: summarize(level.service.flatMap((b) => [b.latencyMs.median])),
       rawLatencyMs: summarize(level.raw.flatMap((b) => [b.latencyMs.median])),
+      cpuMsPerCall: {
+        service: summarize(level.service.map((b) => b.cpuMsPerCall)).median,
+        chain: summarize(level.service.map((b) => b.chainCpuMsPerCall)).median,
+        raw: summarize(level.raw.map((b) => b.cpuMsPerCall)).median,
+      },
       serviceStageMsPerCall: { verify: stage('verifyMs'), work: stage('workMs'), settle: stage('settleMs') },
       batches: { service: level.service, raw: level.raw },
     };

@@ -89,7 +89,10 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: string, co
         files.push({ bytes, format: 'markdown' });
       } else {
         const filePath = path.join(jobDir, `input-${i + 1}.pdf`);
-        await writeFile(filePath, bytes, { mode: 0o600 });
+        await writeFile(filePath, bytes, { mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOSPC') fail('UNAVAILABLE', 'the service has no temporary space left for the upload; retry in a moment; nothing was charged', { retryAfterSeconds: 10 });
+          throw err;
+        });
         const info = await inspectPdf(filePath, {
           acceptsEncrypted: op.input.acceptsEncrypted === true,
           ...(op.input.acceptsEncrypted ? { password: String(fields.password) } : {}),
@@ -112,8 +115,6 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: string, co
     if (op.id === 'pdf.split') parseRanges(String(fields.ranges), pages);
     // A huge page at a high dpi is refused from its MediaBox before payment, not discovered by the job.
     if (op.id === 'pdf.render') await inspectRenderSize(files[0].path!, Number(fields.dpi));
-    // Page sizes are cheap to read: a page too large to render at this dpi is refused before payment.
-    if (op.id === 'pdf.render') for (const f of files) await inspectRenderSize(f.path!, Number(fields.dpi));
   }
   if (op.input.kind === 'image') {
     // Unless a format is asked for, the output keeps the input's format.

@@ -23,37 +23,40 @@ const { expect } = Code;
 const run = promisify(execFile);
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Processes whose parent is this process (subprocesses are started by the worker threads, which share its pid). */
-async function children(): Promise<Array<{ pid: number; comm: string }>> {
-  const found: Array<{ pid: number; comm: string }> = [];
+/** Processes whose parent is this process (subprocesses are started by the worker threads, which share its pid), with their arguments. */
+async function children(): Promise<Array<{ pid: number; args: string[] }>> {
+  const found: Array<{ pid: number; args: string[] }> = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
       // comm may hold spaces and parentheses: the fields after the last ')' are fixed.
-      const close = stat.lastIndexOf(')');
-      const comm = stat.slice(stat.indexOf('(') + 1, close);
-      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-      if (ppid === process.pid) found.push({ pid: Number(entry), comm });
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      const args = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).split('\0').filter(Boolean);
+      found.push({ pid: Number(entry), args });
     } catch { /* exited while listed */ }
   }
   return found;
 }
 
-async function waitForChild(comm: string, timeoutMs = 20_000): Promise<number> {
+/** mutool drawing pages: the job itself (the quote's inspection runs `mutool pages`). */
+const isDrawing = (c: { args: string[] }) => path.basename(c.args[0] ?? '') === 'mutool' && c.args[1] === 'draw';
+
+async function waitForDrawing(timeoutMs = 20_000): Promise<number> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    const child = (await children()).find((c) => c.comm === comm);
+    const child = (await children()).find(isDrawing);
     if (child) return child.pid;
     await delay(20);
   }
-  throw new Error(`no ${comm} subprocess appeared within ${timeoutMs} ms`);
+  throw new Error(`no mutool draw subprocess appeared within ${timeoutMs} ms`);
 }
 
-async function waitUntilNo(comm: string, timeoutMs = 10_000): Promise<boolean> {
+async function noneDrawing(timeoutMs = 10_000): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    if (!(await children()).some((c) => c.comm === comm)) return true;
+    if (!(await children()).some(isDrawing)) return true;
     await delay(50);
   }
   return false;
@@ -155,7 +158,7 @@ describe('injected faults, each followed by a normal paid request', () => {
   it('a worker thread dies mid-job: 500 JOB_FAILED, nothing charged, its subprocess is gone, the pool replaces the thread', async () => {
     const before = await payer();
     const pending = slowRender();
-    await waitForChild('mutool');
+    await waitForDrawing();
     // The pool's own piscina: terminating its threads is what a crashed thread looks like to it.
     const piscina = (t.service.app.pool as unknown as { piscina: Piscina }).piscina;
     await Promise.all(piscina.threads.map((thread) => thread.terminate()));
@@ -163,7 +166,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     expect(res.status).to.equal(500);
     expect(await errorCode(res)).to.equal('JOB_FAILED');
     expect(await payer()).to.equal(before);
-    expect(await waitUntilNo('mutool')).to.be.true();
+    expect(await noneDrawing()).to.be.true();
     await recovered();
     expect(piscina.threads.length).to.equal(t.service.app.config.workers);
   });
@@ -171,7 +174,7 @@ describe('injected faults, each followed by a normal paid request', () => {
   it('a binary killed mid-job (SIGKILL): 500 JOB_FAILED, nothing charged', async () => {
     const before = await payer();
     const pending = slowRender();
-    process.kill(await waitForChild('mutool'), 'SIGKILL');
+    process.kill(await waitForDrawing(), 'SIGKILL');
     const res = await pending;
     expect(res.status).to.equal(500);
     expect(await errorCode(res)).to.equal('JOB_FAILED');
@@ -198,7 +201,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     expect(await errorCode(res)).to.equal('JOB_TIMEOUT');
     // Quote, inspection twice, verification and the 1 s job: far less than a render of 50 pages at 300 dpi.
     expect(ms).to.be.below(8_000);
-    expect(await waitUntilNo('mutool', 2_000)).to.be.true();
+    expect(await noneDrawing(2_000)).to.be.true();
     expect(await payer()).to.equal(before);
     await recovered();
   });

@@ -281,7 +281,7 @@ function fileField(op: Operation, schema: PropertySchema): HTMLElement {
     type: 'file', id: 'field-file', name: 'file', required: true, multiple,
     accept: acceptedFiles(op.path), 'aria-describedby': 'hint-file',
   });
-  input.addEventListener('change', () => requestQuote());
+  input.addEventListener('change', () => { window.clearTimeout(requoteTimer); void requestQuote(); });
   const label = multiple ? `Files (${schema.minItems ?? 2} to ${schema.maxItems ?? 20})` : 'File';
   return element('div', { class: 'field' },
     element('label', { for: 'field-file' }, label, ' ', element('span', { class: 'required' }, '(required)')),
@@ -324,7 +324,9 @@ function optionField(name: string, schema: PropertySchema, required: boolean): H
       'aria-describedby': hintId,
     });
   }
-  control.addEventListener('change', () => { if (hasFile()) requestQuote(); });
+  // Typing re-quotes after a pause, not on blur: a blur-time re-quote would swallow the click on
+  // the pay button that caused the blur.
+  control.addEventListener(control instanceof HTMLSelectElement ? 'change' : 'input', optionEdited);
   return element('div', { class: 'field' },
     element('label', { for: id }, name, ' ', required ? element('span', { class: 'required' }, '(required)') : element('span', { class: 'required' }, '(optional)')),
     control,
@@ -334,6 +336,7 @@ function optionField(name: string, schema: PropertySchema, required: boolean): H
 function chooseOperation(op: Operation): void {
   state.current = op;
   state.quote = undefined;
+  window.clearTimeout(requoteTimer);
   state.quoteSequence += 1;
   clearProblem();
   setStatus('');
@@ -353,6 +356,19 @@ function chooseOperation(op: Operation): void {
     ...fields.filter(([name]) => name !== 'file').map(([name, schema]) => optionField(name, schema, required.has(name))),
   ));
   byId('quote').replaceChildren(element('p', { class: 'hint' }, 'The exact price appears here once a file is chosen. Nothing is signed or paid yet.'));
+}
+
+let requoteTimer: number | undefined;
+
+/** An option changed: the quote no longer matches the form, so it is dropped and asked again. */
+function optionEdited(): void {
+  if (!hasFile()) return;
+  state.quoteSequence += 1;
+  state.quote = undefined;
+  updatePayButtons();
+  byId('quote').replaceChildren(element('p', {}, 'The options changed; asking for the price again…'));
+  window.clearTimeout(requoteTimer);
+  requoteTimer = window.setTimeout(() => void requestQuote(), 400);
 }
 
 function hasFile(): boolean {

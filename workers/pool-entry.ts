@@ -6,6 +6,7 @@ import { operationById } from '../server/operations/index.js';
 import { ServiceError } from '../server/errors.js';
 import { RunFailure, killAllChildren } from './runner.js';
 import type { JobInput, JobResult } from './contract.js';
+import { NO_SPACE_MESSAGE } from './pdf/tool-run.js';
 
 // A worker torn down by the pool (task aborted past its deadline) must not leave tools running.
 process.on('exit', killAllChildren);
@@ -34,6 +35,9 @@ export default async function runJob(input: JobInput) {
     if (err instanceof RunFailure) {
       if (err.kind === 'timeout') return transferable({ ok: false, code: 'JOB_TIMEOUT', message: `${op.path} passed its time limit; nothing was charged` });
       if (err.kind === 'output-too-large') return transferable({ ok: false, code: 'LIMIT_EXCEEDED', message: 'the result would be larger than the service returns' });
+    }
+    if ((err instanceof RunFailure && err.kind === 'no-space') || (err as NodeJS.ErrnoException)?.code === 'ENOSPC') {
+      return transferable({ ok: false, code: 'UNAVAILABLE', message: NO_SPACE_MESSAGE });
     }
     // Unknown failures: no detail crosses back (it could hold paths or tool output).
     return transferable({ ok: false, code: 'JOB_FAILED', message: `${op.path} failed while processing the file; nothing was charged` });

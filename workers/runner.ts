@@ -2,6 +2,7 @@
 // argument arrays only (never a shell), a minimal environment, a deadline that kills
 // the whole process group, and bounded capture of stdout and stderr.
 import { execa } from 'execa';
+import { statfs } from 'node:fs/promises';
 
 export interface RunOptions {
   /** Bytes written to the child's stdin (omit for no input). */
@@ -26,7 +27,7 @@ export interface RunResult {
   durationMs: number;
 }
 
-export type RunFailureKind = 'timeout' | 'output-too-large' | 'killed' | 'spawn-failed';
+export type RunFailureKind = 'timeout' | 'output-too-large' | 'killed' | 'spawn-failed' | 'no-space';
 
 /** A run that did not complete: it timed out, produced too much, was killed or could not start. */
 export class RunFailure extends Error {
@@ -50,6 +51,22 @@ function minimalEnv(cwd: string | undefined, extra: Record<string, string> | und
     TMPDIR: cwd ?? '/tmp',
     ...extra,
   };
+}
+
+/**
+ * Whether a failed run failed because the job's filesystem is full: the tool said so, or the
+ * filesystem has (almost) nothing left while its partial output is still there. A full job
+ * tmpfs is the service's problem, not a damaged input.
+ */
+async function outOfSpace(cwd: string, stderr: string): Promise<boolean> {
+  if (/no space left on device/i.test(stderr)) return true;
+  try {
+    const fs = await statfs(cwd);
+    const free = fs.bavail * fs.bsize;
+    return free < Math.min(1024 * 1024, (fs.blocks * fs.bsize) / 16);
+  } catch {
+    return false;
+  }
 }
 
 /** Processes started and not yet reaped, so a worker can kill them all if it is torn down. */
@@ -99,6 +116,9 @@ export async function runTool(tool: string, args: readonly string[], options: Ru
     if (result.failed && result.exitCode === undefined) {
       const reason = result.signal ? `killed by ${result.signal}` : 'could not start';
       throw new RunFailure(result.signal ? 'killed' : 'spawn-failed', tool, `${tool} ${reason}`);
+    }
+    if (result.exitCode !== 0 && options.cwd && await outOfSpace(options.cwd, stderr)) {
+      throw new RunFailure('no-space', tool, `${tool} ran out of space in the job directory`);
     }
     return {
       exitCode: result.exitCode ?? -1,

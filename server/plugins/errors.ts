@@ -4,7 +4,19 @@ import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { ServiceError, asServiceError, type ErrorCode } from '../errors.js';
 import type { App } from '../index.js';
 
-interface BoomLike { isBoom: true; output: { statusCode: number }; message: string }
+interface BoomLike { isBoom: true; output: { statusCode: number }; message: string; data?: unknown }
+
+// The multipart and content-type parsers' own fixed wordings (never any client text): enough to
+// say what is wrong with a body. Anything else is not repeated.
+const PARSER_REASONS = /^(Missing end boundary|Only white space allowed after boundary( at end)?|Incomplete multipart payload|Preamble missing CRLF terminator|Maximum parts exceeded|Invalid header( missing colon separator| missing field name| continuation without valid declaration on previous line)?|Invalid content-type header(: duplicate parameter|: multipart missing boundary)?|Missing content-disposition header|Invalid content-disposition header( format| format includes invalid parameters| missing parameters| missing name parameter)?)$/;
+
+function parserReason(err: BoomLike): string | undefined {
+  const inner = (err.data as { message?: unknown } | undefined)?.message;
+  for (const candidate of [inner, err.message]) {
+    if (typeof candidate === 'string' && PARSER_REASONS.test(candidate)) return candidate.charAt(0).toLowerCase() + candidate.slice(1);
+  }
+  return undefined;
+}
 
 // hapi reports what it rejects itself with Boom errors; map them to our catalog.
 function fromBoom(err: BoomLike): ServiceError {
@@ -22,7 +34,8 @@ function fromBoom(err: BoomLike): ServiceError {
     const limit = Number(RegExp.$1);
     return new ServiceError(code, `the request body is larger than the ${Math.round(limit / 1048576)} MB this endpoint accepts`);
   }
-  return new ServiceError(code, message);
+  const reason = code === 'MALFORMED_BODY' ? parserReason(err) : undefined;
+  return new ServiceError(code, reason ? `${message}: ${reason}` : message);
 }
 
 export const errorsPlugin: Plugin<{ app: App }> = {

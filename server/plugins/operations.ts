@@ -1,5 +1,6 @@
 // One POST route per operation, derived from the table: multipart parsing with the operation's
 // size limit, the shared pipeline (checks, quote), the payment gate, the pool.
+import { Readable } from 'node:stream';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
@@ -14,14 +15,22 @@ import type { App } from '../index.js';
 // Multipart framing and small text fields on top of the files themselves.
 const MULTIPART_OVERHEAD = 1024 * 1024;
 
-interface AnnotatedFile { filename: string; headers: Record<string, string>; payload: Buffer }
+// File parts arrive as streams over their exact bytes. hapi's 'data' and 'annotated' outputs
+// parse each file part by its declared Content-Type instead: a text/markdown upload became a
+// lossy UTF-8 string, an application/json one a parsed object and an empty one {}, none of them
+// the bytes that were sent.
+function isFile(value: unknown): value is Readable {
+  return value instanceof Readable;
+}
 
-function isFile(value: unknown): value is AnnotatedFile {
-  return typeof value === 'object' && value !== null && Buffer.isBuffer((value as AnnotatedFile).payload);
+async function bytesOf(part: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of part) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 /** Splits the parsed multipart body into uploads (the `file` parts, in order) and text fields. */
-export function readMultipart(payload: unknown): RawRequest {
+export async function readMultipart(payload: unknown): Promise<RawRequest> {
   if (payload === null || payload === undefined) return { uploads: [], fields: {} };
   if (typeof payload !== 'object' || Buffer.isBuffer(payload)) fail('UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data with a "file" part');
   const uploads: Uint8Array[] = [];
@@ -30,7 +39,7 @@ export function readMultipart(payload: unknown): RawRequest {
     const parts = Array.isArray(value) ? value : [value];
     if (name === 'file') {
       // A file sent without a filename arrives as text; its bytes are still the file.
-      for (const part of parts) uploads.push(isFile(part) ? part.payload : Buffer.from(String(part), 'utf8'));
+      for (const part of parts) uploads.push(isFile(part) ? await bytesOf(part) : Buffer.from(String(part), 'utf8'));
       continue;
     }
     if (parts.some(isFile)) fail('FIELD_INVALID', `"${name}" was sent as a file; only "file" carries a file`, { field: name });
@@ -54,7 +63,7 @@ function handlerFor(op: Operation, app: App) {
     request.plugins.paydoc = { operation: op.id };
     const jobDir = await createJobDir(app.config.tmpDir);
     try {
-      const raw = readMultipart(request.payload);
+      const raw = await readMultipart(request.payload);
       const prepared = await prepare(op, raw, jobDir, app.config, app.pool);
       const payment = readPayment(request);
       const outcome = await app.gate.run(prepared.amount, httpResource(op, app), payment, async () => {
@@ -89,7 +98,7 @@ export const operationsPlugin: Plugin<{ app: App }> = {
           payload: {
             output: 'data',
             parse: true,
-            multipart: { output: 'annotated' },
+            multipart: { output: 'stream' },
             allow: ['multipart/form-data'],
             maxBytes: op.input.maxTotalBytes + MULTIPART_OVERHEAD,
             maxParts: op.input.count.max + op.fields.length + 8,

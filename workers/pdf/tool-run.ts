@@ -32,12 +32,17 @@ export async function runQpdfJob(job: Record<string, unknown>, options: RunOptio
   }
 }
 
+export const NO_SPACE_MESSAGE = 'the service ran out of temporary space for this job; retry in a moment; nothing was charged';
+
 /** Turns a runner failure into the catalog's code: a deadline is JOB_TIMEOUT, anything else a failed job. */
 export function asToolError(err: unknown, what: string): ServiceError {
   if (err instanceof ServiceError) return err;
   if (err instanceof RunFailure) {
     if (err.kind === 'timeout') return new ServiceError('JOB_TIMEOUT', `${what} passed the time limit`);
     if (err.kind === 'output-too-large') return new ServiceError('LIMIT_EXCEEDED', `${what} produced more output than the limit`);
+  }
+  if ((err instanceof RunFailure && err.kind === 'no-space') || (err as NodeJS.ErrnoException)?.code === 'ENOSPC') {
+    return new ServiceError('UNAVAILABLE', NO_SPACE_MESSAGE);
   }
   return new ServiceError('JOB_FAILED');
 }

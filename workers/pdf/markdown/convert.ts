@@ -2,7 +2,7 @@
 // every step can be tested on fixtures and timed without subprocesses.
 import { parseStext, type StextPage } from './stext.js';
 import { dropRunningText, fragmentsOf, readingRegions, type Fragment, type LinkArea } from './layout.js';
-import { assignHeadingLevels, blocksOf, bodySizeOf, type Block, type Cell } from './structure.js';
+import { assignHeadingLevels, blocksOf, bodySizeOf, joinSpans, type Block, type Cell } from './structure.js';
 import { emit } from './emit.js';
 import { ruledTables, rulesOf, type Rect } from './rules.js';
 
@@ -15,7 +15,16 @@ function appendBlocks(into: Block[], blocks: Block[]): void {
   for (const b of blocks) {
     const last = into[into.length - 1];
     if (b.kind === 'table' && last?.kind === 'table' && tableWidth(last.rows) === tableWidth(b.rows)) {
-      last.rows.push(...b.rows);
+      const tail = last.rows[last.rows.length - 1]!, head = b.rows[0]!;
+      const sameCells = tail.length === head.length && tail.every((c, k) => c.colspan === head[k]!.colspan);
+      if (last.openBottom && b.openTop && sameCells) {
+        // One row cut by the break: its two halves are one row again.
+        tail.forEach((c, k) => { c.spans = joinSpans([c.spans, head[k]!.spans]); });
+        last.rows.push(...b.rows.slice(1));
+      } else {
+        last.rows.push(...b.rows);
+      }
+      last.openBottom = b.openBottom;
       continue;
     }
     into.push(b);
@@ -63,7 +72,7 @@ export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPag
     // A ruled table joins the layout as one fragment the size of the table.
     const { tables, rest } = ruledTables(p.fragments, p.rules);
     const fragments = rest.concat(tables.map((t) => ({
-      x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t.rows,
+      x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t,
     })));
     return readingRegions(fragments, p.width).flatMap((region) => blocksOf(region, { bodySize }));
   });

@@ -2,8 +2,7 @@
 // headers and footers are dropped, the page is cut into reading-order regions (columns),
 // and each region's fragments are grouped into visual rows.
 import type { StextLine } from './stext.js';
-import type { Cell } from './structure.js';
-import type { Rule } from './rules.js';
+import type { Rule, TableCells } from './rules.js';
 
 export interface LinkArea {
   x0: number; y0: number; x1: number; y1: number;
@@ -29,7 +28,7 @@ export interface Fragment {
   /** Mean advance of a glyph, to turn indentation of code into spaces. */
   charWidth: number;
   /** Set on the one fragment standing for a whole ruled table (its box is the table's). */
-  table?: Cell[][];
+  table?: TableCells;
 }
 
 export interface Row {

@@ -1,5 +1,5 @@
 // Ruled tables: drawn lines and thin rectangles become horizontal and vertical rules, rules
-// that touch form grids, and a grid with at least two columns is a table whose cells are
+// that touch form grids, and a grid of two or more boxes is a table whose cells are
 // the grid's boxes, merged wherever the rule between two boxes is missing (spanning cells).
 import { rowsOf, type Fragment, type Span } from './layout.js';
 import { joinSpans, type Cell } from './structure.js';
@@ -56,17 +56,22 @@ function clusters(values: number[]): number[] {
 const covers = (rules: Rule[], at: number, point: number) =>
   rules.some((r) => Math.abs(r.at - at) <= NEAR && r.from <= point && r.to >= point);
 
-export interface RuledTable { x0: number; x1: number; y0: number; y1: number; rows: Cell[][] }
+/** Cells of a table; open at the top or bottom when a break cut its first or last row. */
+export interface TableCells { rows: Cell[][]; openTop: boolean; openBottom: boolean }
+
+export interface RuledTable extends TableCells { x0: number; x1: number; y0: number; y1: number }
+
+interface Grid { xs: number[]; ys: number[]; h: Rule[]; v: Rule[]; openTop: boolean; openBottom: boolean }
 
 function find(parent: number[], i: number): number {
   while (parent[i] !== i) { parent[i] = parent[parent[i]!]!; i = parent[i]!; }
   return i;
 }
 
-/** Grids of touching rules with two or more columns and text in two or more cells. */
-function grids(rules: Rules): { xs: number[]; ys: number[]; h: Rule[]; v: Rule[] }[] {
+/** Grids of touching rules with two or more boxes. */
+function grids(rules: Rules): Grid[] {
   const { horizontal: H, vertical: V } = rules;
-  if (H.length < 2 || V.length < 2 || H.length * V.length > 1_000_000) return [];
+  if (H.length < 1 || V.length < 2 || H.length * V.length > 1_000_000) return [];
   const parent = Array.from({ length: H.length + V.length }, (_, i) => i);
   for (let i = 0; i < H.length; i++) for (let j = 0; j < V.length; j++) {
     const h = H[i]!, v = V[j]!;
@@ -81,12 +86,19 @@ function grids(rules: Rules): { xs: number[]; ys: number[]; h: Rule[]; v: Rule[]
     if (!g) { g = { h: [], v: [] }; groups.set(root, g); }
     if (i < H.length) g.h.push(H[i]!); else g.v.push(V[i - H.length]!);
   }
-  const out: { xs: number[]; ys: number[]; h: Rule[]; v: Rule[] }[] = [];
+  const out: Grid[] = [];
   for (const g of groups.values()) {
-    if (g.h.length < 2 || g.v.length < 2) continue;
+    if (g.h.length < 1 || g.v.length < 2) continue;
     const xs = clusters(g.v.map((r) => r.at));
     const ys = clusters(g.h.map((r) => r.at));
-    if (xs.length >= 3 && ys.length >= 2) out.push({ xs, ys, ...g });
+    // Column rules running past the first or last row rule: a row cut by a page or column
+    // break, whose open side closes the grid.
+    const top = Math.min(...g.v.map((r) => r.from)), bottom = Math.max(...g.v.map((r) => r.to));
+    const openTop = top < ys[0]! - 3, openBottom = bottom > ys[ys.length - 1]! + 3;
+    if (openTop) { ys.unshift(top); g.h.push({ at: top, from: xs[0]!, to: xs[xs.length - 1]! }); }
+    if (openBottom) { ys.push(bottom); g.h.push({ at: bottom, from: xs[0]!, to: xs[xs.length - 1]! }); }
+    // Two columns, or one column of two or more rows (a single framed box is no table).
+    if ((xs.length >= 3 && ys.length >= 2) || (xs.length === 2 && ys.length >= 3)) out.push({ xs, ys, openTop, openBottom, ...g });
   }
   return out;
 }
@@ -102,7 +114,7 @@ function cellSpans(fragments: Fragment[]): Span[] {
 export function ruledTables(fragments: Fragment[], rules: Rules): { tables: RuledTable[]; rest: Fragment[] } {
   const tables: RuledTable[] = [];
   let rest = fragments;
-  for (const { xs, ys, h, v } of grids(rules)) {
+  for (const { xs, ys, h, v, openTop, openBottom } of grids(rules)) {
     const nx = xs.length - 1, ny = ys.length - 1;
     const x0 = xs[0]!, x1 = xs[nx]!, y0 = ys[0]!, y1 = ys[ny]!;
     const parent = Array.from({ length: nx * ny }, (_, i) => i);
@@ -137,7 +149,7 @@ export function ruledTables(fragments: Fragment[], rules: Rules): { tables: Rule
     }
     const filled = [...boxes.values()].filter((b) => b.fragments.length > 0).length;
     const columns = new Set([...boxes.values()].map((b) => b.c0)).size;
-    if (filled < 2 || columns < 2) continue;
+    if (filled < 2) continue;
     // A grid row where no box starts (only lower parts of taller boxes) is no row of its own.
     const live = new Array<boolean>(ny).fill(false);
     for (const b of boxes.values()) live[b.r0] = true;
@@ -147,7 +159,7 @@ export function ruledTables(fragments: Fragment[], rules: Rules): { tables: Rule
       for (let r = b.r0; r <= b.r1; r++) if (live[r]) rowspan++;
       rows[b.r0]!.push({ spans: cellSpans(b.fragments), colspan: b.c1 - b.c0 + 1, rowspan });
     }
-    tables.push({ x0, x1, y0, y1, rows: rows.filter((r) => r.length > 0) });
+    tables.push({ x0, x1, y0, y1, rows: rows.filter((r) => r.length > 0), openTop, openBottom });
     rest = outside;
   }
   return { tables, rest };

@@ -9,7 +9,7 @@ export type Block =
   | { kind: 'paragraph'; spans: Span[] }
   | { kind: 'item'; depth: number; ordered: boolean; marker: string; spans: Span[] }
   | { kind: 'code'; lines: string[] }
-  | { kind: 'table'; rows: Cell[][] };
+  | { kind: 'table'; rows: Cell[][]; openTop?: boolean; openBottom?: boolean };
 
 const BULLET = /^([•◦▪▫‣⁃∙●○■□▶►✓✔·*–—-])\s+/;
 const ORDERED = /^(\(?(?:[0-9]{1,3}|[a-z]|[ivx]{1,4})[.)])\s+/;
@@ -313,7 +313,7 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
     const ruledTable = row.fragments.find((f) => f.table)?.table;
     if (ruledTable) {
       flush(); markerStack.length = 0;
-      blocks.push({ kind: 'table', rows: ruledTable });
+      blocks.push({ kind: 'table', ...ruledTable, rows: ruledTable.rows.map((r) => r.map((c) => ({ ...c }))) });
       prev = row;
       continue;
     }
