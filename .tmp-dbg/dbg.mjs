@@ -13,7 +13,7 @@ await page.locator('input[value="/v1/image/resize"]').check();
 await page.locator('#field-width').fill('32'); await page.locator('#field-format').selectOption('png');
 await page.locator('#field-file').setInputFiles({ name: 'photo.jpg', mimeType: 'image/jpeg', buffer: jpeg });
 await page.locator('#quote-amount').waitFor();
-await page.locator('#pay-demo').click();
+await page.screenshot({ path: '/tmp/x.png', fullPage: true }); await page.waitForTimeout(500); await page.evaluate(() => { document.addEventListener('click', (e) => console.log('click on', e.target.id), true); document.addEventListener('input', (e) => console.log('input on', e.target.id), true); document.addEventListener('change', (e) => console.log('change on', e.target.id), true); }); await page.locator('#pay-demo').click(); console.log('clicked');
 await page.waitForTimeout(4000);
 console.log(await page.locator('#problem').innerText(), '|', await page.locator('#status').innerText());
 const tail = t.logs.slice(-5); console.log(tail.join('\n'));

@@ -4,10 +4,12 @@
 //   - no 5xx other than deliberate 503 back-pressure;
 //   - settled transfers on the chain == 200 responses, and the payer paid exactly their prices;
 //   - memory returns near its baseline, and no file descriptors or child processes are left over.
-//   node --expose-gc dist/bench/load.js [--requests 2000] [--concurrency 16] [--quick]
+//   node dist/bench/load.js [--requests 2000] [--concurrency 16] [--quick]
 // Writes bench/results/load.json (bench/quick/results/load.json with --quick) and exits 1 when a check fails.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import os from 'node:os';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import sharp from 'sharp';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http';
@@ -54,22 +56,42 @@ async function children(): Promise<Array<{ pid: number; comm: string; rssBytes: 
   return found;
 }
 
-async function openFds(): Promise<number> {
-  return (await readdir('/proc/self/fd')).length;
+/** What each open descriptor points at (socket:[inode], pipe:[inode], a path, anon_inode:...). */
+async function openFds(): Promise<string[]> {
+  const targets: string[] = [];
+  for (const fd of await readdir('/proc/self/fd')) {
+    try { targets.push(await readlink(`/proc/self/fd/${fd}`)); } catch { /* the directory handle itself */ }
+  }
+  return targets;
+}
+
+// --expose-gc on the command line would reach the worker threads too; the main thread alone needs it.
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+/** Descriptor counts by kind (socket, pipe, anon_inode:[eventfd], a path...), for telling what grew. */
+function fdKinds(targets: readonly string[]): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  for (const target of targets) {
+    const kind = target.replace(/:\[\d+\]$/, '');
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+  }
+  return kinds;
 }
 
 function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
+  gc();
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Snapshot { rssBytes: number; heapUsedBytes: number; fds: number; children: string[] }
+interface Snapshot { rssBytes: number; heapUsedBytes: number; fds: number; fdTargets: string[]; children: string[] }
 
 async function snapshot(): Promise<Snapshot> {
   collectGarbage();
   const memory = process.memoryUsage();
-  return { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed, fds: await openFds(), children: (await children()).map((c) => c.comm).sort() };
+  const fdTargets = await openFds();
+  return { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed, fds: fdTargets.length, fdTargets, children: (await children()).map((c) => c.comm).sort() };
 }
 
 /** Idle keep-alive sockets close after a few seconds: wait (bounded) until the counts settle. */
@@ -142,12 +164,12 @@ async function main(): Promise<void> {
       const warm = await paidRequest(i);
       if (warm.status !== 200) throw new Error(`warm-up ${warm.route} answered ${warm.status} ${warm.code}`);
     }
+    const chain = createPublicClient({ transport: http(evm.rpcUrl) });
+    const fromBlock = (await chain.getBlockNumber()) + 1n;
     await sleep(6_000);
     const baseline = await snapshot();
     progress(`baseline: rss ${round(baseline.rssBytes / MB, 1)} MB, heap ${round(baseline.heapUsedBytes / MB, 1)} MB, ${baseline.fds} fds, children [${baseline.children.join(', ')}]`);
 
-    const chain = createPublicClient({ transport: http(evm.rpcUrl) });
-    const fromBlock = (await chain.getBlockNumber()) + 1n;
     const payerBefore = await evm.balanceOf(evm.payerAddress);
     const payToBefore = await evm.balanceOf(evm.payTo);
 
@@ -231,9 +253,8 @@ async function main(): Promise<void> {
         afterRssMB: round(after.rssBytes / MB, 1),
         baselineHeapMB: round(baseline.heapUsedBytes / MB, 1),
         afterHeapMB: round(after.heapUsedBytes / MB, 1),
-        gcForced: typeof (globalThis as { gc?: unknown }).gc === 'function',
       },
-      fds: { baseline: baseline.fds, after: after.fds },
+      fds: { baseline: baseline.fds, after: after.fds, byKind: { baseline: fdKinds(baseline.fdTargets), after: fdKinds(after.fdTargets) } },
       children: { baseline: baseline.children, after: after.children },
       checks,
       unexpectedSamples: unexpected.slice(0, 10),

@@ -98,8 +98,8 @@ class Sampler {
 
 /** A 6-page PDF of about 50 MB: full-page greyscale JPEGs of noise, which no step can shrink. */
 async function fiftyMegabytePdf(): Promise<Buffer> {
-  const jpeg = await sharp({ create: { width: 3000, height: 2700, channels: 1, noise: { type: 'gaussian', mean: 128, sigma: 70 } } })
-    .jpeg({ quality: 100 }).toBuffer();
+  const jpeg = await sharp({ create: { width: 3000, height: 2700, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 70 } } })
+    .toColourspace('b-w').jpeg({ quality: 100 }).toBuffer();
   return makePdf(Array.from({ length: 6 }, () => ({ jpeg: { bytes: jpeg, width: 3000, height: 2700 } })));
 }
 
@@ -135,18 +135,25 @@ async function main(): Promise<void> {
     const body = () => form([{ bytes: pdf, name: 'big.pdf', type: 'application/pdf' }], { rotate: 90 });
 
     const phase = async (name: string, description: string, call: () => Promise<Response>, expected: number) => {
+      const errors: string[] = [];
       sampler.begin();
       const started = performance.now();
       const statuses = await Promise.all(Array.from({ length: CONCURRENT }, async () => {
-        const res = await call();
-        await res.arrayBuffer();
-        return res.status;
+        try {
+          const res = await call();
+          const answer = Buffer.from(await res.arrayBuffer());
+          if (res.status !== expected) errors.push(`${res.status}: ${answer.subarray(0, 200).toString('utf8')}`);
+          return res.status;
+        } catch (err) {
+          errors.push(String((err as { cause?: unknown }).cause ?? err).slice(0, 200));
+          return 0;
+        }
       }));
       const seconds = Math.round((performance.now() - started) / 100) / 10;
       const peaks = sampler.end();
       const ok = statuses.filter((s) => s === expected).length;
-      phases.push({ name, description, concurrent: CONCURRENT, uploadBytes: pdf.length, answered: `${ok}/${CONCURRENT} with ${expected}`, statuses, seconds, ...peaks });
-      progress(`${name}: ${ok}/${CONCURRENT} answered ${expected} in ${seconds} s; peak service + tools ${peaks.peakServicePlusToolsMB} MB (service process ${peaks.peakServiceProcessMB} MB, tools ${peaks.peakToolsMB} MB)`);
+      phases.push({ name, description, concurrent: CONCURRENT, uploadBytes: pdf.length, answered: `${ok}/${CONCURRENT} with ${expected}`, statuses, errors: [...new Set(errors)], seconds, ...peaks });
+      progress(`${name}: ${ok}/${CONCURRENT} answered ${expected} in ${seconds} s${errors.length ? ` (others: ${[...new Set(errors)].join('; ')})` : ''}; peak service + tools ${peaks.peakServicePlusToolsMB} MB (service process ${peaks.peakServiceProcessMB} MB, tools ${peaks.peakToolsMB} MB)`);
     };
     const rounds = args.quick ? 1 : 2;
     for (let round = 1; round <= rounds; round++) {

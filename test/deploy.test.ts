@@ -57,7 +57,7 @@ async function parseFile(file: string): Promise<Manifest[]> {
   const docs = parseAllDocuments(await readFile(path.join(k8sDir, file), 'utf8'));
   return docs.map((doc) => {
     if (doc.errors.length) throw new Error(`${file}: ${doc.errors[0].message}`);
-    return { ...(doc.toJS() as Omit<Manifest, 'file'>), file };
+    return { ...(doc.toJS() as Manifest), file };
   }).filter((doc) => doc.kind !== undefined);
 }
 

@@ -249,6 +249,23 @@ describe('replicas sharing one Redis and one chain', () => {
     }
   });
 
+  it('a replica started while Redis is unreachable boots, quotes, refuses paid requests with 503 and stops cleanly', async () => {
+    const started = Date.now();
+    const c = await startTestService({ rigs: { evm, svm }, config: { redisUrl: `redis://127.0.0.1:${await freePort()}`, workers: 1 } });
+    try {
+      expect(Date.now() - started).to.be.below(15_000);
+      const before = await evmBalances();
+      const payload = await signBase(await quote(c, '/v1/pdf/extract', () => form([pdf3])));
+      const res = await paidWith(c, '/v1/pdf/extract', form([pdf3]), payload);
+      expect(res.status).to.equal(503);
+      expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('GUARD_UNAVAILABLE');
+      expect(await c.metric('paydoc_jobs_total', { outcome: 'started' })).to.equal(0);
+      expect(await evmBalances()).to.equal(before);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('SIGTERM during a paid job: the job finishes and settles, new connections are refused, the process exits 0', async () => {
     const port = await freePort();
     const tmpDir = await mkdtemp(path.join('/dev/shm', 'paydoc-sigterm-'));

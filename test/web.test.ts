@@ -55,6 +55,7 @@ describe('the web page in a real browser', () => {
 
   before(async () => {
     await ensureWebBuilt();
+    await rm(artifacts, { recursive: true, force: true });
     await mkdir(artifacts, { recursive: true });
     t = await startTestService();
     jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } }).jpeg().toBuffer();
@@ -90,6 +91,9 @@ describe('the web page in a real browser', () => {
   async function screenshot(page: Page, name: string): Promise<void> {
     shot += 1;
     await page.screenshot({ path: path.join(artifacts, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+    // After a full-page capture Chromium's scroll position is out of step with what playwright
+    // believes, and the next click lands beside its target; scrolling once re-aligns them.
+    await page.evaluate(() => window.scrollTo(0, 0));
   }
 
   /** Nothing but the service itself (and the page's own blob: result) was ever asked for. */
@@ -264,8 +268,11 @@ describe('the web page in a real browser', () => {
     expect(await sharp(bytes).metadata()).to.include({ format: 'png', width: 32, height: 24 });
     expect(await t.evm.balanceOf(t.evm.payerAddress)).to.equal(before.payer - 5000n);
     expect(await t.evm.balanceOf(t.evm.payTo)).to.equal(before.payTo + 5000n);
-    // The quote is spent: a second click cannot pay twice.
+    // The quote is spent: a second click cannot pay twice; a new price must be asked for.
     expect(await page.locator('#pay-demo').isDisabled()).to.equal(true);
+    await page.locator('#quote-again').click();
+    expect((await quoteText(page)).amount).to.equal('0.005 USD');
+    expect(await page.locator('#pay-demo').isEnabled()).to.equal(true);
     expectOnlyServiceRequests(page);
     await page.close();
   });
@@ -343,6 +350,7 @@ describe('the web page in a real browser', () => {
     const refused = await problem(broke);
     expect(empty.signatures).to.equal(1);
     expect(refused).to.include('The payment was refused.');
+    expect(refused).to.include('The paying account does not hold enough USDC for this price.');
     expect(refused).to.include('Nothing was charged.');
     await screenshot(broke, 'error-payment-refused');
     await broke.close();

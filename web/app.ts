@@ -483,6 +483,22 @@ function walletErrorWords(error: unknown): string {
   return message ? `The wallet could not sign: ${sentence(message.split('\n')[0])}` : 'The wallet could not sign the payment.';
 }
 
+/** The reasons a facilitator or the service gives for refusing a payment, in plain words. */
+function refusalWords(reason: string): string {
+  if (!reason) return '';
+  const known: Array<[RegExp, string]> = [
+    [/insufficient_(balance|funds)/i, 'The paying account does not hold enough USDC for this price.'],
+    [/expired|valid_?before|valid_?after|too early/i, 'The signed payment was not valid at this time (it may have expired). Sign again.'],
+    [/signature/i, 'The signature on the payment could not be verified.'],
+    [/already (been )?used|nonce/i, 'This payment was already used.'],
+    [/no matching payment requirements|amount|pay_?to|recipient/i, 'The payment does not match this price, chain or recipient. Ask for a new price and pay again.'],
+    [/settlement failed/i, 'The payment could not be settled on the chain.'],
+  ];
+  const words = known.find(([pattern]) => pattern.test(reason))?.[1];
+  const detail = reason.replace(/_/g, ' ');
+  return words ? `${words} (The service said: ${detail}.)` : `The service said: ${sentence(detail)}`;
+}
+
 async function signWithWallet(paymentRequired: PaymentRequired, accept: PaymentRequirements): Promise<PaymentPayload> {
   const provider = window.ethereum;
   if (!provider) throw new Error('No browser wallet was found.');
@@ -558,7 +574,9 @@ async function pay(method: 'wallet' | 'demo'): Promise<void> {
       await showResult(quote, response);
       // The quote is spent: paying again needs a new quote, so one click can never pay twice.
       state.quote = undefined;
-      byId('quote').append(element('p', { class: 'hint' }, 'Paid. To run again, choose the file again or change an option.'));
+      const again = element('button', { type: 'button', id: 'quote-again' }, 'Get a new price to run it again');
+      again.addEventListener('click', () => void requestQuote());
+      byId('quote').append(element('p', { class: 'hint' }, 'This price is paid. ', again));
       setStatus(`Paid ${price}. The result is below.`);
       return;
     }
@@ -570,7 +588,7 @@ async function pay(method: 'wallet' | 'demo'): Promise<void> {
       } catch {
         reason = '';
       }
-      showProblem('The payment was refused.', reason ? sentence(reason) : '', `${NOT_CHARGED} No work was done.`);
+      showProblem('The payment was refused.', refusalWords(reason), `${NOT_CHARGED} No work was done.`);
       return;
     }
     const { headline, detail } = await describeErrorResponse(response);

@@ -270,8 +270,10 @@ async function runIsolated(engine: Engine, pdfs: string[], work: string): Promis
     remaining = remaining.filter((pdf) => !outputs.has(pdf));
     if (remaining.length && !problem) problem = 'no answer';
     if (remaining.length) {
-      // The PDF it stopped on (or, for a batch engine, the whole batch) is recorded as failed.
-      const lost = engine.batch ? remaining : remaining.slice(0, 1);
+      // The PDF it stopped on (or, for a batch engine, the whole batch) is recorded as failed;
+      // after three failures without a single answer the engine is not tried further.
+      const hopeless = failures.length >= 2 && outputs.size === failures.length;
+      const lost = engine.batch || hopeless ? remaining : remaining.slice(0, 1);
       for (const pdf of lost) { outputs.set(pdf, ''); failures.push(`${path.basename(pdf)}: ${problem}`); }
       remaining = remaining.slice(lost.length);
     }

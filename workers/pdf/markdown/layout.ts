@@ -258,7 +258,8 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
     const sideWidth = b.x1 - b.x0;
     if (sideWidth < width * 0.3) return 0;
     const rows = rowsOf(side);
-    const full = rows.filter((r) => r.x1 - r.x0 > sideWidth * 0.7).length;
+    // A line of running text is one fragment across the column; a table row is several cells.
+    const full = rows.filter((r) => r.fragments.some((f) => f.x1 - f.x0 > sideWidth * 0.7)).length;
     return rows.length >= 3 ? full / rows.length : 0;
   };
   for (const strip of strips.slice(0, 3)) {

@@ -78,7 +78,34 @@ function attachMarkers(rows: Row[]): void {
 
 interface TableFound { start: number; end: number; columns: { x0: number; x1: number }[] }
 
-function columnsOf(rows: Row[]): { x0: number; x1: number }[] {
+/**
+ * Columns of a borderless table: x ranges that the fuller rows cover, separated by empty
+ * gutters. Rows with fewer pieces than usual (headers spanning columns, wrapped lines)
+ * would bridge gutters, so they do not vote; a piece lying outside every column found
+ * (a label column whose other cells are empty) adds a column of its own.
+ */
+function columnsOf(all: Row[]): { x0: number; x1: number }[] {
+  const counts = all.map((r) => r.fragments.length).filter((n) => n >= 2).sort((a, b) => a - b);
+  const typical = counts[Math.floor(counts.length / 2)] ?? 2;
+  const full = all.filter((r) => r.fragments.length >= typical);
+  const rows = full.length >= 2 ? full : all;
+  const columns = gutterColumns(rows);
+  for (const r of all) for (const f of r.fragments) {
+    if (columns.some((c) => f.x0 < c.x1 && f.x1 > c.x0)) continue;
+    columns.push({ x0: f.x0, x1: f.x1 });
+  }
+  columns.sort((a, b) => a.x0 - b.x0);
+  // Added pieces that overlap one another are one column.
+  const out: { x0: number; x1: number }[] = [];
+  for (const c of columns) {
+    const last = out[out.length - 1];
+    if (last && c.x0 < last.x1) last.x1 = Math.max(last.x1, c.x1);
+    else out.push({ ...c });
+  }
+  return out;
+}
+
+function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
   let minX = Infinity, maxX = -Infinity;
   for (const r of rows) { minX = Math.min(minX, r.x0); maxX = Math.max(maxX, r.x1); }
   const start = Math.floor(minX);
@@ -123,13 +150,23 @@ function findTables(rows: Row[], bodySize: number): TableFound[] {
     // Extend over multi-cell rows, and over runs of single lines that sit indented inside
     // the table (wrapped cell text), but never over a wide vertical gap.
     const tableLeft = rows[i]!.x0;
+    let tableWidth = rows[i]!.x1 - rows[i]!.x0;
     for (;;) {
-      let k = j + 1;
-      while (k < rows.length && !multi[k] && !ruled[k] && k - j <= 8
-        && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 1.2 && rows[k]!.x0 > tableLeft + bodySize * 0.8) k++;
-      if (k < rows.length && multi[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 2.2) { j = k; continue; }
+      // Single lines between multi-cell rows: wrapped cell text (indented inside the table),
+      // or a row whose other cells are empty (short). Only indented ones may end the table.
+      let k = j + 1, lastIndented = j;
+      while (k < rows.length && !multi[k] && !ruled[k] && k - j <= 8 && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 1.2) {
+        const indented = rows[k]!.x0 > tableLeft + bodySize * 0.8;
+        if (!indented && (rows[k]!.x1 - rows[k]!.x0 > tableWidth * 0.5 || rows[k]!.x0 < tableLeft - bodySize)) break;
+        if (indented && lastIndented === k - 1) lastIndented = k;
+        k++;
+      }
+      if (k < rows.length && multi[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 2.2) {
+        j = k; tableWidth = Math.max(tableWidth, rows[k]!.x1 - tableLeft);
+        continue;
+      }
       // Wrapped text of the last row's cells.
-      if (k - 1 > j) j = k - 1;
+      if (lastIndented > j) j = lastIndented;
       break;
     }
     const span = rows.slice(i, j + 1);
