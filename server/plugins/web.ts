@@ -3,7 +3,7 @@
 // rig's demo payer, signed here so the key never reaches the browser.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { fail } from '../errors.js';
 import { createPayer } from '../payment/client.js';
@@ -80,7 +80,7 @@ export const webPlugin: Plugin<{ app: App }> = {
  * Dev mode only: the demo payer of the local Base chain, for a newcomer without a wallet. Same
  * origin only (no CORS), and it signs nothing but this service's own Base requirements.
  */
-function registerDevPayer(server: Parameters<Plugin<unknown>['register']>[0], app: App, rig: EvmRig): void {
+function registerDevPayer(server: Server, app: App, rig: EvmRig): void {
   server.route({
     method: 'GET',
     path: '/dev/payer',
