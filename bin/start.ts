@@ -24,6 +24,7 @@ async function main() {
     const lines = [
       '',
       `paydoc is running at ${base} with LOCAL TEST CHAINS (PAYMENTS=dev): no real money moves.`,
+      `  web page: ${base}/ (try any operation in a browser; in dev mode it pays with the demo payer, no wallet needed)`,
       `  API description: ${base}/openapi.json    catalog: ${base}/v1/discovery    MCP: ${base}/mcp`,
     ];
     if (evm) {

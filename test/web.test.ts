@@ -234,6 +234,10 @@ describe('the web page in a real browser', () => {
       }
     }
     await choose(page, '/v1/image/crop');
+    // Every control has a label a screen reader announces, and a description of what it takes.
+    const unlabelled = await page.locator('input, select, textarea').evaluateAll((controls) =>
+      controls.filter((c) => ((c as HTMLInputElement).labels?.length ?? 0) === 0).map((c) => c.outerHTML));
+    expect(unlabelled).to.equal([]);
     await screenshot(page, 'form');
     expectOnlyServiceRequests(page);
     await page.close();
@@ -273,6 +277,11 @@ describe('the web page in a real browser', () => {
     await page.locator('#quote-again').click();
     expect((await quoteText(page)).amount).to.equal('0.005 USD');
     expect(await page.locator('#pay-demo').isEnabled()).to.equal(true);
+    const stored = await page.evaluate(async () => ({
+      local: localStorage.length, session: sessionStorage.length, cookie: document.cookie,
+      databases: (await indexedDB.databases()).length, caches: (await caches.keys()).length,
+    }));
+    expect(stored).to.equal({ local: 0, session: 0, cookie: '', databases: 0, caches: 0 });
     expectOnlyServiceRequests(page);
     await page.close();
   });
@@ -338,6 +347,21 @@ describe('the web page in a real browser', () => {
     expect(declined).to.include('Nothing was charged.');
     expect(decliner.methods).to.include('eth_signTypedData_v4');
     await declining.close();
+
+    // A wallet on another chain that cannot switch: nothing is signed.
+    const elsewhere = await openPage();
+    const mainnet = await injectWallet(elsewhere, generatePrivateKey(), { chainId: 1 });
+    await load(elsewhere);
+    await choose(elsewhere, '/v1/image/compress');
+    await elsewhere.locator('#field-file').setInputFiles({ name: 'photo.jpg', mimeType: 'image/jpeg', buffer: jpeg });
+    await quoteText(elsewhere);
+    await elsewhere.locator('#pay-wallet').click();
+    const wrongChain = await problem(elsewhere);
+    expect(wrongChain).to.include('switch it to Base (chain 8453)');
+    expect(wrongChain).to.include('Nothing was charged.');
+    expect(mainnet.methods).to.include('wallet_switchEthereumChain');
+    expect(mainnet.signatures).to.equal(0);
+    await elsewhere.close();
 
     // A wallet without USDC signs, and the service refuses the payment.
     const broke = await openPage();
@@ -419,6 +443,11 @@ describe('the web page in a real browser', () => {
       }
     }, t.url);
     expect(devSign).to.equal('blocked');
+    // Even from the page's own origin it signs nothing but this service's own requirements.
+    const foreignQuote = { ...paymentRequired, accepts: [{ ...paymentRequired.accepts[0], payTo: privateKeyToAccount(generatePrivateKey()).address }] };
+    const refusedSign = await fetch(`${t.url}/dev/sign`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paymentRequired: foreignQuote }) });
+    expect(refusedSign.status).to.equal(422);
+    expect((await refusedSign.json() as { error: { code: string } }).error.code).to.equal('FIELD_INVALID');
     await screenshot(page, 'other-origin');
     await page.close();
   });

@@ -424,6 +424,7 @@ async function requestQuote(): Promise<void> {
       return;
     }
     const { headline, detail } = await describeErrorResponse(response);
+    if (sequence !== state.quoteSequence) return;
     showProblem(headline, detail, `${NOT_CHARGED} No payment was asked for; fix the file or the options and the price is asked again.`);
     return;
   }
@@ -435,6 +436,8 @@ async function requestQuote(): Promise<void> {
     showProblem('The price sent by the service could not be read.', NOT_CHARGED);
     return;
   }
+  // A newer quote was asked for while this one was read: that one wins.
+  if (sequence !== state.quoteSequence) return;
   state.quote = { operation: op, body, paymentRequired };
   showQuote(state.quote);
   updatePayButtons();
