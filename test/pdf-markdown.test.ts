@@ -157,6 +157,31 @@ describe('pdf.markdown', () => {
   });
 });
 
+describe('pdf.markdown on ruled tables', () => {
+  it('reads cells spanning rows and columns from the drawn rules, as an HTML table', { timeout: 20_000 }, async () => {
+    const pdf = await pdfFromHtml(`<html><head><style>${PAGE_CSS}</style></head><body>
+      <p>Stock by site.</p>
+      <table class="ruled">
+        <tr><td rowspan="2">Site</td><td colspan="2">Stock</td></tr>
+        <tr><td>Seeds</td><td>Tools</td></tr>
+        <tr><td>North ridge</td><td>12</td><td>7</td></tr>
+        <tr><td>South valley</td><td colspan="2">closed for the season</td></tr>
+      </table>
+      <p>End of the list.</p></body></html>`);
+    const out = await convert(pdf);
+    expect(out.text).to.contain([
+      '<table>',
+      '<tr><td rowspan="2">Site</td><td colspan="2">Stock</td></tr>',
+      '<tr><td>Seeds</td><td>Tools</td></tr>',
+      '<tr><td>North ridge</td><td>12</td><td>7</td></tr>',
+      '<tr><td>South valley</td><td colspan="2">closed for the season</td></tr>',
+      '</table>',
+    ].join('\n'));
+    expect(out.text.indexOf('Stock by site.')).to.be.below(out.text.indexOf('<table>'));
+    expect(out.text.indexOf('End of the list.')).to.be.above(out.text.indexOf('</table>'));
+  });
+});
+
 describe('pdf.markdown on hard inputs', () => {
   it('answers a page without a text layer with an OCR note, not garbage', { timeout: 20_000 }, async () => {
     const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#c8d2e0' } }).png().toBuffer();

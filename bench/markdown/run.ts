@@ -2,7 +2,8 @@
 // typeset in several styles by two engines (WeasyPrint and headless Chromium), converted
 // back by every engine under comparison, and scored with NID, TEDS and MHS (see metrics.ts).
 //
-//   node dist/bench/markdown/run.js [--quick] [--styles=a,b] [--engines=ours,pdftotext,...]
+//   node dist/bench/markdown/run.js [--quick] [--styles=a,b] [--engines=ours,pdftotext,...] [--limit=N]
+//     [--tables (only pages with tables) | --with-tables (the first N pages plus every page with a table)]
 //
 // Peers are bench-only: BENCH_PEERS (default: the project itself when they are installed as
 // devDependencies, else /work/bench-peers) is a folder with node_modules/@opendocsg/pdf2md and node_modules/@opendataloader/pdf.
@@ -321,7 +322,9 @@ async function main(): Promise<void> {
   const ids = [...all.keys()];
   const chosen = quick
     ? [...ids.filter((id) => all.get(id)!.includes('<table')).slice(0, limit / 2), ...ids.filter((id) => !all.get(id)!.includes('<table')).slice(0, limit / 2)]
-    : ids.filter((id) => !args.includes('--tables') || all.get(id)!.includes('<table')).slice(0, limit);
+    : ids.filter((id, k) => (args.includes('--tables') ? all.get(id)!.includes('<table') : k < limit
+      // --with-tables: the first N pages and every page with a table.
+      || (args.includes('--with-tables') && all.get(id)!.includes('<table')))).slice(0, args.includes('--tables') ? limit : Infinity);
   const gt = new Map<string, string>(chosen.map((id) => [id, all.get(id)!]));
   await mkdir(CACHE, { recursive: true });
   const work = await mkdtemp(path.join(os.tmpdir(), 'paydoc-bench-work-'));

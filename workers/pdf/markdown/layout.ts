@@ -52,6 +52,7 @@ interface Builder {
   frag: Fragment;
   lastX1: number;
   pendingSpace: boolean;
+  wideSpace: boolean;
   sizeWeight: Map<number, number>;
   styled: { bold: number; italic: number; mono: number; all: number };
   widthSum: number;
@@ -88,10 +89,20 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] 
     for (const run of line.runs) {
       const face = run.font;
       for (const g of run.glyphs) {
-        if (SPACE.test(g.c) || g.c === '') { if (b) b.pendingSpace = true; continue; }
+        if (SPACE.test(g.c) || g.c === '') {
+          // mupdf fills a positioning gap with one wide synthetic space; a typed space is
+          // narrower than the font's letters (monospaced fonts: as wide).
+          if (b) {
+            const w = g.x1 - g.x0;
+            b.pendingSpace = true;
+            b.wideSpace ||= w > Math.max(1, face.size) * 0.45 && w > 1.1 * (b.widthSum / Math.max(1, b.styled.all));
+          }
+          continue;
+        }
         const size = face.size > 0 ? face.size : Math.max(1, g.y1 - g.y0);
         const gap = b ? g.x0 - b.lastX1 : 0;
-        if (b && (gap > Math.max(size, b.frag.size) * 0.95 || gap < -size * 1.5 || g.y0 > b.frag.y1 + size * 0.5 || g.y1 < b.frag.y0 - size * 0.5
+        // A gap of half an em with no typed space in it separates table cells.
+        if (b && (gap > Math.max(size, b.frag.size) * 0.95 || (gap > size * 0.5 && (!b.pendingSpace || b.wideSpace)) || gap < -size * 1.5 || g.y0 > b.frag.y1 + size * 0.5 || g.y1 < b.frag.y0 - size * 0.5
           || (cuts.length > 0 && gap > 0 && ruleBetween(cuts, b.lastX1, g.x0, (g.y0 + g.y1) / 2)))) {
           out.push(finish(b));
           b = undefined;
@@ -100,7 +111,7 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] 
         if (!b) {
           b = {
             frag: { x0: g.x0, x1: g.x1, y0: g.y0, y1: g.y1, size, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0 },
-            lastX1: g.x1, pendingSpace: false, sizeWeight: new Map(), styled: { bold: 0, italic: 0, mono: 0, all: 0 }, widthSum: 0,
+            lastX1: g.x1, pendingSpace: false, wideSpace: false, sizeWeight: new Map(), styled: { bold: 0, italic: 0, mono: 0, all: 0 }, widthSum: 0,
           };
         }
         const f = b.frag;
@@ -115,6 +126,7 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] 
         }
         span.text += g.c;
         b.pendingSpace = false;
+        b.wideSpace = false;
         b.lastX1 = Math.max(b.lastX1, g.x1);
         f.x0 = Math.min(f.x0, g.x0); f.x1 = Math.max(f.x1, g.x1);
         f.y0 = Math.min(f.y0, g.y0); f.y1 = Math.max(f.y1, g.y1);
