@@ -4,7 +4,8 @@ import sharp from 'sharp';
 
 export interface FixturePage {
   text?: string;
-  jpeg?: { bytes: Uint8Array; width: number; height: number };
+  /** A full-page JPEG; greyscale unless `color` says it has three components. */
+  jpeg?: { bytes: Uint8Array; width: number; height: number; color?: boolean };
   /** Page size in points; A4 by default. */
   size?: [number, number];
   rotate?: number;
@@ -32,7 +33,7 @@ export function makePdf(pages: readonly FixturePage[], options: FixtureOptions =
     const xobjects: string[] = [];
     if (page.jpeg) {
       const image = add(Buffer.concat([
-        Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${page.jpeg.width} /Height ${page.jpeg.height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length ${page.jpeg.bytes.byteLength} >>\nstream\n`),
+        Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${page.jpeg.width} /Height ${page.jpeg.height} /ColorSpace ${page.jpeg.color ? '/DeviceRGB' : '/DeviceGray'} /BitsPerComponent 8 /Filter /DCTDecode /Length ${page.jpeg.bytes.byteLength} >>\nstream\n`),
         Buffer.from(page.jpeg.bytes), Buffer.from('\nendstream'),
       ]));
       xobjects.push(`/Im1 ${image} 0 R`);

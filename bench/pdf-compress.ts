@@ -1,0 +1,141 @@
+// The compression table: for text-only, image-heavy and scanned PDFs, the output size and the
+// rendered-page similarity (SSIM on greyscale renders) of the service's three levels next to
+// ghostscript's /printer, /ebook and /screen presets, all on the same inputs in one run.
+// Targets: balanced no larger than /ebook at SSIM >= 0.95; max no larger than /screen.
+import { mkdtemp, readFile, rm, writeFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { compress } from '../workers/pdf/compress.js';
+import { runTool } from '../workers/runner.js';
+import type { JobInput } from '../workers/contract.js';
+import { makePdf, photographedPage } from '../test/pdf-fixtures.js';
+import { CORPUS, parseStepArgs, progress, start, writeResult, photoJpeg } from './lib/common.js';
+
+const RENDER_DPI = 72;
+const SSIM_PAGES = 3;
+
+interface Input { name: string; kind: 'text-only' | 'image-heavy' | 'scanned'; bytes: Uint8Array }
+
+async function inputs(quick: boolean): Promise<Input[]> {
+  const text = new Uint8Array(await readFile(path.join(CORPUS, '026-latex-multicolumn/multicolumn.pdf')));
+  const photos = await Promise.all([0, 1, 2].map(async () => {
+    const jpeg = await photoJpeg(2400, 1800, 92);
+    return { jpeg: { bytes: jpeg, width: 2400, height: 1800, color: true } };
+  }));
+  const scans = await Promise.all([0, 1].map(async () => ({ jpeg: await photographedPage(1700, 2200) })));
+  const all: Input[] = [
+    { name: 'latex-multicolumn (corpus)', kind: 'text-only', bytes: text },
+    { name: 'three 2400x1800 photos (generated)', kind: 'image-heavy', bytes: makePdf(photos) },
+    { name: 'two photographed pages (generated)', kind: 'scanned', bytes: makePdf(scans) },
+  ];
+  if (!quick) {
+    all.push({ name: 'geotopo (corpus)', kind: 'image-heavy', bytes: new Uint8Array(await readFile(path.join(CORPUS, '009-pdflatex-geotopo/GeoTopo-komprimiert.pdf'))) });
+  }
+  return all;
+}
+
+/** Greyscale renders of the first pages, at a fixed size so two renders can be compared pixel for pixel. */
+async function renderPages(file: string, dir: string): Promise<Array<{ data: Buffer; width: number; height: number }>> {
+  const pages: Array<{ data: Buffer; width: number; height: number }> = [];
+  for (let page = 1; page <= SSIM_PAGES; page++) {
+    const res = await runTool('mutool', ['draw', '-q', '-r', String(RENDER_DPI), '-c', 'gray', '-F', 'png', '-o', '-', file, String(page)], { cwd: dir, timeoutMs: 60_000 });
+    if (res.exitCode !== 0 || res.stdout.length === 0) break;
+    const { data, info } = await sharp(res.stdout).greyscale().raw().toBuffer({ resolveWithObject: true });
+    pages.push({ data, width: info.width, height: info.height });
+  }
+  return pages;
+}
+
+/** Mean SSIM over 8x8 windows (the standard constants for 8-bit images). */
+function ssim(a: Buffer, b: Buffer, width: number, height: number): number {
+  const C1 = (0.01 * 255) ** 2;
+  const C2 = (0.03 * 255) ** 2;
+  let sum = 0;
+  let windows = 0;
+  for (let y = 0; y + 8 <= height; y += 8) {
+    for (let x = 0; x + 8 <= width; x += 8) {
+      let ma = 0; let mb = 0;
+      for (let j = 0; j < 8; j++) for (let i = 0; i < 8; i++) { const k = (y + j) * width + x + i; ma += a[k]; mb += b[k]; }
+      ma /= 64; mb /= 64;
+      let va = 0; let vb = 0; let cov = 0;
+      for (let j = 0; j < 8; j++) for (let i = 0; i < 8; i++) {
+        const k = (y + j) * width + x + i;
+        const da = a[k] - ma; const db = b[k] - mb;
+        va += da * da; vb += db * db; cov += da * db;
+      }
+      va /= 63; vb /= 63; cov /= 63;
+      sum += ((2 * ma * mb + C1) * (2 * cov + C2)) / ((ma * ma + mb * mb + C1) * (va + vb + C2));
+      windows += 1;
+    }
+  }
+  return windows ? sum / windows : 1;
+}
+
+async function similarity(original: Array<{ data: Buffer; width: number; height: number }>, file: string, dir: string): Promise<number> {
+  const pages = await renderPages(file, dir);
+  if (pages.length !== original.length) return 0;
+  let total = 0;
+  for (const [i, page] of pages.entries()) {
+    const ref = original[i];
+    if (page.width !== ref.width || page.height !== ref.height) return 0;
+    total += ssim(ref.data, page.data, ref.width, ref.height);
+  }
+  return total / pages.length;
+}
+
+async function main() {
+  const args = parseStepArgs();
+  const started = start();
+  const rows: Array<Record<string, unknown>> = [];
+  for (const input of await inputs(args.quick)) {
+    const dir = await mkdtemp(path.join('/dev/shm', 'bench-compress-'));
+    try {
+      const source = path.join(dir, 'in.pdf');
+      await writeFile(source, input.bytes);
+      const original = await renderPages(source, dir);
+      const candidates: Array<{ method: string; file: string; ms: number }> = [];
+      for (const level of ['lossless', 'balanced', 'max'] as const) {
+        const jobDir = await mkdtemp(path.join(dir, 'job-'));
+        const t0 = performance.now();
+        const job: JobInput = {
+          operation: 'pdf.compress', files: [{ bytes: input.bytes, path: source, format: 'pdf' }], fields: { level }, jobDir,
+          deadline: Date.now() + 300_000,
+          settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'model', ocrLanguages: 'eng', maxZipBytes: 1 << 29 },
+        };
+        const out = await compress(job);
+        const file = path.join(dir, `${level}.pdf`);
+        await writeFile(file, out.body);
+        candidates.push({ method: `service ${level}`, file, ms: performance.now() - t0 });
+      }
+      for (const preset of ['printer', 'ebook', 'screen']) {
+        const file = path.join(dir, `gs-${preset}.pdf`);
+        const t0 = performance.now();
+        await runTool('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', `-dPDFSETTINGS=/${preset}`, `-sOutputFile=${file}`, source], { cwd: dir, timeoutMs: 300_000 });
+        candidates.push({ method: `gs /${preset}`, file, ms: performance.now() - t0 });
+      }
+      const inputBytes = input.bytes.byteLength;
+      for (const c of candidates) {
+        const bytes = (await stat(c.file)).size;
+        const row = { input: input.name, kind: input.kind, method: c.method, inputBytes, bytes, ratio: Math.round((bytes / inputBytes) * 1000) / 1000, ssim: Math.round((await similarity(original, c.file, dir)) * 10000) / 10000, ms: Math.round(c.ms) };
+        rows.push(row);
+        progress(`pdf-compress ${input.kind.padEnd(11)} ${c.method.padEnd(17)} ${String(bytes).padStart(9)} B (${row.ratio}x)  SSIM ${row.ssim}`);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const get = (input: string, method: string) => rows.find((r) => r.input === input && r.method === method)!;
+  const targets = [...new Set(rows.map((r) => String(r.input)))].map((input) => ({
+    input,
+    balancedNoLargerThanEbook: (get(input, 'service balanced').bytes as number) <= (get(input, 'gs /ebook').bytes as number),
+    balancedSsimAtLeast095: (get(input, 'service balanced').ssim as number) >= 0.95,
+    maxNoLargerThanScreen: (get(input, 'service max').bytes as number) <= (get(input, 'gs /screen').bytes as number),
+  }));
+  const file = await writeResult(args, 'pdf-compress', { renderDpi: RENDER_DPI, ssimPages: SSIM_PAGES, rows, targets }, started);
+  progress(`pdf-compress: wrote ${file}`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack : err);
+  process.exit(1);
+});
