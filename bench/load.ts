@@ -6,7 +6,8 @@
 //   - memory returns near its baseline, and no file descriptors or child processes are left over.
 //   node dist/bench/load.js [--requests 2000] [--concurrency 16] [--quick]
 // Writes bench/results/load.json (bench/quick/results/load.json with --quick) and exits 1 when a check fails.
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, readlink } from 'node:fs/promises';
 import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -39,17 +40,21 @@ const RSS_SLACK_BYTES = 96 * MB;
 const HEAP_SLACK_BYTES = 24 * MB;
 const SAMPLE_EVERY_MS = 100;
 
-/** Processes whose parent is this one: the local chain, and the tools jobs start. */
-async function children(): Promise<Array<{ pid: number; comm: string; rssBytes: number }>> {
+/**
+ * Processes whose parent is this one: the local chain, and the tools jobs start. Read
+ * synchronously: under load, asynchronous reads queue behind the jobs in libuv's thread pool and
+ * come back after the short-lived tools have exited.
+ */
+function children(): Array<{ pid: number; comm: string; rssBytes: number }> {
   const found: Array<{ pid: number; comm: string; rssBytes: number }> = [];
-  for (const entry of await readdir('/proc')) {
+  for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const close = stat.lastIndexOf(')');
       const fields = stat.slice(close + 2).split(' ');
       if (Number(fields[1]) !== process.pid) continue;
-      // Field 24 (rss, in pages) counted from the state field, which is fields[0].
+      // rss (field 24, in pages) counted from the state field (field 3), which is fields[0].
       found.push({ pid: Number(entry), comm: stat.slice(stat.indexOf('(') + 1, close), rssBytes: Number(fields[21]) * 4096 });
     } catch { /* exited while listed */ }
   }
@@ -91,7 +96,7 @@ async function snapshot(): Promise<Snapshot> {
   collectGarbage();
   const memory = process.memoryUsage();
   const fdTargets = await openFds();
-  return { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed, fds: fdTargets.length, fdTargets, children: (await children()).map((c) => c.comm).sort() };
+  return { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed, fds: fdTargets.length, fdTargets, children: children().map((c) => c.comm).sort() };
 }
 
 /** Idle keep-alive sockets close after a few seconds: wait (bounded) until the counts settle. */
@@ -159,11 +164,10 @@ async function main(): Promise<void> {
       }
     }
 
-    // Warm-up: every operation once per worker, so modules are loaded before the baseline.
-    for (let i = 0; i < mix.length * 2; i++) {
-      const warm = await paidRequest(i);
-      if (warm.status !== 200) throw new Error(`warm-up ${warm.route} answered ${warm.status} ${warm.code}`);
-    }
+    // Warm-up at full concurrency, so modules, thread pools and lazily opened handles exist before the baseline.
+    const warmUp = await Promise.all(Array.from({ length: Math.max(args.concurrency, mix.length * 2) }, (_, i) => paidRequest(i)));
+    const failedWarmUp = warmUp.find((o) => o.status !== 200);
+    if (failedWarmUp) throw new Error(`warm-up ${failedWarmUp.route} answered ${failedWarmUp.status} ${failedWarmUp.code}`);
     const chain = createPublicClient({ transport: http(evm.rpcUrl) });
     const fromBlock = (await chain.getBlockNumber()) + 1n;
     await sleep(6_000);
@@ -178,11 +182,9 @@ async function main(): Promise<void> {
     let peakChildren = 0;
     const sampler = setInterval(() => {
       peakServiceRss = Math.max(peakServiceRss, process.memoryUsage().rss);
-      void children().then((list) => {
-        const tools = list.filter((c) => c.comm !== 'anvil');
-        peakChildren = Math.max(peakChildren, tools.length);
-        peakToolsRss = Math.max(peakToolsRss, tools.reduce((sum, c) => sum + c.rssBytes, 0));
-      });
+      const tools = children().filter((c) => c.comm !== 'anvil');
+      peakChildren = Math.max(peakChildren, tools.length);
+      peakToolsRss = Math.max(peakToolsRss, tools.reduce((sum, c) => sum + c.rssBytes, 0));
     }, SAMPLE_EVERY_MS);
 
     const outcomes: Outcome[] = [];

@@ -287,7 +287,7 @@ async function main(): Promise<void> {
             const scratch = await mkdtemp(path.join(scratchRoot, 'run-'));
             try { await c.runRaw(scratch); } finally { await rm(scratch, { recursive: true, force: true }); }
           },
-        }, args.quick ? { warmup: 1, runs: 3, maxMs: 15_000 } : { warmup: 1, runs: 7, maxMs: 25_000 });
+        }, args.quick ? { warmup: 1, runs: 3, maxMs: 10_000 } : { warmup: 1, runs: 5, maxMs: 15_000 });
         const processing = comparison.a.parts.processingMs!;
         const result: OperationResult = {
           ...comparison, id: c.id, input: c.input, raw: c.raw,

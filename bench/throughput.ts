@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const args = parseStepArgs();
   const began = start();
   const rounds = args.quick ? 1 : 3;
-  const maxMs = args.quick ? 12_000 : 30_000;
+  const maxMs = args.quick ? 12_000 : 20_000;
   const photo = await photoJpeg();
   const bench = await startBenchService();
   const service = async () => { await bench.paidCall(ROUTE, () => form([{ bytes: photo, name: 'photo.jpg', type: 'image/jpeg' }], { width: 1024, format: 'webp' })); };

@@ -106,6 +106,8 @@ export const operationsPlugin: Plugin<{ app: App }> = {
             timeout: 120_000,
           },
           timeout: { server: op.timeoutMs + 60_000, socket: op.timeoutMs + 90_000 },
+          // A paid result is always answered 200, even if it were empty (never a silent 204).
+          response: { emptyStatusCode: 200 },
           description: op.title,
         },
         handler: handlerFor(op, app),

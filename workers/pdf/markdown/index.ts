@@ -126,5 +126,7 @@ export const markdown: WorkFunction = async (input) => {
     parts.push(convertStext(xml, parseDrawings(run.stdout), first));
   }
   const body = parts.filter((p) => p.trim()).join('\n');
+  // An empty result would be charged for nothing (and HTTP turns an empty 200 into 204).
+  if (!body.trim()) fail('NO_CONTENT', 'The PDF has no text layer to convert (it looks scanned); use /v1/pdf/ocr to read its text.', { field: 'file' });
   return { body: new TextEncoder().encode(body), mediaType: 'text/markdown; charset=utf-8' };
 };

@@ -1,0 +1,286 @@
+// Turns the results of a benchmark run into bench/REPORT.md and the SVG charts in bench/charts/.
+// Steps that did not run in this invocation are shown from their last saved results, dated.
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ROOT, type Machine } from './lib/common.js';
+import { barChart, scatterChart } from './lib/svg.js';
+
+export interface StepRecord {
+  name: string;
+  title: string;
+  status: 'ok' | 'failed' | 'timeout' | 'missing' | 'skipped';
+  seconds: number;
+  detail?: string;
+  /** When the step was run (ISO time), for reports that combine runs. */
+  measured?: string;
+}
+
+export interface ReportInput {
+  quick: boolean;
+  outDir: string;
+  resultsDir: string;
+  fullResultsDir: string;
+  records: StepRecord[];
+  began: Date;
+  loadAtStart: number[];
+  loadAtEnd: number[];
+  machine: Machine;
+  wallSeconds: number;
+  partial: boolean;
+  /** Steps re-run later with --only, merged into the report of the last whole run. */
+  rerun?: { steps: string[]; at: string };
+}
+
+type Json = any;
+
+const f1 = (v: number | undefined | null) => (v === undefined || v === null || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const x = (v: number | undefined | null) => (v === undefined || v === null || !Number.isFinite(v) ? '–' : `${v.toFixed(2)}×`);
+const pct = (r: number | undefined | null) => (r === undefined || r === null || !Number.isFinite(r) ? '–' : `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(0)} %`);
+const loadText = (l: number[]) => l.map((v) => v.toFixed(2)).join(', ');
+
+function table(headers: string[], rows: Array<Array<string | number>>, align?: string[]): string[] {
+  return [`| ${headers.join(' | ')} |`, `|${headers.map((_, i) => align?.[i] ?? '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+}
+
+export async function buildReport(input: ReportInput): Promise<string> {
+  const { quick, outDir, resultsDir, fullResultsDir, records } = input;
+  const chartsDir = path.join(outDir, 'charts');
+  await mkdir(chartsDir, { recursive: true });
+  const ranNow = new Set(records.filter((r) => r.status === 'ok' || r.status === 'failed').map((r) => r.name));
+  const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
+  const provenance: string[] = [];
+  /** This run's result, else the last saved full result (dated in the report). */
+  const load = (name: string, step: string): Json | undefined => {
+    for (const dir of [resultsDir, fullResultsDir]) {
+      const file = path.join(dir, name);
+      if (!existsSync(file)) continue;
+      try {
+        const data = JSON.parse(readFileSync(file, 'utf8'));
+        if (!ranNow.has(step) || dir !== resultsDir) {
+          provenance.push(`${step}: from ${path.relative(ROOT, file)}, measured ${data.measured ?? data.generated ?? 'at an unknown time'}`);
+        }
+        return data;
+      } catch { /* unreadable: treated as absent */ }
+    }
+    return undefined;
+  };
+  const chart = async (name: string, svg: string) => {
+    await writeFile(path.join(chartsDir, name), `${svg}\n`);
+    return `charts/${name}`;
+  };
+
+  const L: string[] = [];
+  L.push(`# paydoc benchmarks${quick ? ' (quick subset)' : ''}`, '');
+  L.push(`Measured ${when(input.began.toISOString())} UTC with \`npm run bench${quick ? ' -- --quick' : ''}\` in ${Math.round(input.wallSeconds / 60)} min`
+    + `${input.rerun && input.partial ? `; re-run on ${when(input.rerun.at)} UTC with --only: ${input.rerun.steps.join(', ')}` : ''}.`, '');
+  L.push(`**All absolute times are this machine's**: ${input.machine.cpus} cores (${input.machine.cpuModel}), ${input.machine.memoryGiB} GiB, Node ${input.machine.node}. `
+    + `The machine was **shared with other work** during the run: load average ${loadText(input.loadAtStart)} at the start and ${loadText(input.loadAtEnd)} at the end (1, 5, 15 min), `
+    + 'so absolute times are inflated and noisy. Every comparison was therefore measured side by side in the same run, alternating the two sides after a warm-up; '
+    + 'read the ratios rather than the milliseconds. Medians are reported with the p95 or the interquartile range (IQR) as the spread.', '');
+  L.push('| Step | Status | Time | Run at (UTC) |', '|---|---|---|---|');
+  for (const r of records) L.push(`| ${r.title} | ${r.status}${r.detail ? `: ${r.detail.replace(/\|/g, '/')}` : ''} | ${r.seconds} s | ${r.measured ? when(r.measured) : ''} |`);
+  L.push('');
+
+  const ops = load('operations.json', 'operations');
+  const pay = load('payment.json', 'payment');
+  const thr = load('throughput.json', 'throughput');
+  const mem = load('memory.json', 'memory');
+  const comp = load('pdf-compress.json', 'pdf-compress');
+  const md = load('markdown.json', 'markdown');
+  const fromMd = load('from-markdown.json', 'from-markdown');
+  const ocr = load('ocr.json', 'ocr');
+
+  // ---- Headlines --------------------------------------------------------------------------
+  const headlines: string[] = [];
+  const resize = ops?.operations?.find((o: Json) => o.id === 'image.resize');
+  if (resize) {
+    headlines.push(`12 MP JPEG → 1024 px WebP, whole paid call vs sharp alone: median ${f1(resize.a.ms.median)} ms vs ${f1(resize.b.ms.median)} ms (${pct(resize.ratio)}), p95 ${pct(resize.p95Ratio)}; `
+      + `without the payment round trips (the paid request minus verify and settle) ${pct(resize.processingRatio)} (target ≤ +10 %: ${resize.processingRatio <= 1.1 ? 'met' : 'missed'}).`);
+  }
+  if (ops?.summary) headlines.push(`Across ${ops.summary.operations} operations, the whole paid call takes a median ${x(ops.summary.medianRatio)} the raw tool's time, and ${x(ops.summary.medianProcessingRatio)} without the payment path (target ≤ 1.15×).`);
+  const quoteCmp = pay?.comparisons?.[0];
+  if (quoteCmp) {
+    const base = pay.comparisons.find((c: Json) => c.name.includes('base'));
+    headlines.push(`Payment path: the 402 quote takes ${f1(quoteCmp.a.ms.median)} ms (p95 ${f1(quoteCmp.a.ms.p95)}) on a tiny image; verify + settle through the local facilitator add ${f1(base?.a.parts.verifyMs.median)} + ${f1(base?.a.parts.settleMs.median)} ms on the local Base chain.`);
+  }
+  const c8 = thr?.levels?.find((l: Json) => l.concurrency === 8);
+  if (c8) headlines.push(`Throughput at concurrency 8: ${f1(c8.servicePerSecond.median)} paid calls/s vs ${f1(c8.rawPerSecond.median)} raw sharp calls/s (${x(c8.ratio)}; target ≥ 0.90×: ${c8.ratio >= 0.9 ? 'met' : 'missed'}).`);
+  if (mem) headlines.push(`Peak memory under eight concurrent 50 MB uploads: ${mem.peakServicePlusToolsMB} MB for the service process and its tools (target < 1536 MB: ${mem.withinTarget ? 'met' : 'missed'}).`);
+  const mdBest = md?.overall ? Object.entries(md.overall as Record<string, Json>).sort((a, b) => b[1].overall - a[1].overall) : undefined;
+  if (mdBest?.length) headlines.push(`PDF to Markdown overall score (mean of NID, TEDS, MHS): ${mdBest.map(([id, s]) => `${id} ${s.overall.toFixed(3)}`).join(', ')}.`);
+  if (headlines.length) L.push('## Headline figures', '', ...headlines.map((h) => `- ${h}`), '');
+
+  // ---- Operations -------------------------------------------------------------------------
+  if (ops) {
+    L.push('## Every operation: paid call vs the raw tool', '');
+    L.push(ops.method, '');
+    L.push(...table(
+      ['Operation', 'Input', 'Service median (p95) ms', 'Raw median (p95) ms', 'Ratio', 'Without payment ms (ratio)', 'Work in pool ms', 'Payment path ms', 'Raw side'],
+      ops.operations.map((o: Json) => [
+        `\`${o.id}\``, o.input, `${f1(o.a.ms.median)} (${f1(o.a.ms.p95)})`, `${f1(o.b.ms.median)} (${f1(o.b.ms.p95)})`, x(o.ratio),
+        `${f1(o.a.parts.processingMs?.median)} (${x(o.processingRatio)})`, f1(o.a.parts.workMs?.median), f1(o.paymentMs), o.raw,
+      ]),
+    ));
+    if (ops.failures?.length) L.push('', `Failed: ${ops.failures.map((f: Json) => `\`${f.id}\` (${f.error})`).join('; ')}.`);
+    L.push('', `Pairs per operation: ${[...new Set(ops.operations.map((o: Json) => o.pairs))].join(', ')} after one warm-up each. "Without payment" is the paid request minus the facilitator's verify and settle, i.e. upload, the pre-payment checks (run again on the paid request), the worker pool, the work and the download. "Work in pool" is the time inside the worker pool, where the work function may do more than the raw command (for example \`pdf.extract\` also runs the scanned-page test, \`pdf.compress\` keeps the smallest of three candidates and checks links and outline). For the four model operations the provider is a local fake that answers at once, so their times are the service's own cost, not a model's.`, '');
+    const names = ops.operations.map((o: Json) => o.id);
+    const file = await chart('latency-by-operation.svg', barChart({
+      title: 'Latency by operation: whole paid call vs raw tool (median, this machine)', unit: 'milliseconds', log: true, categories: names,
+      series: [
+        { name: 'service, paid call', values: ops.operations.map((o: Json) => o.a.ms.median) },
+        { name: 'service without payment path', values: ops.operations.map((o: Json) => o.a.parts.processingMs?.median) },
+        { name: 'raw tool', values: ops.operations.map((o: Json) => o.b.ms.median) },
+      ],
+    }));
+    L.push(`![Latency by operation](${file})`, '');
+  }
+
+  // ---- Payment ----------------------------------------------------------------------------
+  if (pay) {
+    L.push('## The payment path', '', pay.method, '');
+    L.push(...table(['Measurement', 'Median ms', 'p95 ms', 'IQR ms', 'Runs'], pay.comparisons.flatMap((c: Json) => {
+      const rows: Array<Array<string | number>> = [[c.a.label, f1(c.a.ms.median), f1(c.a.ms.p95), f1(c.a.ms.iqr), c.a.ms.n]];
+      if (!c.name.includes('vs quote')) rows.push([c.b.label, f1(c.b.ms.median), f1(c.b.ms.p95), f1(c.b.ms.iqr), c.b.ms.n]);
+      for (const [part, label] of [['quoteMs', 'quote request'], ['signMs', 'client signing'], ['verifyMs', 'verify (facilitator, in the gate)'], ['workMs', 'work (pool)'], ['settleMs', 'settle (facilitator, in the gate)']] as const) {
+        const s = c.a.parts?.[part];
+        if (s) rows.push([`— ${label}`, f1(s.median), f1(s.p95), f1(s.iqr), s.n]);
+      }
+      return rows;
+    })));
+    L.push('');
+    const direct = Object.entries(pay.facilitatorDirect ?? {}) as Array<[string, Json]>;
+    if (direct.length) {
+      L.push(...table(['Facilitator called directly', 'verify median (p95) ms', 'settle median (p95) ms'], direct.map(([chain, d]) => [chain, `${f1(d.verify.median)} (${f1(d.verify.p95)})`, `${f1(d.settle.median)} (${f1(d.settle.p95)})`])));
+      L.push('');
+    }
+    if (pay.solanaNote) L.push(pay.solanaNote, '');
+  }
+
+  // ---- Image resize and throughput --------------------------------------------------------
+  if (resize || thr) {
+    L.push('## Image resize: overhead and throughput (12 MP JPEG → 1024 px WebP)', '');
+    if (resize) {
+      L.push(...table(['', 'Median ms', 'p95 ms', 'Overhead at the median', 'Overhead at p95'], [
+        ['raw sharp', f1(resize.b.ms.median), f1(resize.b.ms.p95), '', ''],
+        ['whole paid call', f1(resize.a.ms.median), f1(resize.a.ms.p95), pct(resize.ratio), pct(resize.p95Ratio)],
+        ['paid request without verify and settle', f1(resize.a.parts.processingMs.median), f1(resize.a.parts.processingMs.p95), pct(resize.processingRatio), pct(resize.a.parts.processingMs.p95 / resize.b.ms.p95)],
+        ['work inside the pool', f1(resize.a.parts.workMs.median), f1(resize.a.parts.workMs.p95), pct(resize.a.parts.workMs.median / resize.b.ms.median), ''],
+      ]));
+      L.push('');
+    }
+    if (thr) {
+      L.push(thr.method, '');
+      L.push(...table(['Concurrency', 'Service paid calls/s (IQR)', 'Raw sharp calls/s (IQR)', 'Service / raw', 'CPU ms per call: service (+ chain) / raw', 'Service latency median ms', 'Per paid call: verify / work / settle ms'],
+        thr.levels.map((l: Json) => [l.concurrency, `${f1(l.servicePerSecond.median)} (${f1(l.servicePerSecond.iqr)})`, `${f1(l.rawPerSecond.median)} (${f1(l.rawPerSecond.iqr)})`, x(l.ratio),
+          l.cpuMsPerCall ? `${l.cpuMsPerCall.service} (+${l.cpuMsPerCall.chain}) / ${l.cpuMsPerCall.raw}` : '–', f1(l.serviceLatencyMs.median),
+          `${l.serviceStageMsPerCall.verify} / ${l.serviceStageMsPerCall.work} / ${l.serviceStageMsPerCall.settle}`])));
+      L.push('', 'CPU milliseconds per call are measured with process.cpuUsage (all threads of the process: client, service, facilitator and workers for the service side) plus the chain process; unlike calls per second they hardly depend on the other work on the machine.', '');
+      const file = await chart('throughput.svg', barChart({
+        title: 'Throughput, 12 MP JPEG → 1024 px WebP (calls per second, this machine)', unit: 'calls per second',
+        categories: thr.levels.map((l: Json) => `concurrency ${l.concurrency}`),
+        series: [
+          { name: 'service, paid calls', values: thr.levels.map((l: Json) => l.servicePerSecond.median) },
+          { name: 'raw sharp', values: thr.levels.map((l: Json) => l.rawPerSecond.median) },
+        ],
+      }));
+      L.push(`![Throughput](${file})`, '');
+    }
+  }
+
+  // ---- Memory -----------------------------------------------------------------------------
+  if (mem) {
+    L.push('## Memory under eight concurrent 50 MB uploads', '', mem.method, '');
+    L.push(...table(['Phase', 'Answers', 'Seconds', 'Peak service + tools MB', 'Service process MB', 'Tools MB'],
+      mem.phases.map((p: Json) => [p.name, `${p.answered}${p.errors?.length ? ` (${p.errors.join('; ').replace(/\|/g, '/').slice(0, 160)})` : ''}`, p.seconds, p.peakServicePlusToolsMB, p.peakServiceProcessMB, p.peakToolsMB])));
+    L.push('', `Peak: **${mem.peakServicePlusToolsMB} MB** (target < ${mem.targetMB} MB: ${mem.withinTarget ? 'met' : '**missed**'}); the service process's own high-water mark (VmHWM) was ${mem.serviceProcessVmHWMMB} MB; idle it used ${mem.idle.serviceMB} MB. The local chain used up to ${mem.chainPeakMB} MB on top (development only).`, '');
+  }
+
+  // ---- PDF compression --------------------------------------------------------------------
+  L.push('## PDF compression', '');
+  if (comp) L.push(...compressionSection(comp, await chartFor(chart, comp)));
+  else L.push('No results: bench/pdf-compress.ts has not produced bench/results/pdf-compress.json yet.', '');
+
+  // ---- Markdown ---------------------------------------------------------------------------
+  L.push('## PDF to Markdown, with peers', '');
+  const quickMd = path.join(resultsDir, 'markdown-quick-output.txt');
+  if (quick && ranNow.has('markdown') && existsSync(quickMd)) {
+    L.push('Quick run (a few pages, one style); its table as printed:', '', '```', readFileSync(quickMd, 'utf8').trim().slice(-4000), '```', '');
+  }
+  if (md?.overall) {
+    const engines = Object.entries(md.overall as Record<string, Json>);
+    L.push(`${md.pages} ground-truth pages, ${md.styles?.length ?? '?'} rendering style(s). ${md.metrics ?? ''}`, '');
+    L.push(...table(['Engine', 'Overall', 'NID', 'TEDS', 'MHS', 'ms per page (this machine)'],
+      engines.map(([id, s]) => [id, f1(s.overall), f1(s.scores.nid), f1(s.scores.teds), f1(s.scores.mhs), f1(s.secondsPerPage * 1000)])));
+    const file = await chart('markdown-scores.svg', barChart({
+      title: 'PDF to Markdown scores by engine (higher is better)', unit: 'score (0 to 1)', categories: engines.map(([id]) => id),
+      series: [
+        { name: 'overall', values: engines.map(([, s]) => s.overall) },
+        { name: 'NID (text)', values: engines.map(([, s]) => s.scores.nid ?? undefined) },
+        { name: 'TEDS (tables)', values: engines.map(([, s]) => s.scores.teds ?? undefined) },
+        { name: 'MHS (headings)', values: engines.map(([, s]) => s.scores.mhs ?? undefined) },
+      ],
+    }));
+    L.push('', `![Markdown scores](${file})`, '', 'Per-style tables: [results/markdown.md](results/markdown.md).', '');
+  } else if (!quick) L.push('No results.', '');
+
+  // ---- Markdown to PDF --------------------------------------------------------------------
+  if (fromMd?.sizes) {
+    L.push('## Markdown to PDF: WeasyPrint (the service) vs Chromium', '', fromMd.note ?? '', '');
+    L.push(...table(['Document', 'WeasyPrint median s (pages)', 'Chromium median s (pages)', 'WeasyPrint CPU s', 'PDF bytes WeasyPrint / Chromium'],
+      fromMd.sizes.map((s: Json) => [`~${s.targetPages} pages`, `${s.weasyprint.medianWallSeconds} (${s.weasyprint.pages})`, s.chromium ? `${s.chromium.medianWallSeconds} (${s.chromium.pages})` : 'not installed',
+        s.weasyprint.cpuSeconds, `${s.weasyprint.bytes} / ${s.chromium?.bytes ?? '–'}`])));
+    L.push('');
+  }
+
+  // ---- OCR --------------------------------------------------------------------------------
+  if (ocr) {
+    L.push('## Local OCR (tesseract)', '', ocr.note ?? '', '');
+    L.push(`${ocr.pages} pages: ${ocr.pagesPerSecond} pages/s wall, ${ocr.toolCpuSecondsPerPage} CPU s per page (${ocr.pagesPerSecondPerIdleCore} pages/s per idle core), at ${ocr.dpi} dpi.`, '');
+    if (ocr.samples) L.push(...table(['Sample', 'Pages', 'Pages/s', 'CPU s/page', 'Word recall'], ocr.samples.map((s: Json) => [s.kind, s.pages, s.pagesPerSecond, s.toolCpuSecondsPerPage, s.wordRecall])), '');
+  }
+
+  L.push('## Reproducing', '', '```sh', 'npm run bench                 # the whole suite (about 20 to 30 minutes on 2 shared cores)', 'npm run bench -- --quick      # a subset in a few minutes, written under bench/quick/',
+    'npm run bench -- --only operations,payment   # some steps; the report shows the others from their last results', '```', '');
+  L.push('Raw results: `bench/results/*.json` (each carries the machine, the load average and the method).', '');
+  if (provenance.length) L.push('Results not measured in this invocation:', '', ...provenance.map((p) => `- ${p}`), '');
+
+  const file = path.join(outDir, 'REPORT.md');
+  await writeFile(file, L.join('\n'));
+  return file;
+}
+
+async function chartFor(chart: (name: string, svg: string) => Promise<string>, comp: Json): Promise<string | undefined> {
+  const rows: Json[] = Array.isArray(comp.rows) ? comp.rows : Array.isArray(comp.results) ? comp.results : [];
+  const sizeKey = ['sizeRatio', 'ratio', 'relativeSize'].find((k) => rows.some((r) => typeof r[k] === 'number'));
+  const simKey = ['similarity', 'ssim', 'visualSimilarity', 'psnr'].find((k) => rows.some((r) => typeof r[k] === 'number'));
+  if (!sizeKey || !simKey) return undefined;
+  const seriesKey = ['tool', 'engine', 'level', 'method'].find((k) => rows.some((r) => typeof r[k] === 'string')) ?? 'tool';
+  const labelKey = undefined as string | undefined;
+  return chart('compression-size-vs-similarity.svg', scatterChart({
+    title: 'PDF compression: size versus similarity', xLabel: `output size / input size (${sizeKey})`, yLabel: simKey,
+    points: rows.filter((r) => typeof r[sizeKey] === 'number' && typeof r[simKey] === 'number')
+      .map((r) => ({ x: r[sizeKey], y: r[simKey], series: String(r[seriesKey] ?? 'result'), ...(labelKey && r[labelKey] ? { label: String(r[labelKey]).slice(0, 14) } : {}) })),
+  }));
+}
+
+function compressionSection(comp: Json, chartFile: string | undefined): string[] {
+  const L: string[] = [];
+  if (typeof comp.method === 'string') L.push(comp.method, '');
+  if (typeof comp.note === 'string') L.push(comp.note, '');
+  if (typeof comp.markdown === 'string') L.push(comp.markdown, '');
+  else {
+    const rows: Json[] = Array.isArray(comp.rows) ? comp.rows : Array.isArray(comp.results) ? comp.results : [];
+    const keys = [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => ['string', 'number', 'boolean'].includes(typeof r[k]))))].slice(0, 10);
+    if (rows.length && keys.length) {
+      L.push(...table(keys, rows.map((r) => keys.map((k) => (typeof r[k] === 'number' ? f1(r[k]) : String(r[k] ?? '–'))))), '');
+    } else L.push('See bench/results/pdf-compress.json.', '');
+  }
+  const targets: Json[] = Array.isArray(comp.targets) ? comp.targets : [];
+  if (targets.length) {
+    const keys = Object.keys(targets[0]);
+    L.push('Targets:', '', ...table(keys, targets.map((t) => keys.map((k) => (t[k] === true ? 'met' : t[k] === false ? '**missed**' : String(t[k]))))), '');
+  }
+  if (chartFile) L.push(`![Compression size versus similarity](${chartFile})`, '');
+  return L;
+}
