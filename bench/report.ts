@@ -240,8 +240,9 @@ export async function buildReport(input: ReportInput): Promise<string> {
     if (ocr.samples) L.push(...table(['Sample', 'Pages', 'Pages/s', 'CPU s/page', 'Word recall'], ocr.samples.map((s: Json) => [s.kind, s.pages, s.pagesPerSecond, s.toolCpuSecondsPerPage, s.wordRecall])), '');
   }
 
-  L.push('## Reproducing', '', '```sh', 'npm run bench                 # the whole suite (about 20 to 30 minutes on 2 shared cores)', 'npm run bench -- --quick      # a subset in a few minutes, written under bench/quick/',
-    'npm run bench -- --only operations,payment   # some steps; the report shows the others from their last results', '```', '');
+  L.push('## Reproducing', '', '```sh', 'npm run bench                 # the whole suite (15 minutes here on 2 cores shared with other work)', 'npm run bench -- --quick      # a subset in a few minutes, written under bench/quick/',
+    'npm run bench -- --only operations,payment   # some steps; the report shows the others from their last results',
+    'npm run bench -- --report-only                # rebuild this report and the charts from bench/results', '```', '');
   L.push('Raw results: `bench/results/*.json` (each carries the machine, the load average and the method).', '');
   if (provenance.length) L.push('Results not measured in this invocation:', '', ...provenance.map((p) => `- ${p}`), '');
 
@@ -257,8 +258,10 @@ async function chartFor(chart: (name: string, svg: string) => Promise<string>, c
   if (!sizeKey || !simKey) return undefined;
   const seriesKey = ['tool', 'engine', 'level', 'method'].find((k) => rows.some((r) => typeof r[k] === 'string')) ?? 'tool';
   const labelKey = undefined as string | undefined;
+  const similarities = rows.map((r) => r[simKey]).filter((v): v is number => typeof v === 'number');
   return chart('compression-size-vs-similarity.svg', scatterChart({
-    title: 'PDF compression: size versus similarity', xLabel: `output size / input size (${sizeKey})`, yLabel: simKey,
+    title: 'PDF compression: size versus similarity (up and left is better)', xLabel: `output size / input size (${sizeKey})`, yLabel: `${simKey} of the rendered pages`,
+    xMin: 0, yMin: Math.floor(Math.min(...similarities) * 20) / 20, yMax: Math.max(1, ...similarities),
     points: rows.filter((r) => typeof r[sizeKey] === 'number' && typeof r[simKey] === 'number')
       .map((r) => ({ x: r[sizeKey], y: r[simKey], series: String(r[seriesKey] ?? 'result'), ...(labelKey && r[labelKey] ? { label: String(r[labelKey]).slice(0, 14) } : {}) })),
   }));
@@ -273,7 +276,8 @@ function compressionSection(comp: Json, chartFile: string | undefined): string[]
     const rows: Json[] = Array.isArray(comp.rows) ? comp.rows : Array.isArray(comp.results) ? comp.results : [];
     const keys = [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => ['string', 'number', 'boolean'].includes(typeof r[k]))))].slice(0, 10);
     if (rows.length && keys.length) {
-      L.push(...table(keys, rows.map((r) => keys.map((k) => (typeof r[k] === 'number' ? f1(r[k]) : String(r[k] ?? '–'))))), '');
+      const cell = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : Math.abs(v) < 10 ? v.toFixed(3) : f1(v)) : String(v ?? '–'));
+      L.push(...table(keys, rows.map((r) => keys.map((k) => cell(r[k])))), '');
     } else L.push('See bench/results/pdf-compress.json.', '');
   }
   const targets: Json[] = Array.isArray(comp.targets) ? comp.targets : [];

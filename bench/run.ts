@@ -1,7 +1,7 @@
 // `npm run bench`: the whole benchmark suite, one step at a time (each a child process), then
 // bench/REPORT.md with tables and SVG charts from the results. A failing step is recorded in the
 // report and the suite carries on.
-//   node dist/bench/run.js [--quick] [--only operations,payment,...]
+//   node dist/bench/run.js [--quick] [--only operations,payment,...] [--report-only]
 // --quick runs a subset of each step and writes under bench/quick/, leaving the full results alone.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -64,7 +64,8 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const quick = argv.includes('--quick');
   const onlyArg = argv.find((a) => a.startsWith('--only'));
-  const only = onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1]! : argv[argv.indexOf(onlyArg) + 1] ?? '').split(',').filter(Boolean) : undefined;
+  const only = argv.includes('--report-only') ? []
+    : onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1]! : argv[argv.indexOf(onlyArg) + 1] ?? '').split(',').filter(Boolean) : undefined;
   const unknown = only?.filter((name) => !STEPS.some((s) => s.name === name)) ?? [];
   if (unknown.length) {
     console.error(`unknown step(s): ${unknown.join(', ')}; the steps are ${STEPS.map((s) => s.name).join(', ')}`);
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
   const report = await buildReport({
     quick, outDir, resultsDir, fullResultsDir, records: allRecords, began: new Date(header.began), loadAtStart: header.loadAtStart, loadAtEnd: header.loadAtEnd,
     machine: machine(), wallSeconds: header.wallSeconds, partial: only !== undefined && header !== now,
-    ...(only ? { rerun: { steps: records.map((r) => r.name), at: now.began } } : {}),
+    ...(only && records.length ? { rerun: { steps: records.map((r) => r.name), at: now.began } } : {}),
   });
   console.log(`report: ${path.relative(ROOT, report)} (${Math.round((Date.now() - began.getTime()) / 1000)} s in all)`);
   await rm(path.join(resultsDir, '.keep'), { force: true });
