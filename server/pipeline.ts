@@ -71,7 +71,12 @@ function checkFileCount(op: Operation, raw: RawRequest): void {
 }
 
 /** Runs every check that can refuse the request and computes the exact price. */
-export async function prepare(op: Operation, raw: RawRequest, jobDir: string, config: Config, pool: WorkerPool): Promise<Prepared> {
+/**
+ * `paid` marks a retry that carries a payment: its quote already ran the deep structural check, and
+ * damage it would find fails the paid job uncharged, so the retry skips it (the price, readability
+ * and encryption checks still run on the submitted bytes).
+ */
+export async function prepare(op: Operation, raw: RawRequest, jobDir: string, config: Config, pool: WorkerPool, paid = false): Promise<Prepared> {
   checkSizes(op, raw);
   checkFileCount(op, raw);
   const fields = validateFields(op, raw.fields);
@@ -96,6 +101,7 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: string, co
         const info = await inspectPdf(filePath, {
           acceptsEncrypted: op.input.acceptsEncrypted === true,
           ...(op.input.acceptsEncrypted ? { password: String(fields.password) } : {}),
+          ...(paid ? { deep: false } : {}),
         });
         files.push({ bytes, path: filePath, format: 'pdf', pages: info.pages });
       }

@@ -64,7 +64,8 @@ function handlerFor(op: Operation, app: App) {
     const jobDir = await createJobDir(app.config.tmpDir);
     try {
       const raw = await readMultipart(request.payload);
-      const prepared = await prepare(op, raw, jobDir, app.config, app.pool);
+      const carriesPayment = request.headers['payment-signature'] !== undefined || request.headers['x-payment'] !== undefined;
+      const prepared = await prepare(op, raw, jobDir, app.config, app.pool, carriesPayment);
       const payment = readPayment(request);
       const outcome = await app.gate.run(prepared.amount, httpResource(op, app), payment, async () => {
         app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
