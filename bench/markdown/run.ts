@@ -17,17 +17,7 @@ import MarkdownIt from 'markdown-it';
 import { RunFailure, runTool } from '../../workers/runner.js';
 import { scorePage, type PageScores } from './metrics.js';
 
-function projectRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('project root not found');
-    dir = up;
-  }
-  return dir;
-}
-
-const ROOT = projectRoot();
+import { ROOT } from '../lib/common.js';
 const GT_DIR = path.resolve(ROOT, '../shared/corpus/markdown-gt');
 // Peers installed as devDependencies of the project are used first; otherwise a side folder.
 const PEERS = process.env.BENCH_PEERS
