@@ -80,8 +80,6 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
       security: { noSniff: true, referrer: 'no-referrer' },
     },
     router: { stripTrailingSlash: true },
-    // The slowest job plus settlement must fit inside the socket's idle timeout.
-    load: { sampleInterval: 0 },
   });
   server.app = app as never;
   await server.register([

@@ -4,11 +4,8 @@ import Code from '@hapi/code';
 import sharp from 'sharp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { x402Client } from '@x402/core/client';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { privateKeyToAccount } from 'viem/accounts';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
-import { startTestService, type TestService } from './support/service.js';
+import { startTestService, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { operations } from '../server/operations/index.js';
 
@@ -42,11 +39,7 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
   const call = (name: string, args: Record<string, unknown>, payment?: unknown) =>
     client.callTool({ name, arguments: args, ...(payment ? { _meta: { 'x402/payment': payment } } : {}) }) as Promise<ToolResult>;
 
-  async function pay(pr: PaymentRequired) {
-    const payer = new x402Client();
-    registerExactEvmScheme(payer, { signer: privateKeyToAccount(t.evm.payerKey) });
-    return payer.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((a) => a.network === 'eip155:8453') });
-  }
+  const pay = (pr: PaymentRequired) => signOnBase(pr, t.evm.payerKey);
   const balance = () => t.evm.balanceOf(t.evm.payerAddress);
 
   it('initialize negotiates protocol 2025-11-25', () => {

@@ -4,10 +4,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { x402Client } from '@x402/core/client';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { privateKeyToAccount } from 'viem/accounts';
-import { startTestService, form, type TestService } from './support/service.js';
+import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { startFakeProvider, FAKE_MODEL, type FakeProvider, type Script } from './support/fake-provider.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 
@@ -45,9 +42,7 @@ describe('model endpoints over HTTP, paid on the local chain', () => {
     const quote = await fetch(`${t.url}${path}`, { method: 'POST', body: body() });
     expect(quote.status, path).to.equal(402);
     const pr = decodePaymentRequiredHeader(quote.headers.get('payment-required')!);
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer: privateKeyToAccount(t.evm.payerKey) });
-    const payload = await client.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((a) => a.network === 'eip155:8453') });
+    const payload = await signOnBase(pr, t.evm.payerKey);
     return { amount: BigInt(pr.accepts[0].amount), res: await fetch(`${t.url}${path}`, { method: 'POST', body: body(), headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) } }) };
   }
 

@@ -3,11 +3,9 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { x402Client } from '@x402/core/client';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
-import { startTestService, form, type TestService } from './support/service.js';
+import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { revertNextSettlement } from '../server/payment/dev/evm-rig.js';
 
@@ -38,12 +36,7 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
   }
 
-  async function sign(pr: PaymentRequired, key = t.evm.payerKey): Promise<PaymentPayload> {
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer: privateKeyToAccount(key as `0x${string}`) });
-    const base = { ...pr, accepts: pr.accepts.filter((a) => a.network === 'eip155:8453') };
-    return client.createPaymentPayload(base);
-  }
+  const sign = (pr: PaymentRequired, key: string = t.evm.payerKey): Promise<PaymentPayload> => signOnBase(pr, key);
 
   const paidWith = (path: string, body: FormData, payload: PaymentPayload) => post(path, body, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
 

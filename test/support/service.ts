@@ -4,6 +4,10 @@ import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { x402Client } from '@x402/core/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { createServer, type Service } from '../../server/index.js';
 import type { Config } from '../../server/config.js';
 import { startEvmRig, type EvmRig } from '../../server/payment/dev/evm-rig.js';
@@ -88,4 +92,11 @@ export function form(files: Array<Uint8Array | { bytes: Uint8Array; name?: strin
   }
   for (const [k, v] of Object.entries(fields)) body.append(k, String(v));
   return body;
+}
+
+/** Signs a quote's Base offer with the standard x402 client, as a paying client would. */
+export async function signOnBase(pr: PaymentRequired, key: string): Promise<PaymentPayload> {
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: privateKeyToAccount(key as `0x${string}`) });
+  return client.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((a) => a.network === 'eip155:8453') });
 }
