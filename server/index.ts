@@ -9,6 +9,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { ensureJobRoot } from './jobdir.js';
 import { createPaymentGate, startDevRigs, stopDevRigs, type DevRigs } from './payment/setup.js';
 import type { PaymentGate } from './payment/gate.js';
+import { InspectionCache } from './inspect/cache.js';
 import { errorsPlugin } from './plugins/errors.js';
 import { operationsPlugin } from './plugins/operations.js';
 import { freePlugin } from './plugins/free.js';
@@ -23,6 +24,8 @@ export interface App {
   metrics: Metrics;
   logger: Logger;
   binaries: BinaryStatus;
+  /** Pre-payment inspection results by content digest, so a paid retry does not repeat its quote's. */
+  inspections: InspectionCache;
   rigs: DevRigs;
   version: string;
 }
@@ -64,7 +67,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   }
   // The local OCR engine is a required binary only when it is the configured engine.
   const binaries = await checkBinaries(operations, config.ocrEngine === 'tesseract' ? ['tesseract'] : []);
-  const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION };
+  const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }) };
 
   const server = Hapi.server({
     port: config.port,

@@ -8,6 +8,7 @@ export interface Metrics {
   duration: Histogram<'operation'>;
   jobs: Counter<'operation' | 'outcome'>;
   payments: Counter<'stage'>;
+  inspectionCache: Counter<'result'>;
   queueDepth: Gauge;
   busyWorkers: Gauge;
 }
@@ -25,6 +26,10 @@ export function createMetrics(sample: { queueDepth: () => number; busyWorkers: (
     payments: new Counter({
       name: 'paydoc_payments_total', help: 'Payments by stage: verified, settled, refused, settle_failed, cancelled, replay_refused, verify_error.',
       labelNames: ['stage'], registers: [registry],
+    }),
+    inspectionCache: new Counter({
+      name: 'paydoc_inspection_cache_total', help: 'Pre-payment PDF inspections answered from the cache (hit: a paid retry reusing its quote\'s) or run (miss).',
+      labelNames: ['result'], registers: [registry],
     }),
     queueDepth: new Gauge({ name: 'paydoc_queue_depth', help: 'Jobs waiting for a worker.', registers: [registry], collect() { this.set(sample.queueDepth()); } }),
     busyWorkers: new Gauge({ name: 'paydoc_busy_workers', help: 'Workers running a job.', registers: [registry], collect() { this.set(sample.busyWorkers()); } }),

@@ -11,7 +11,8 @@ import { validateFields, type FieldValues } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import { providerAvailable, type Config } from './config.js';
 import { inspectImage, checkImageRequest, type ImageFormat } from './inspect/image.js';
-import { inspectPdf, inspectRenderSize } from './inspect/pdf.js';
+import { checkRenderPixels, inspectPdf, readPageBoxes, type PageBox, type PdfInspection } from './inspect/pdf.js';
+import type { InspectionCache } from './inspect/cache.js';
 import { inspectMarkdown } from './inspect/markdown.js';
 import { compileUserSchema } from './inspect/schema.js';
 import { parsePageList, parseRanges } from './operations/page-ranges.js';
@@ -70,19 +71,35 @@ function checkFileCount(op: Operation, raw: RawRequest): void {
   if (raw.uploads.length < min) fail('FIELD_INVALID', `${op.path} needs ${min} to ${op.input.count.max} files; ${raw.uploads.length} was sent`, { field: 'file' });
 }
 
-/** Runs every check that can refuse the request and computes the exact price. */
+/** What prepare needs from the running service. */
+export interface PrepareContext {
+  config: Config;
+  pool: WorkerPool;
+  inspections: InspectionCache;
+}
+
+interface CachedPdfInspection extends PdfInspection {
+  /** True when a quote inspected it, deep check included where cheap; false after a paid retry's lighter pass. */
+  quoted: boolean;
+}
+
 /**
+ * Runs every check that can refuse the request and computes the exact price.
+ *
  * `paid` marks a retry that carries a payment: its quote already ran the deep structural check, and
- * damage it would find fails the paid job uncharged, so the retry skips it (the price, readability
- * and encryption checks still run on the submitted bytes).
+ * damage it would find fails the paid job uncharged, so the retry skips it. When the quote's
+ * result for the same bytes (and password) is still in the inspection cache, the retry uses it
+ * instead of running qpdf again; otherwise the price, readability and encryption checks run anew.
  */
-export async function prepare(op: Operation, raw: RawRequest, jobDir: string, config: Config, pool: WorkerPool, paid = false): Promise<Prepared> {
+export async function prepare(op: Operation, raw: RawRequest, jobDir: string, context: PrepareContext, paid = false): Promise<Prepared> {
+  const { config, pool, inspections } = context;
   checkSizes(op, raw);
   checkFileCount(op, raw);
   const fields = validateFields(op, raw.fields);
   if (op.id === 'pdf.structured') compileUserSchema(String(fields.schema));
 
   const files: JobFile[] = [];
+  const digests: string[] = [];
   for (const [i, bytes] of raw.uploads.entries()) {
     const which = raw.uploads.length > 1 ? `file ${i + 1}: ` : '';
     try {
@@ -98,12 +115,21 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: string, co
           if (err.code === 'ENOSPC') fail('UNAVAILABLE', 'the service has no temporary space left for the upload; retry in a moment; nothing was charged', { retryAfterSeconds: 10 });
           throw err;
         });
-        const info = await inspectPdf(filePath, {
-          acceptsEncrypted: op.input.acceptsEncrypted === true,
-          ...(op.input.acceptsEncrypted ? { password: String(fields.password) } : {}),
-          ...(paid ? { deep: false } : {}),
-        });
+        const password = op.input.acceptsEncrypted ? String(fields.password ?? '') : undefined;
+        const digest = inspections.digest(bytes, password);
+        const key = `${op.input.acceptsEncrypted ? 'pdf-unlock' : 'pdf'}:${digest}`;
+        let info = inspections.get<CachedPdfInspection>(key);
+        if (!info || (!paid && !info.quoted)) {
+          const inspected = await inspectPdf(filePath, {
+            acceptsEncrypted: op.input.acceptsEncrypted === true,
+            ...(password !== undefined ? { password } : {}),
+            ...(paid ? { deep: false } : {}),
+          });
+          info = { ...inspected, quoted: !paid };
+          inspections.set(key, info);
+        }
         files.push({ bytes, path: filePath, format: 'pdf', pages: info.pages });
+        digests.push(digest);
       }
     } catch (err) {
       if (which && err instanceof Error) err.message = which + err.message;
@@ -120,7 +146,16 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: string, co
     if (op.id === 'pdf.pages' && fields.pages !== undefined) parsePageList(String(fields.pages), pages, { field: 'pages' });
     if (op.id === 'pdf.split') parseRanges(String(fields.ranges), pages);
     // A huge page at a high dpi is refused from its MediaBox before payment, not discovered by the job.
-    if (op.id === 'pdf.render') await inspectRenderSize(files[0].path!, Number(fields.dpi));
+    if (op.id === 'pdf.render') {
+      const key = `page-boxes:${digests[0]}`;
+      let boxes = inspections.get<PageBox[]>(key);
+      if (!boxes) {
+        boxes = await readPageBoxes(files[0].path!);
+        if (boxes) inspections.set(key, boxes);
+      }
+      // Unreadable sizes are not a verdict: the render job checks each page again.
+      if (boxes) checkRenderPixels(boxes, Number(fields.dpi));
+    }
   }
   if (op.input.kind === 'image') {
     // Unless a format is asked for, the output keeps the input's format.

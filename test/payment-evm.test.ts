@@ -89,6 +89,17 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     expect(before.payer - after.payer).to.equal(30000n);
   });
 
+  it('the paid retry reuses its quote\'s inspection of the same bytes instead of running qpdf again', async () => {
+    const fresh = makePdf(textPages(2, 'Retry'));
+    const cache = async () => ({ hit: await t.metric('paydoc_inspection_cache_total', { result: 'hit' }), miss: await t.metric('paydoc_inspection_cache_total', { result: 'miss' }) });
+    const before = await cache();
+    const payFetch = await t.payFetch('base');
+    const res = await payFetch(`${t.url}/v1/pdf/extract`, { method: 'POST', body: form([fresh]) });
+    expect(res.status).to.equal(200);
+    expect(((await res.json()) as { pageCount: number }).pageCount).to.equal(2);
+    expect(await cache()).to.equal({ hit: before.hit + 1, miss: before.miss + 1 });
+  });
+
   it('a job that fails is not charged and the verified payment stays unspent', async () => {
     const pr = await quote('/v1/pdf/images', () => form([pdfNoImages]));
     const payload = await sign(pr);

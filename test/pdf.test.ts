@@ -14,7 +14,8 @@ import { images } from '../workers/pdf/images.js';
 import { extract } from '../workers/pdf/extract.js';
 import { ServiceError } from '../server/errors.js';
 import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
-import { jobRoot, pdfFacts, runOperation, tool, zipEntries } from './pdf-helpers.js';
+import { jobRoot, pdfFacts, runOperation, tool, withFile, zipEntries } from './pdf-helpers.js';
+import { InspectionCache } from '../server/inspect/cache.js';
 
 export const lab = Lab.script();
 const { describe, it, before } = lab;
@@ -105,6 +106,36 @@ describe('inspectPdf', () => {
     // The password travelled in a job file that is gone afterwards.
     expect((await readdir(dir)).filter((n) => n.startsWith('.qpdf-job'))).to.equal([]);
   });
+
+  it('takes a PDF encrypted with an owner password only (it opens for anyone) and says it is encrypted', async () => {
+    const plain = await write('g.pdf', makePdf(textPages(2)));
+    const ownerOnly = path.join(dir, 'h.pdf');
+    expect((await tool('qpdf', ['--encrypt', '', 'owner-secret', '256', '--', plain, ownerOnly])).code).to.equal(0);
+    expect(await inspectPdf(ownerOnly, { acceptsEncrypted: false })).to.equal({ pages: 2, encrypted: true });
+  });
+});
+
+describe('inspection cache', () => {
+  it('keys by the bytes and the password, forgets after its time, and drops the oldest beyond its size', async () => {
+    const lookups: boolean[] = [];
+    const cache = new InspectionCache({ maxEntries: 2, ttlMs: 50, onLookup: (hit) => lookups.push(hit) });
+    const bytes = makePdf(textPages(1));
+    const digest = cache.digest(bytes);
+    expect(cache.digest(Buffer.from(bytes))).to.equal(digest);
+    expect(cache.digest(bytes, 'secret')).to.not.equal(digest);
+    expect(cache.digest(bytes, 'secret')).to.not.equal(cache.digest(bytes, 'other'));
+    expect(new InspectionCache().digest(bytes)).to.not.equal(digest); // salted per cache
+    cache.set(`pdf:${digest}`, { pages: 1 });
+    expect(cache.get(`pdf:${digest}`)).to.equal({ pages: 1 });
+    expect(cache.get(`pdf:${cache.digest(makePdf(textPages(2)))}`)).to.be.undefined();
+    cache.set('a', 1);
+    cache.set('b', 2);
+    expect(cache.size).to.equal(2);
+    expect(cache.get(`pdf:${digest}`)).to.be.undefined();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(cache.get('a')).to.be.undefined();
+    expect(lookups).to.equal([true, false, false, false]);
+  });
 });
 
 describe('PDF operations on generated fixtures', () => {
@@ -138,6 +169,22 @@ describe('PDF operations on generated fixtures', () => {
     expect(balanced.body.byteLength).to.be.below(photoPdf.byteLength * 0.9);
     expect(max.body.byteLength).to.be.at.most(balanced.body.byteLength);
     expect((await pdfFacts(max.body)).pages).to.equal(2);
+  });
+
+  it('balanced is no larger than ghostscript /ebook on a scan whose JPEGs are already tight', async () => {
+    // Re-encoding a tight scan JPEG makes it bigger; /ebook copies it through. balanced tries both.
+    const page = await photographedPage(1700, 2200);
+    const scan = makePdf([{ jpeg: page }, { jpeg: page }]);
+    const balanced = (await runOperation(compress, [scan], { level: 'balanced' })).output!;
+    const ebook = await withFile(scan, 'pdf', async (file, dir) => {
+      const out = path.join(dir, 'ebook.pdf');
+      expect((await tool('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', '-dPDFSETTINGS=/ebook', `-sOutputFile=${out}`, file])).code).to.equal(0);
+      return readFile(out);
+    });
+    expect(balanced.body.byteLength).to.be.at.most(ebook.byteLength);
+    const facts = await pdfFacts(balanced.body);
+    expect(facts.check).to.equal(0);
+    expect(facts.pages).to.equal(2);
   });
 
   it('merge keeps order and sums pages; merge-compress does both', async () => {

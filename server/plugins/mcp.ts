@@ -83,7 +83,7 @@ async function callTool(app: App, op: Operation, args: Record<string, unknown> |
   const jobDir = await createJobDir(app.config.tmpDir);
   try {
     const raw = readToolArguments(op, args);
-    const prepared = await prepare(op, raw, jobDir, app.config, app.pool, payment !== undefined);
+    const prepared = await prepare(op, raw, jobDir, app, payment !== undefined);
     const outcome = await app.gate.run(prepared.amount, mcpResource(op), payment, async () => {
       app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
       return execute(prepared, app.config, app.pool);

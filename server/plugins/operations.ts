@@ -70,7 +70,7 @@ function handlerFor(op: Operation, app: App) {
     try {
       const raw = await readMultipart(request.payload);
       const carriesPayment = request.headers['payment-signature'] !== undefined || request.headers['x-payment'] !== undefined;
-      const prepared = await prepare(op, raw, jobDir, app.config, app.pool, carriesPayment);
+      const prepared = await prepare(op, raw, jobDir, app, carriesPayment);
       const payment = readPayment(request);
       const outcome = await app.gate.run(prepared.amount, httpResource(op, app), payment, async () => {
         app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
