@@ -96,8 +96,8 @@ export class PaymentGate {
     return all;
   }
 
-  async paymentRequired(amount: bigint, resource: ResourceDescription, error?: string): Promise<PaymentRequired> {
-    const accepts = await this.requirements(amount);
+  async paymentRequired(amount: bigint, resource: ResourceDescription, error?: string, built?: PaymentRequirements[]): Promise<PaymentRequired> {
+    const accepts = built ?? await this.requirements(amount);
     return this.server.createPaymentRequiredResponse(
       accepts,
       { url: resource.url, description: resource.description, mimeType: resource.mimeType },
@@ -116,14 +116,16 @@ export class PaymentGate {
     payload: PaymentPayload | undefined,
     work: () => Promise<T>,
   ): Promise<PaidOutcome<T>> {
+    // Built once per request: the match below and any refusal's 402 share them.
+    let requirements: PaymentRequirements[] | undefined;
     const refuse = async (reason: string): Promise<PaidOutcome<T>> => {
       this.metrics.payments.inc({ stage: 'refused' });
-      return { kind: 'payment-required', paymentRequired: await this.paymentRequired(amount, resource, reason) };
+      return { kind: 'payment-required', paymentRequired: await this.paymentRequired(amount, resource, reason, requirements) };
     };
     if (!payload) return { kind: 'payment-required', paymentRequired: await this.paymentRequired(amount, resource) };
     if (payload.x402Version !== 2) return refuse(`x402Version ${String(payload.x402Version)} is not supported; use 2`);
 
-    const requirements = await this.requirements(amount);
+    requirements = await this.requirements(amount);
     const matched = this.server.findMatchingRequirements(requirements, payload);
     if (!matched) return refuse('No matching payment requirements: the payment does not match this request\'s price, network, asset or payTo');
     const id = paymentId(payload);
