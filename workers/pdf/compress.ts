@@ -136,14 +136,16 @@ async function smallest(input: JobInput, candidates: readonly (Candidate | undef
 }
 
 async function compressOne(input: JobInput, source: string, level: Level, dir: string, baseline: Candidate): Promise<Uint8Array> {
-  const lossless = path.join(dir, 'lossless.pdf');
-  await qpdf(input, [...QPDF_LOSSLESS, source, lossless], dir);
-  const candidates: (Candidate | undefined)[] = [baseline, { file: lossless, size: (await readBytes(lossless)).byteLength }];
-  if (level !== 'lossless') {
-    const pages = await countPages(input, lossless, dir);
-    candidates.push(...await ghostscriptCandidates(input, level, [source], pages, dir));
-  }
-  return smallest(input, candidates, dir);
+  const lossless = async (): Promise<Candidate> => {
+    const file = path.join(dir, 'lossless.pdf');
+    await qpdf(input, [...QPDF_LOSSLESS, source, file], dir);
+    return { file, size: (await readBytes(file)).byteLength };
+  };
+  if (level === 'lossless') return smallest(input, [baseline, await lossless()], dir);
+  // The qpdf pass and Ghostscript read the same source independently: run side by side.
+  const pages = input.files[0].pages ?? await countPages(input, source, dir);
+  const [packed, gs] = await Promise.all([lossless(), ghostscriptCandidates(input, level, [source], pages, dir)]);
+  return smallest(input, [baseline, packed, ...gs], dir);
 }
 
 function levelOf(input: JobInput): Level {
@@ -167,13 +169,18 @@ export const mergeCompress: WorkFunction = async (input): Promise<JobOutput> => 
   return withScratch(input.jobDir, async (dir) => {
     // The plain merge is the baseline ("the input"); qpdf's packing is applied to it directly.
     const merged = path.join(dir, 'merged.pdf');
-    await mergeWithQpdf(input, sources, merged, dir, QPDF_LOSSLESS);
-    const candidates: (Candidate | undefined)[] = [{ file: merged, size: (await readBytes(merged)).byteLength }];
-    if (level !== 'lossless') {
-      const pages = await countPages(input, merged, dir);
-      // Ghostscript reads the original files, so every input's outline is carried over.
-      candidates.push(...await ghostscriptCandidates(input, level, sources, pages, dir));
-    }
-    return { body: await smallest(input, candidates, dir), mediaType: PDF };
+    const baseline = async (): Promise<Candidate> => {
+      await mergeWithQpdf(input, sources, merged, dir, QPDF_LOSSLESS);
+      return { file: merged, size: (await readBytes(merged)).byteLength };
+    };
+    if (level === 'lossless') return { body: await smallest(input, [await baseline()], dir), mediaType: PDF };
+    const known = input.files.every((f) => f.pages !== undefined);
+    const pages = known ? input.files.reduce((sum, f) => sum + f.pages!, 0) : undefined;
+    // Ghostscript reads the original files (so every input's outline is carried over), in
+    // parallel with qpdf's merge when the page count is already known from inspection.
+    const [packed, gs] = pages !== undefined
+      ? await Promise.all([baseline(), ghostscriptCandidates(input, level, sources, pages, dir)])
+      : await baseline().then(async (b) => [b, await ghostscriptCandidates(input, level, sources, await countPages(input, merged, dir), dir)] as const);
+    return { body: await smallest(input, [packed, ...gs], dir), mediaType: PDF };
   });
 };

@@ -13,12 +13,20 @@ export const TEXTLESS_PAGE_CHARS = 16;
  * a blank or vector-only page without text is not either (there is nothing to recognise).
  */
 export function likelyScanned(pageTexts: readonly string[], pagesWithImages: ReadonlySet<number>, pageCount: number): boolean {
-  let scannedLooking = 0;
+  return textlessPages(pageTexts, pageCount).filter((page) => pagesWithImages.has(page)).length >= scannedThreshold(pageCount);
+}
+
+function scannedThreshold(pageCount: number): number {
+  return Math.max(1, Math.ceil(pageCount / 2));
+}
+
+/** Page numbers (from 1) with almost no text. */
+function textlessPages(pageTexts: readonly string[], pageCount: number): number[] {
+  const pages: number[] = [];
   for (let page = 1; page <= pageCount; page++) {
-    const visible = (pageTexts[page - 1] ?? '').replace(/\s+/g, '').length;
-    if (pagesWithImages.has(page) && visible < TEXTLESS_PAGE_CHARS) scannedLooking++;
+    if ((pageTexts[page - 1] ?? '').replace(/\s+/g, '').length < TEXTLESS_PAGE_CHARS) pages.push(page);
   }
-  return scannedLooking >= Math.max(1, Math.ceil(pageCount / 2));
+  return pages;
 }
 
 /** Pages that draw at least one image, inline images included, from `pdfimages -list` (no image is decoded). */
@@ -42,9 +50,14 @@ export const extract: WorkFunction = async (input): Promise<JobOutput> => {
     const pageTexts = all.split('\f');
     if (pageTexts.length > 1 && pageTexts[pageTexts.length - 1].trim() === '') pageTexts.pop();
     const pages = pageCount || pageTexts.length;
-    const list = await runIn(input, 'pdfimages', ['-list', '-q', source], 'pdfimages', dir, 64 * 1024 * 1024);
-    const withImages = pagesWithImagesFrom(Buffer.from(list.stdout).toString('utf8'));
-    const body = { text: pageTexts.join('\f'), pageCount: pages, likelyScanned: likelyScanned(pageTexts, withImages, pages) };
+    // Images only matter on pages with almost no text: when too few pages are textless for the
+    // rule to hold, the answer is already no, and pdfimages is not run at all.
+    let scanned = false;
+    if (textlessPages(pageTexts, pages).length >= scannedThreshold(pages)) {
+      const list = await runIn(input, 'pdfimages', ['-list', '-q', source], 'pdfimages', dir, 64 * 1024 * 1024);
+      scanned = likelyScanned(pageTexts, pagesWithImagesFrom(Buffer.from(list.stdout).toString('utf8')), pages);
+    }
+    const body = { text: pageTexts.join('\f'), pageCount: pages, likelyScanned: scanned };
     return { body: new TextEncoder().encode(JSON.stringify(body)), mediaType: 'application/json' };
   });
 };
