@@ -148,11 +148,10 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     },
     {
       id: 'pdf.merge-compress', input: 'corpus 004 + 018', fields: { level: 'balanced' }, files: [pdf(latex4, 'a.pdf'), pdf(imagePdf, 'b.pdf')],
-      raw: 'qpdf merge + gs /ebook + qpdf pack',
+      raw: 'qpdf merge with lossless packing + gs /ebook + qpdf pack, the service\'s commands run one after the other (as for compress)',
       runRaw: async (scratch) => {
-        const merged = path.join(scratch, 'merged.pdf');
-        await tool('qpdf', ['--empty', '--pages', latexPath, imagePdfPath, '--', merged], scratch);
-        await gsBalanced(scratch, [merged]);
+        await tool('qpdf', ['--empty', '--pages', latexPath, imagePdfPath, '--', ...QPDF_LOSSLESS, path.join(scratch, 'merged.pdf')], scratch);
+        await gsBalanced(scratch, [latexPath, imagePdfPath]);
       },
     },
     {
