@@ -1,5 +1,6 @@
-// Per-request private directories on a RAM-backed tmpfs. The front end creates one before
-// inspection and removes it in every outcome; workers only use it.
+// Per-request private directories on a RAM-backed tmpfs. The front end asks for one when a
+// request first needs it (a PDF upload to inspect, or a job to run) and removes it in every
+// outcome; workers only use it.
 import { mkdir, mkdtemp, rm, readdir } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -13,6 +14,27 @@ export async function createJobDir(root: string): Promise<string> {
 
 export async function removeJobDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/**
+ * A request's job directory, made on first use: an image quote never touches the disk, and the
+ * directory costs its mkdtemp and rm only when a file is written or a job runs.
+ */
+export class LazyJobDir {
+  private made?: Promise<string>;
+
+  constructor(private readonly root: string) {}
+
+  path(): Promise<string> {
+    this.made ??= createJobDir(this.root);
+    return this.made;
+  }
+
+  async remove(): Promise<void> {
+    if (!this.made) return;
+    const dir = await this.made.catch(() => undefined);
+    if (dir) await removeJobDir(dir);
+  }
 }
 
 /** Entries left in the job root (tests and health checks assert it is empty when idle). */

@@ -17,6 +17,7 @@ import { inspectMarkdown } from './inspect/markdown.js';
 import { compileUserSchema } from './inspect/schema.js';
 import { parsePageList, parseRanges } from './operations/page-ranges.js';
 import type { WorkerPool } from './pool.js';
+import type { LazyJobDir } from './jobdir.js';
 import type { JobFile, JobInput, JobOutput, WorkerSettings } from '../workers/contract.js';
 
 export interface RawRequest {
@@ -32,7 +33,7 @@ export interface Prepared {
   files: JobFile[];
   pageCounts: number[];
   amount: bigint;
-  jobDir: string;
+  jobDir: LazyJobDir;
   /** Total input bytes, for logs and metrics. */
   inputBytes: number;
 }
@@ -91,7 +92,7 @@ interface CachedPdfInspection extends PdfInspection {
  * result for the same bytes (and password) is still in the inspection cache, the retry uses it
  * instead of running qpdf again; otherwise the price, readability and encryption checks run anew.
  */
-export async function prepare(op: Operation, raw: RawRequest, jobDir: string, context: PrepareContext, paid = false): Promise<Prepared> {
+export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir, context: PrepareContext, paid = false): Promise<Prepared> {
   const { config, pool, inspections } = context;
   checkSizes(op, raw);
   checkFileCount(op, raw);
@@ -110,7 +111,7 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: string, co
         inspectMarkdown(bytes);
         files.push({ bytes, format: 'markdown' });
       } else {
-        const filePath = path.join(jobDir, `input-${i + 1}.pdf`);
+        const filePath = path.join(await jobDir.path(), `input-${i + 1}.pdf`);
         await writeFile(filePath, bytes, { mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
           if (err.code === 'ENOSPC') fail('UNAVAILABLE', 'the service has no temporary space left for the upload; retry in a moment; nothing was charged', { retryAfterSeconds: 10 });
           throw err;
@@ -195,7 +196,7 @@ export async function execute(prepared: Prepared, config: Config, pool: WorkerPo
     operation: prepared.op.id,
     files: prepared.files.map((f) => ({ ...f, bytes: ownBuffer(f.bytes) })),
     fields: prepared.fields,
-    jobDir: prepared.jobDir,
+    jobDir: await prepared.jobDir.path(),
     deadline: Date.now() + timeoutMs,
     settings: workerSettings(config),
   };

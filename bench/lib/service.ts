@@ -51,7 +51,7 @@ export interface BenchServiceOptions {
 type AnyAsync = (...args: any[]) => Promise<any>;
 
 /** Wraps obj[name] so that its time is added to a counter; the object keeps working as before. */
-function timeMethod(obj: Record<string, unknown>, name: string, add: (ms: number) => void): void {
+export function timeMethod(obj: Record<string, unknown>, name: string, add: (ms: number) => void): void {
   const original = obj[name] as AnyAsync;
   obj[name] = async (...args: unknown[]) => {
     const started = performance.now();

@@ -11,7 +11,7 @@ import { operations } from '../operations/index.js';
 import type { Operation } from '../operations/define.js';
 import { ServiceError, asServiceError, fail } from '../errors.js';
 import { prepare, execute, type RawRequest } from '../pipeline.js';
-import { createJobDir, removeJobDir } from '../jobdir.js';
+import { LazyJobDir } from '../jobdir.js';
 import { mcpResource } from '../derive/resources.js';
 import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
 import { PAYMENT_META_KEY } from '../derive/catalog.js';
@@ -80,7 +80,7 @@ function errorResult(error: ServiceError): CallToolResult {
 }
 
 async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined): Promise<CallToolResult> {
-  const jobDir = await createJobDir(app.config.tmpDir);
+  const jobDir = new LazyJobDir(app.config.tmpDir);
   try {
     const raw = readToolArguments(op, args);
     const prepared = await prepare(op, raw, jobDir, app, payment !== undefined);
@@ -96,7 +96,7 @@ async function callTool(app: App, op: Operation, args: Record<string, unknown> |
   } catch (err) {
     return errorResult(asServiceError(err));
   } finally {
-    await removeJobDir(jobDir);
+    await jobDir.remove();
   }
 }
 

@@ -8,7 +8,7 @@ import { operations } from '../operations/index.js';
 import type { Operation } from '../operations/define.js';
 import { ServiceError, fail } from '../errors.js';
 import { prepare, execute, type RawRequest } from '../pipeline.js';
-import { createJobDir, removeJobDir } from '../jobdir.js';
+import { LazyJobDir } from '../jobdir.js';
 import { httpResource } from '../derive/resources.js';
 import type { App } from '../index.js';
 
@@ -66,7 +66,7 @@ function readPayment(request: Request): PaymentPayload | undefined {
 function handlerFor(op: Operation, app: App) {
   return async (request: Request, h: ResponseToolkit) => {
     request.plugins.paydoc = { operation: op.id };
-    const jobDir = await createJobDir(app.config.tmpDir);
+    const jobDir = new LazyJobDir(app.config.tmpDir);
     try {
       const raw = await readMultipart(request.payload);
       const carriesPayment = request.headers['payment-signature'] !== undefined || request.headers['x-payment'] !== undefined;
@@ -88,7 +88,7 @@ function handlerFor(op: Operation, app: App) {
         .header('payment-response', encodePaymentResponseHeader(receipt))
         .header('cache-control', 'no-store');
     } finally {
-      await removeJobDir(jobDir);
+      await jobDir.remove();
     }
   };
 }
