@@ -171,11 +171,11 @@ export async function buildReport(input: ReportInput): Promise<string> {
     }
     if (thr) {
       L.push(thr.method, '');
-      L.push(...table(['Concurrency', 'Service paid calls/s (IQR)', 'Raw sharp calls/s (IQR)', 'Service / raw', 'CPU ms per call: service (+ chain) / raw', 'Service latency median ms', 'Per paid call: verify / work / settle ms'],
+      L.push(...table(['Concurrency', 'Service paid calls/s (IQR)', 'Raw sharp calls/s (IQR)', 'Service / raw', 'CPU ms per paid call: service / clients / facilitator + chain', 'Raw sharp CPU ms per call', 'Service process CPU / raw', 'Service latency median ms', 'Per paid call: verify / work / settle ms'],
         thr.levels.map((l: Json) => [l.concurrency, `${f1(l.servicePerSecond.median)} (${f1(l.servicePerSecond.iqr)})`, `${f1(l.rawPerSecond.median)} (${f1(l.rawPerSecond.iqr)})`, x(l.ratio),
-          l.cpuMsPerCall ? `${l.cpuMsPerCall.service} (+${l.cpuMsPerCall.chain}) / ${l.cpuMsPerCall.raw}` : '–', f1(l.serviceLatencyMs.median),
+          `${l.cpuMsPerCall.service} / ${l.cpuMsPerCall.clients} / ${l.cpuMsPerCall.payments}`, l.cpuMsPerCall.raw, x(l.serviceCpuRatio), f1(l.serviceLatencyMs.median),
           `${l.serviceStageMsPerCall.verify} / ${l.serviceStageMsPerCall.work} / ${l.serviceStageMsPerCall.settle}`])));
-      L.push('', 'CPU milliseconds per call are measured with process.cpuUsage (all threads of the process: client, service, facilitator and workers for the service side) plus the chain process; unlike calls per second they hardly depend on the other work on the machine.', '');
+      L.push('', 'CPU milliseconds per call are measured per process (all threads: process.cpuUsage for the service and the clients, /proc for the facilitator and its chain); unlike calls per second they hardly depend on the other work on the machine. All three parties share the same 2 cores with each other here, which a deployment would not.', '');
       const file = await chart('throughput.svg', barChart({
         title: 'Throughput, 12 MP JPEG → 1024 px WebP (calls per second, this machine)', unit: 'calls per second',
         categories: thr.levels.map((l: Json) => `concurrency ${l.concurrency}`),
