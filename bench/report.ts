@@ -105,7 +105,10 @@ export async function buildReport(input: ReportInput): Promise<string> {
     headlines.push(`Payment path: the 402 quote takes ${f1(quoteCmp.a.ms.median)} ms (p95 ${f1(quoteCmp.a.ms.p95)}) on a tiny image; verify + settle through the local facilitator add ${f1(base?.a.parts.verifyMs.median)} + ${f1(base?.a.parts.settleMs.median)} ms on the local Base chain.`);
   }
   const c8 = thr?.levels?.find((l: Json) => l.concurrency === 8);
-  if (c8) headlines.push(`Throughput at concurrency 8: ${f1(c8.servicePerSecond.median)} paid calls/s vs ${f1(c8.rawPerSecond.median)} raw sharp calls/s (${x(c8.ratio)}; target ≥ 0.90×: ${c8.ratio >= 0.9 ? 'met' : 'missed'}).`);
+  if (c8) {
+    headlines.push(`Throughput at concurrency 8: ${f1(c8.servicePerSecond.median)} paid calls/s vs ${f1(c8.rawPerSecond.median)} raw sharp calls/s (${x(c8.ratio)}; target ≥ 0.90×: ${c8.ratio >= 0.9 ? 'met' : 'missed'}). `
+      + `CPU per paid call: ${c8.cpuMsPerCall.service} ms in the service process (${x(c8.serviceCpuRatio)} raw sharp's ${c8.cpuMsPerCall.raw} ms), ${c8.cpuMsPerCall.clients} ms in the paying clients and ${c8.cpuMsPerCall.payments} ms in the facilitator and chain, all on the same 2 cores.`);
+  }
   if (mem) headlines.push(`Peak memory under eight concurrent 50 MB uploads: ${mem.peakServicePlusToolsMB} MB for the service process and its tools (target < 1536 MB: ${mem.withinTarget ? 'met' : 'missed'}).`);
   const mdBest = md?.overall ? Object.entries(md.overall as Record<string, Json>).sort((a, b) => b[1].overall - a[1].overall) : undefined;
   if (mdBest?.length) headlines.push(`PDF to Markdown overall score (mean of NID, TEDS, MHS): ${mdBest.map(([id, s]) => `${id} ${s.overall.toFixed(3)}`).join(', ')}.`);
@@ -123,7 +126,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
       ]),
     ));
     if (ops.failures?.length) L.push('', `Failed: ${ops.failures.map((f: Json) => `\`${f.id}\` (${f.error})`).join('; ')}.`);
-    L.push('', `Pairs per operation: ${[...new Set(ops.operations.map((o: Json) => o.pairs))].join(', ')} after one warm-up each. "Without payment" is the paid request minus the facilitator's verify and settle, i.e. upload, the pre-payment checks (run again on the paid request), the worker pool, the work and the download. "Work in pool" is the time inside the worker pool, where the work function may do more than the raw command (for example \`pdf.extract\` also runs the scanned-page test, \`pdf.compress\` keeps the smallest of three candidates and checks links and outline). For the four model operations the provider is a local fake that answers at once, so their times are the service's own cost, not a model's.`, '');
+    L.push('', `Pairs per operation: ${[...new Set(ops.operations.map((o: Json) => o.pairs))].join(', ')} after one warm-up each. "Without payment" is the paid request minus the facilitator's verify and settle, i.e. upload, the pre-payment checks (for PDFs answered from the quote's inspection when it is cached), the worker pool, the work and the download. "Work in pool" is the time inside the worker pool, where the work function may do more than the raw command (for example \`pdf.extract\` also runs the scanned-page test, \`pdf.compress\` keeps the smallest of three candidates and checks links and outline). For the four model operations the provider is a local fake that answers at once, so their times are the service's own cost, not a model's.`, '');
     const names = ops.operations.map((o: Json) => o.id);
     const file = await chart('latency-by-operation.svg', barChart({
       title: 'Latency by operation: whole paid call vs raw tool (median, this machine)', unit: 'milliseconds', log: true, categories: names,
