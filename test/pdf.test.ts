@@ -270,6 +270,11 @@ describe('PDF operations on generated fixtures', () => {
     expect(entries.map((e) => e.name)).to.equal(['page-0001.png', 'page-0002.png']);
     const sizes = await Promise.all(entries.map(async (e) => { const m = await sharp(e.bytes).metadata(); return [m.format, m.width, m.height]; }));
     expect(sizes).to.equal([['png', 595, 842], ['png', 300, 200]]);
+    // A page without a MediaBox (blanked out, offsets kept) is drawn at mupdf's default, US Letter.
+    const box = '/MediaBox [0 0 595 842]';
+    const boxless = Buffer.from(makePdf([{ text: 'no box' }]).toString('latin1').replace(box, ' '.repeat(box.length)), 'latin1');
+    const letter = await zipEntries((await runOperation(render, [boxless], { dpi: 72 })).output!.body);
+    expect(await sharp(letter[0].bytes).metadata()).to.include({ width: 612, height: 792 });
     const many = await runOperation(render, [makePdf(textPages(51))], { dpi: 36 });
     expect(many.error!.code).to.equal('LIMIT_EXCEEDED');
     const huge = await runOperation(render, [makePdf([{ text: 'a' }, { text: 'b', size: [14400, 14400] }])], { dpi: 300 });

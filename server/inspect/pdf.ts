@@ -197,6 +197,8 @@ export interface PageBox {
   heightPt: number;
 }
 
+const MUPDF_DEFAULT_PAGE = { widthPt: 612, heightPt: 792 };
+
 /** Page sizes from `mutool pages`: 5 to 30 ms for a few dozen pages. */
 export async function pageBoxes(file: string, options: { cwd: string; timeoutMs: number; password?: string }): Promise<PageBox[]> {
   const args = ['pages', ...(options.password ? ['-p', options.password] : []), file];
@@ -207,7 +209,12 @@ export async function pageBoxes(file: string, options: { cwd: string; timeoutMs:
     const body = match[2];
     const box = /<CropBox l="([-\d.e+]+)" b="([-\d.e+]+)" r="([-\d.e+]+)" t="([-\d.e+]+)"/.exec(body)
       ?? /<MediaBox l="([-\d.e+]+)" b="([-\d.e+]+)" r="([-\d.e+]+)" t="([-\d.e+]+)"/.exec(body);
-    if (!box) continue;
+    if (!box) {
+      // No usable box (missing, or inherited from a broken parent): mupdf draws such a page at
+      // its default, US Letter, so that is the size it will have.
+      boxes.push({ page: Number(match[1]), ...MUPDF_DEFAULT_PAGE });
+      continue;
+    }
     const [l, b, r, t] = box.slice(1, 5).map(Number);
     boxes.push({ page: Number(match[1]), widthPt: Math.abs(r - l), heightPt: Math.abs(t - b) });
   }
