@@ -84,6 +84,31 @@ interface CachedPdfInspection extends PdfInspection {
   quoted: boolean;
 }
 
+/** A PDF upload's inspection, from the cache when a quote (or an earlier retry) already ran it on these bytes. */
+async function inspectUploadedPdf(op: Operation, file: string, digest: string, password: string | undefined, inspections: InspectionCache, paid: boolean): Promise<PdfInspection> {
+  const key = `${op.input.acceptsEncrypted ? 'pdf-unlock' : 'pdf'}:${digest}`;
+  const cached = inspections.get<CachedPdfInspection>(key);
+  // A quote wants the deep check where cheap, which a paid retry's pass skipped.
+  if (cached && (paid || cached.quoted)) return cached;
+  const inspected = await inspectPdf(file, {
+    acceptsEncrypted: op.input.acceptsEncrypted === true,
+    ...(password !== undefined ? { password } : {}),
+    ...(paid ? { deep: false } : {}),
+  });
+  inspections.set(key, { ...inspected, quoted: !paid });
+  return inspected;
+}
+
+/** Page sizes for the pre-payment render check, cached like the inspection; undefined when mutool cannot list them. */
+async function renderPageBoxes(file: string, digest: string, inspections: InspectionCache): Promise<PageBox[] | undefined> {
+  const key = `page-boxes:${digest}`;
+  const cached = inspections.get<PageBox[]>(key);
+  if (cached) return cached;
+  const boxes = await readPageBoxes(file);
+  if (boxes) inspections.set(key, boxes);
+  return boxes;
+}
+
 /**
  * Runs every check that can refuse the request and computes the exact price.
  *
@@ -118,17 +143,7 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
         });
         const password = op.input.acceptsEncrypted ? String(fields.password ?? '') : undefined;
         const digest = inspections.digest(bytes, password);
-        const key = `${op.input.acceptsEncrypted ? 'pdf-unlock' : 'pdf'}:${digest}`;
-        let info = inspections.get<CachedPdfInspection>(key);
-        if (!info || (!paid && !info.quoted)) {
-          const inspected = await inspectPdf(filePath, {
-            acceptsEncrypted: op.input.acceptsEncrypted === true,
-            ...(password !== undefined ? { password } : {}),
-            ...(paid ? { deep: false } : {}),
-          });
-          info = { ...inspected, quoted: !paid };
-          inspections.set(key, info);
-        }
+        const info = await inspectUploadedPdf(op, filePath, digest, password, inspections, paid);
         files.push({ bytes, path: filePath, format: 'pdf', pages: info.pages });
         digests.push(digest);
       }
@@ -148,12 +163,7 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
     if (op.id === 'pdf.split') parseRanges(String(fields.ranges), pages);
     // A huge page at a high dpi is refused from its MediaBox before payment, not discovered by the job.
     if (op.id === 'pdf.render') {
-      const key = `page-boxes:${digests[0]}`;
-      let boxes = inspections.get<PageBox[]>(key);
-      if (!boxes) {
-        boxes = await readPageBoxes(files[0].path!);
-        if (boxes) inspections.set(key, boxes);
-      }
+      const boxes = await renderPageBoxes(files[0].path!, digests[0], inspections);
       // Unreadable sizes are not a verdict: the render job checks each page again.
       if (boxes) checkRenderPixels(boxes, Number(fields.dpi));
     }
