@@ -14,6 +14,16 @@ export interface FixturePage {
 export interface FixtureOptions {
   outline?: boolean;
   link?: boolean;
+  /** Outline titles, one per page (default "Chapter N"); non-ASCII ones are written as UTF-16BE. */
+  outlineTitles?: readonly string[];
+  /** Adds a last outline entry, "Website", that opens this URI. */
+  outlineUri?: string;
+}
+
+function pdfTextString(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return `(${escapePdfText(text)})`;
+  const utf16 = Buffer.from(`\ufeff${text}`, 'utf16le').swap16();
+  return `<${utf16.toString('hex')}>`;
 }
 
 function escapePdfText(text: string): string {
@@ -51,14 +61,16 @@ export function makePdf(pages: readonly FixturePage[], options: FixtureOptions =
   let outlineEntry = '';
   if (options.outline && pageRefs.length > 0) {
     const outlines = add('');
-    const items = pageRefs.map((ref, i) => add(`__ITEM_${i}__`));
+    const items = [...pageRefs, ...(options.outlineUri ? [0] : [])].map((ref, i) => add(`__ITEM_${i}__`));
     items.forEach((item, i) => {
       const links = [
         `/Parent ${outlines} 0 R`,
         i > 0 ? `/Prev ${items[i - 1]} 0 R` : '',
         i < items.length - 1 ? `/Next ${items[i + 1]} 0 R` : '',
       ].filter(Boolean).join(' ');
-      objects[item - 1] = `<< /Title (Chapter ${i + 1}) ${links} /Dest [${pageRefs[i]} 0 R /XYZ 0 ${(pages[i].size ?? [595, 842])[1]} 0] >>`;
+      objects[item - 1] = i < pageRefs.length
+        ? `<< /Title ${pdfTextString(options.outlineTitles?.[i] ?? `Chapter ${i + 1}`)} ${links} /Dest [${pageRefs[i]} 0 R /XYZ 0 ${(pages[i].size ?? [595, 842])[1]} 0] >>`
+        : `<< /Title (Website) ${links} /A << /S /URI /URI (${escapePdfText(options.outlineUri!)}) >> >>`;
     });
     objects[outlines - 1] = `<< /Type /Outlines /First ${items[0]} 0 R /Last ${items[items.length - 1]} 0 R /Count ${items.length} >>`;
     outlineEntry = ` /Outlines ${outlines} 0 R /PageMode /UseOutlines`;

@@ -89,16 +89,14 @@ export async function pdfFacts(bytes: Uint8Array, password?: string): Promise<Pd
     const rotations = [...info.out.matchAll(/^Page\s+\d+ rot:\s+(\d+)/gm)].map((m) => Number(m[1]));
     const enc = await tool('qpdf', [...pw, '--show-encryption', file]);
     const text = await tool('pdftotext', [...(password ? ['-upw', password] : []), file, '-']);
-    const json = await tool('qpdf', [...pw, '--json', '--json-key=outlines', '--json-key=pages', file]);
-    let outlineItems = 0;
-    let links = 0;
-    try {
-      const parsed = JSON.parse(json.out) as { outlines: unknown[]; pages: unknown[] };
-      const count = (items: { kids?: unknown[] }[]): number => items.reduce((n, i) => n + 1 + count((i.kids ?? []) as { kids?: unknown[] }[]), 0);
-      outlineItems = count(parsed.outlines as { kids?: unknown[] }[]);
-    } catch { /* left at 0 */ }
-    const annots = await tool('qpdf', [...pw, '--json', '--json-key=objects', file]);
-    links = (annots.out.match(/"\/Subtype": "\/Link"/g) ?? []).length;
+    // qpdf's JSON v2: the outline tree, and every object (under "qpdf") for the link annotations.
+    // A failed run throws rather than counting zero, so "kept every link" can fail.
+    const json = await tool('qpdf', [...pw, '--json', '--json-key=outlines', '--json-key=qpdf', file]);
+    if (json.code !== 0 && json.code !== 3) throw new Error(`qpdf --json failed (${json.code}): ${json.err.slice(0, 200)}`);
+    const parsed = JSON.parse(json.out) as { outlines: { kids?: unknown[] }[] };
+    const count = (items: { kids?: unknown[] }[]): number => items.reduce((n, i) => n + 1 + count((i.kids ?? []) as { kids?: unknown[] }[]), 0);
+    const outlineItems = count(parsed.outlines);
+    const links = (json.out.match(/"\/Subtype": "\/Link"/g) ?? []).length;
     return { check: check.code, pages, rotations, encrypted: !/File is not encrypted/.test(enc.out), text: text.out, outlineItems, links };
   });
 }

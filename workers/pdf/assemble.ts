@@ -1,8 +1,11 @@
 // merge, pages (select / reorder / delete / rotate) and split: page assembly with qpdf, which
 // copies pages without re-encoding anything.
+import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobInput, JobOutput, WorkFunction } from '../contract.js';
+import { timeLeft } from '../contract.js';
 import { parsePageList, parseRanges } from '../../server/operations/page-ranges.js';
+import { runTool } from '../runner.js';
 import { countPages, inputPath, PDF, qpdf, qpdfPageSpec, readBytes, ZIP } from './common.js';
 import { withScratch } from './tool-run.js';
 import { buildZip, checkZipSize, type ZipEntry } from '../zip.js';
@@ -10,10 +13,150 @@ import { buildZip, checkZipSize, type ZipEntry } from '../zip.js';
 /**
  * The first input is qpdf's primary file, so its document-level parts (outline, form fields,
  * page labels) are kept; later inputs contribute their pages, annotations and links. The
- * result is written unencrypted, as a new document.
+ * result is written unencrypted, as a new document. The later inputs' outlines are then
+ * appended after the first one's (see appendOutlines), so every input's bookmarks survive.
  */
 export async function mergeWithQpdf(input: JobInput, sources: readonly string[], out: string, dir: string, extra: readonly string[] = []): Promise<void> {
   await qpdf(input, [sources[0], '--decrypt', ...extra, '--pages', ...sources, '--', out], dir);
+  if (sources.length > 1 && await mayHaveOutline(input, sources.slice(1), 1)) await appendOutlines(input, sources, out, dir);
+}
+
+/**
+ * Whether any of these inputs may have an outline. The catalog's /Outlines key shows in the raw
+ * bytes unless the catalog sits in a compressed object stream, so a file with object streams
+ * counts as "may". A plain file without either has none, and nothing extra runs for it.
+ */
+async function mayHaveOutline(input: JobInput, sources: readonly string[], first: number): Promise<boolean> {
+  for (const [i, source] of sources.entries()) {
+    const given = input.files[first + i]?.bytes;
+    const bytes = given?.byteLength ? given : await readBytes(source);
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (buffer.includes('/Outlines') || buffer.includes('/ObjStm')) return true;
+  }
+  return false;
+}
+
+/**
+ * Run by mutool: scriptArgs are the merged file, where to write, then each source's page count
+ * as qpdf counted it (-1: unknown) and its path. It reads the outline of every input after the
+ * first (title, destination as a "#page=N&..." URI, open or closed, children), moves each
+ * internal destination by the pages before that input, and appends the entries after the first
+ * input's outline (which qpdf already kept exactly) as an incremental update, so qpdf's packing
+ * of the file is untouched. Prints what it did as JSON on its last line.
+ *
+ * - An entry whose destination does not resolve (unknown named destination, JavaScript, a page
+ *   outside that input) keeps its title and children, with no destination.
+ * - External URIs stay URI actions. mupdf reads /XYZ zoom 0 ("keep the reader's zoom", what
+ *   Word and LibreOffice write) as 100 %; it is written back as null, which means the same.
+ * - mupdf 1.21's OutlineIterator.item() hands out strings that the next item() call frees,
+ *   so they are copied at once.
+ */
+const MERGE_OUTLINE_SCRIPT = `var merged = scriptArgs[0], output = scriptArgs[1];
+function open(file) {
+  var doc = new PDFDocument(file);
+  if (doc.needsPassword() && !doc.authenticatePassword('')) throw new Error('needs a password');
+  return doc;
+}
+function copy(s) { return s ? ('.' + s).slice(1) : null; }
+function readIterator(doc) {
+  var it = doc.outlineIterator();
+  function level() {
+    var items = [];
+    for (;;) {
+      var item = it.item();
+      if (!item) break;
+      var node = { title: copy(item.title) || '', uri: copy(item.uri), open: !!item.open, down: [] };
+      if (it.down() === 0) node.down = level();
+      it.up();
+      items.push(node);
+      if (it.next() !== 0) break;
+    }
+    return items;
+  }
+  return level();
+}
+function readLoaded(items) {
+  var out = [];
+  for (var i = 0; items && i < items.length; i++)
+    out.push({ title: items[i].title || '', uri: items[i].uri || null, open: false, down: readLoaded(items[i].down) });
+  return out;
+}
+function read(doc) {
+  try { return readIterator(doc); } catch (e) { return readLoaded(doc.loadOutline()); }
+}
+function count(items) { var n = 0; for (var i = 0; i < items.length; i++) n += 1 + count(items[i].down); return n; }
+function relocate(uri, offset, pages) {
+  if (!uri) return null;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri)) return uri;
+  var m = /^#page=([0-9]+)((?:&[^#]*)?)$/.exec(uri);
+  if (!m) return null;
+  var page = parseInt(m[1], 10);
+  if (page < 1 || page > pages) return null;
+  return '#page=' + (page + offset) + m[2].replace(/^&zoom=100,/, '&zoom=nan,');
+}
+var inputs = [], offset = 0, entries = 0;
+for (var i = 2; i + 1 < scriptArgs.length; i += 2) {
+  var given = parseInt(scriptArgs[i], 10), items = [], pages = given, later = inputs.length > 0;
+  if (later || given < 0) {
+    try {
+      var src = open(scriptArgs[i + 1]);
+      var counted = src.countPages();
+      if (given < 0) pages = counted;
+      // A source whose pages mupdf counts differently from qpdf cannot be mapped onto the merge.
+      if (later && counted === pages) items = read(src);
+    } catch (e) { items = []; }
+  }
+  if (pages < 0) throw new Error('unknown page count');
+  inputs.push({ items: items, offset: offset, pages: pages });
+  entries += count(items);
+  offset += pages;
+}
+if (entries === 0) { print(JSON.stringify({ entries: 0 })); quit(); }
+var doc = open(merged);
+if (doc.countPages() !== offset) throw new Error('the merged file has ' + doc.countPages() + ' pages, not ' + offset);
+var it = doc.outlineIterator();
+if (it.item()) { while (it.next() === 0) {} }
+function write(items, input) {
+  for (var k = 0; k < items.length; k++) {
+    var entry = { title: items[k].title, uri: relocate(items[k].uri, input.offset, input.pages), open: items[k].open };
+    it.insert(entry);
+    if (items[k].down.length) {
+      it.prev();
+      it.down();
+      write(items[k].down, input);
+      it.up();
+      it.update(entry);
+      it.next();
+    }
+  }
+}
+for (var j = 1; j < inputs.length; j++) write(inputs[j].items, inputs[j]);
+doc.save(output, 'incremental');
+var check = new PDFDocument(output);
+if (check.countPages() !== offset) throw new Error('the saved file lost pages');
+print(JSON.stringify({ entries: entries }));
+`;
+
+/**
+ * Adds the outlines of the inputs after the first to qpdf's merged file. This is navigation on
+ * top of what was paid for (the pages): if it fails for any reason, qpdf's result stands.
+ */
+async function appendOutlines(input: JobInput, sources: readonly string[], out: string, dir: string): Promise<void> {
+  const script = path.join(dir, 'merge-outline.js');
+  const outlined = path.join(path.dirname(out), `outlined-${path.basename(out)}`);
+  const args = [script, out, outlined];
+  for (const [i, source] of sources.entries()) args.push(String(input.files[i]?.pages ?? -1), source);
+  try {
+    await writeFile(script, MERGE_OUTLINE_SCRIPT, { flag: 'w' });
+    // Half of the time left at most: if mupdf stalls, there is still time to return the pages.
+    const result = await runTool('mutool', ['run', ...args], { cwd: dir, timeoutMs: Math.max(1, Math.min(Math.floor(timeLeft(input) / 2), 60_000)) });
+    const report = JSON.parse(Buffer.from(result.stdout).toString('utf8').trim().split('\n').pop() || '{}') as { entries?: number };
+    if (result.exitCode === 0 && typeof report.entries === 'number' && report.entries > 0) await rename(outlined, out);
+  } catch {
+    // qpdf's merge is complete without the later outlines.
+  } finally {
+    await rm(outlined, { force: true });
+  }
 }
 
 export const merge: WorkFunction = async (input): Promise<JobOutput> => {
