@@ -182,6 +182,112 @@ describe('pdf.markdown on ruled tables', () => {
   });
 });
 
+// Borderless tables: no rules at all, only cell padding and column alignment.
+const PLAIN_CSS = `
+  @page { size: A4; margin: 2cm; }
+  body { font: 11pt/1.4 "DejaVu Serif"; }
+  table { border-collapse: collapse; } td { border: none; padding: 3pt 12pt 3pt 0; text-align: left; vertical-align: top; }
+  .columns { columns: 2; column-gap: 0.8cm; } .columns, .columns table { font: 10pt/1.35 "DejaVu Sans"; }
+  .columns td { padding: 2pt 8pt 2pt 0; } .nowrap { white-space: nowrap; }
+`;
+
+describe('pdf.markdown on borderless tables', () => {
+  const render = async (body: string) => (await convert(await pdfFromHtml(`<html><head><meta charset="utf-8"><style>${PLAIN_CSS}</style></head><body>${body}</body></html>`))).text;
+  const tableAt = (md: string, header: string, length: number) => {
+    const lines = md.split('\n');
+    const start = lines.indexOf(header);
+    expect(start, md).to.be.above(-1);
+    return lines.slice(start, start + length);
+  };
+
+  it('keeps the lines of a wrapped cell in one row', { timeout: 20_000 }, async () => {
+    const md = await render(`<h1>Stations</h1><p>Inventory of the field stations follows.</p>
+      <table><tr><td>Station</td><td style="width: 9em">Equipment on site</td><td>Staff</td></tr>
+      <tr><td>North ridge</td><td>Weather mast, two soil probes and a rain gauge</td><td>3</td></tr>
+      <tr><td>South valley</td><td>Rain gauge</td><td>1</td></tr>
+      <tr><td>Lake shore</td><td>Water sampler and a small boat with its trailer</td><td>2</td></tr></table>
+      <p>The end of the list.</p>`);
+    expect(tableAt(md, '| Station | Equipment on site | Staff |', 5)).to.equal([
+      '| Station | Equipment on site | Staff |', '| --- | --- | --- |',
+      '| North ridge | Weather mast, two soil probes and a rain gauge | 3 |',
+      '| South valley | Rain gauge | 1 |',
+      '| Lake shore | Water sampler and a small boat with its trailer | 2 |',
+    ]);
+    expect(md).to.contain('| 2 |\n\nThe end of the list.');
+  });
+
+  it('reads a form: one header row over empty columns, label rows below', { timeout: 20_000 }, async () => {
+    const md = await render(`<h1>Visit form</h1><p>Fill in the form for each visit.</p>
+      <table><tr><td></td><td>Morning visit</td><td>Evening visit</td></tr>
+      <tr><td>Air temperature</td><td></td><td></td></tr>
+      <tr><td>Wind direction</td><td></td><td></td></tr>
+      <tr><td>Cloud cover</td><td></td><td></td></tr></table>
+      <p>Sign the form at the end of the day and hand it in at the station office before leaving.</p>`);
+    expect(tableAt(md, '|  | Morning visit | Evening visit |', 5)).to.equal([
+      '|  | Morning visit | Evening visit |', '| --- | --- | --- |',
+      '| Air temperature |  |  |', '| Wind direction |  |  |', '| Cloud cover |  |  |',
+    ]);
+    expect(md).to.contain('| Cloud cover |  |  |\n\nSign the form at the end of the day');
+  });
+
+  it('reads a two-level header: group cells span their columns, the cell beside them spans the rows', { timeout: 20_000 }, async () => {
+    const md = await render(`<h1>Survey results</h1><p>Counts by group and by season.</p>
+      <table><tr><td rowspan="2">Site</td><td colspan="3">Spring counts</td><td colspan="2">Autumn counts</td></tr>
+      <tr><td>Birds</td><td>Bats</td><td>Moths</td><td>Birds</td><td>Bats</td></tr>
+      <tr><td>North ridge</td><td>120</td><td>14</td><td>310</td><td>98</td><td>9</td></tr>
+      <tr><td>South valley</td><td>95</td><td>22</td><td>280</td><td>101</td><td>17</td></tr></table>
+      <p>The spring survey ran for six weeks.</p>`);
+    expect(md).to.contain([
+      '<table>',
+      '<tr><td rowspan="2">Site</td><td colspan="3">Spring counts</td><td colspan="2">Autumn counts</td></tr>',
+      '<tr><td>Birds</td><td>Bats</td><td>Moths</td><td>Birds</td><td>Bats</td></tr>',
+      '<tr><td>North ridge</td><td>120</td><td>14</td><td>310</td><td>98</td><td>9</td></tr>',
+      '<tr><td>South valley</td><td>95</td><td>22</td><td>280</td><td>101</td><td>17</td></tr>',
+      '</table>',
+    ].join('\n'));
+  });
+
+  it('finds the column gutter when a table spills into it, and reads the table whole', { timeout: 20_000 }, async () => {
+    const filler = 'The committee reviewed each submission against the published criteria and recorded its reasons in the minutes for later reference by all members.';
+    const md = await render(`<h1>Station report</h1><div class="columns">
+      <p>Alpha paragraph opens the left column. ${filler}</p>
+      <table><tr><td class="nowrap">Station name</td><td class="nowrap">Samples taken</td><td class="nowrap">Mean depth (metres)</td></tr>
+      <tr><td class="nowrap">North ridge</td><td>120</td><td>4.25</td></tr><tr><td class="nowrap">South valley</td><td>95</td><td>12.50</td></tr>
+      <tr><td>Lake shore</td><td>84</td><td>7.75</td></tr></table>
+      <p>Beta paragraph follows the table. ${filler}</p>
+      <p>Omega paragraph closes the right column. ${filler} ${filler}</p></div>`);
+    expect(tableAt(md, '| Station name | Samples taken | Mean depth (metres) |', 5)).to.equal([
+      '| Station name | Samples taken | Mean depth (metres) |', '| --- | --- | --- |',
+      '| North ridge | 120 | 4.25 |', '| South valley | 95 | 12.50 |', '| Lake shore | 84 | 7.75 |',
+    ]);
+    // The left column is read before the right one.
+    const order = ['Alpha paragraph', '| Station name', 'Beta paragraph', 'Omega paragraph'].map((t) => md.indexOf(t));
+    expect(order.every((at, k) => at >= 0 && (k === 0 || at > order[k - 1]!)), md).to.be.true();
+  });
+
+  it('makes no table of prose whose lines line up at indents', { timeout: 20_000 }, async () => {
+    const md = await render(`<style>
+        p.indent { text-indent: 2em; margin: 0; } blockquote { margin: 0.8em 3em; }
+        .refs p { padding-left: 2em; text-indent: -2em; margin: 0.2em 0; } .poem p { margin: 0; } .poem .in { padding-left: 2em; }
+        dd { margin-left: 3em; }</style>
+      <h1>Field Notes</h1>
+      <p class="indent">The first paragraph starts with an indent and runs on for long enough to wrap over several lines of the page, as ordinary prose does in a report.</p>
+      <p class="indent">The second paragraph is set the same way, indented at its first line and flush at the others, so its left edges line up with those above.</p>
+      <blockquote>A quotation set in from both margins, long enough to wrap onto a second line and a third one too, keeps to its own narrower measure.</blockquote>
+      <div class="refs"><p>Adams, J. (2019). Notes on the survey of upland streams. Journal of Field Methods, 12, 45–67.</p>
+      <p>Baker, L. and Chen, M. (2021). Counting birds at dawn and at dusk: a comparison over three seasons. Ecology Letters, 8, 101–119.</p></div>
+      <div class="poem"><p>The river runs below the hill,</p><p class="in">and slows beside the mill;</p>
+      <p>the swallows skim the water still,</p><p class="in">and all the air is still.</p></div>
+      <dl><dt>Transect</dt><dd>A line along which every sample is taken at a fixed interval.</dd>
+      <dt>Quadrat</dt><dd>A square frame laid on the ground to count what grows inside it.</dd></dl>`);
+    expect(md).to.not.contain('|');
+    expect(md).to.not.contain('<table');
+    for (const text of ['as ordinary prose does in a report.', 'keeps to its own narrower measure.', 'Ecology Letters, 8, 101–119.', 'and all the air is still.', 'to count what grows inside it.']) {
+      expect(md).to.contain(text);
+    }
+  });
+});
+
 describe('pdf.markdown on hard inputs', () => {
   it('answers a page without a text layer with an OCR note, not garbage', { timeout: 20_000 }, async () => {
     const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#c8d2e0' } }).png().toBuffer();
@@ -190,12 +296,14 @@ describe('pdf.markdown on hard inputs', () => {
     expect(out.text.trim()).to.equal('*Page 1 has no text layer: OCR is needed to read it.*');
   });
 
-  it('undoes hyphenation at line ends', () => {
+  it('drops a page number set deep in the bottom margin, as TeX does', () => {
     const glyphs = (text: string, x: number, y: number) => [...text].map((c, i) =>
       `<char quad="${x + i * 6} ${y} ${x + i * 6 + 6} ${y} ${x + i * 6} ${y + 12} ${x + i * 6 + 6} ${y + 12}" x="${x + i * 6}" y="${y + 10}" color="#000000" c="${c}"/>`).join('');
-    const line = (text: string, y: number) => `<line bbox="72 ${y} 400 ${y + 12}" wmode="0" dir="1 0"><font name="Serif" size="10">${glyphs(text, 72, y)}</font></line>`;
-    const xml = `<document><page id="page1" width="612" height="792"><block>${line('The measure-', 300)}${line('ments were repeated twice.', 312)}</block></page></document>`;
-    expect(convertStext(xml).trim()).to.equal('The measurements were repeated twice.');
+    const line = (text: string, x: number, y: number) => `<line bbox="${x} ${y} 540 ${y + 12}" wmode="0" dir="1 0"><font name="Serif" size="10">${glyphs(text, x, y)}</font></line>`;
+    const page = (n: number) => `<page id="page${n}" width="612" height="792"><block>${line(`Page ${n} opens with this line of running text.`, 72, 100)}${line('It ends with this second line.', 72, 112)}${line(String(n), 303, 695)}</block></page>`;
+    const md = convertStext(`<document>${page(1)}${page(2)}</document>`);
+    expect(md.split('\n').filter((l) => /^\s*\d+\s*$/.test(l))).to.equal([]);
+    expect(md).to.contain('Page 2 opens with this line of running text.');
   });
 
   it('makes no network connection, even for a PDF full of links to a listening server', { timeout: 20_000 }, async () => {
@@ -225,5 +333,45 @@ describe('pdf.markdown on hard inputs', () => {
       files: [{ bytes: new Uint8Array(), path: target, format: 'pdf', pages: 1 }],
     })).to.reject();
     expect((error as { code?: string }).code).to.equal('CORRUPT_INPUT');
+  });
+});
+
+describe('pdf.markdown on hyphens at line ends', () => {
+  // One paragraph of lines set 12 pt apart in a 10 pt font, one glyph every 6 pt.
+  const paragraph = (...lines: string[]) => {
+    const glyphs = (text: string, x: number, y: number) => [...text].map((c, i) =>
+      `<char quad="${x + i * 6} ${y} ${x + i * 6 + 6} ${y} ${x + i * 6} ${y + 12} ${x + i * 6 + 6} ${y + 12}" x="${x + i * 6}" y="${y + 10}" color="#000000" c="${c.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"/>`).join('');
+    const line = (text: string, y: number) => `<line bbox="72 ${y} 400 ${y + 12}" wmode="0" dir="1 0"><font name="Serif" size="10">${glyphs(text, 72, y)}</font></line>`;
+    const xml = `<document><page id="page1" width="612" height="792"><block>${lines.map((l, k) => line(l, 300 + k * 12)).join('')}</block></page></document>`;
+    return convertStext(xml).trim();
+  };
+
+  it('joins a word broken across lines', () => {
+    expect(paragraph('The measure-', 'ments were repeated twice.')).to.equal('The measurements were repeated twice.');
+    expect(paragraph('Measure-', 'ments were repeated.')).to.equal('Measurements were repeated.');
+  });
+
+  it('keeps the hyphen of a compound that was already hyphenated before the break', () => {
+    expect(paragraph('a state-of-the-', 'art method')).to.equal('a state-of-the-art method');
+  });
+
+  it('keeps the hyphen of a common compound head', () => {
+    expect(paragraph('a well-', 'known result')).to.equal('a well-known result');
+    expect(paragraph('the self-', 'assessment form')).to.equal('the self-assessment form');
+  });
+
+  it('keeps the hyphen the document itself writes inside a line', () => {
+    expect(paragraph('a long-term view and a long-', 'term plan')).to.equal('a long-term view and a long-term plan');
+  });
+
+  it('keeps hyphens in URLs, identifiers, numbers and names', () => {
+    expect(paragraph('see https://example.org/field-', 'notes today')).to.equal('see https://example.org/field-notes today');
+    expect(paragraph('set the max_retry-', 'count option')).to.equal('set the max_retry-count option');
+    expect(paragraph('on pages 10-', '20 of the report')).to.equal('on pages 10-20 of the report');
+    expect(paragraph('the Alpaca-', 'GPT4 data set')).to.equal('the Alpaca-GPT4 data set');
+  });
+
+  it('leaves a dash standing apart from its words alone', () => {
+    expect(paragraph('the result -', 'as expected')).to.equal('the result - as expected');
   });
 });

@@ -8,7 +8,8 @@
 // Peers are bench-only: BENCH_PEERS (default: the project itself when they are installed as
 // devDependencies, else /work/bench-peers) is a folder with node_modules/@opendocsg/pdf2md and node_modules/@opendataloader/pdf.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,8 +71,52 @@ interface Engine {
   id: string;
   /** Converts all PDFs in one call (one JVM); otherwise one call per PDF, so a failure loses one page. */
   batch?: boolean;
-  /** Converts a batch of PDFs; returns Markdown per file and seconds per page for the batch. */
-  run(pdfs: string[], work: string): Promise<{ outputs: Map<string, string>; seconds: number }>;
+  /**
+   * Converts a batch of PDFs; returns Markdown per file, and wall seconds and CPU seconds per
+   * page for the batch (CPU: null where it cannot be measured).
+   */
+  run(pdfs: string[], work: string): Promise<{ outputs: Map<string, string>; seconds: number; cpu: number | null }>;
+}
+
+// CPU time, so that speed is judged by what a conversion costs on one core rather than by
+// wall time on a machine that other jobs share. This process's own time comes from
+// process.cpuUsage(); the time of the child processes it has waited for (mutool, pdftotext,
+// java) from the cutime and cstime fields of /proc/self/stat, in clock ticks.
+const CLOCK_TICKS = (() => {
+  try { return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100; } catch { return 100; }
+})();
+
+/** CPU seconds spent so far by this process and its waited-for children, or null off Linux. */
+function cpuSpent(): number | null {
+  let children: number;
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    children = (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+  const own = process.cpuUsage();
+  return (own.user + own.system) / 1e6 + children;
+}
+
+/** Adds up wall and CPU time over the conversions of a batch. */
+class Meter {
+  private wallMs = 0;
+  private cpuSeconds: number | null = 0;
+  private startedAt = 0;
+  private cpuAt: number | null = null;
+  pages = 0;
+  start(): void { this.cpuAt = cpuSpent(); this.startedAt = performance.now(); }
+  stop(pages: number): void {
+    this.wallMs += performance.now() - this.startedAt;
+    const now = cpuSpent();
+    this.cpuSeconds = this.cpuSeconds === null || now === null || this.cpuAt === null ? null : this.cpuSeconds + now - this.cpuAt;
+    this.pages += pages;
+  }
+  perPage(): { seconds: number; cpu: number | null } {
+    const pages = Math.max(1, this.pages);
+    return { seconds: this.wallMs / 1000 / pages, cpu: this.cpuSeconds === null ? null : this.cpuSeconds / pages };
+  }
 }
 
 function renderHtml(markdown: string, css: string): string {
@@ -119,23 +164,24 @@ const ours: Engine = {
   async run(pdfs, work) {
     const { markdown } = await import('../../workers/pdf/markdown/index.js');
     const outputs = new Map<string, string>();
-    let ms = 0, pages = 0;
+    const meter = new Meter();
+    // One conversion at a time: its wall time and its CPU time (this process and the one
+    // mutool child per conversion) are the conversion's alone.
     for (const pdf of pdfs) {
       const jobDir = await mkdtemp(path.join(work, 'job-'));
       await copyFile(pdf, path.join(jobDir, 'input.pdf'));
       const n = pagesOf.get(pdf) ?? 1;
-      const started = performance.now();
+      meter.start();
       const out = await markdown({
         operation: 'pdf.markdown', fields: {}, jobDir, deadline: Date.now() + 60_000,
         files: [{ bytes: new Uint8Array(), path: path.join(jobDir, 'input.pdf'), format: 'pdf', pages: n }],
         settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 },
       });
-      ms += performance.now() - started;
-      pages += n;
+      meter.stop(n);
       outputs.set(pdf, Buffer.from(out.body).toString('utf8'));
       await rm(jobDir, { recursive: true, force: true });
     }
-    return { outputs, seconds: ms / 1000 / Math.max(1, pages) };
+    return { outputs, ...meter.perPage() };
   },
 };
 
@@ -143,37 +189,49 @@ const pdftotext: Engine = {
   id: 'pdftotext -layout',
   async run(pdfs) {
     const outputs = new Map<string, string>();
-    let ms = 0, pages = 0;
+    const meter = new Meter();
     for (const pdf of pdfs) {
-      const started = performance.now();
+      meter.start();
       const r = await runTool('pdftotext', ['-layout', '-enc', 'UTF-8', pdf, '-'], { timeoutMs: 30_000 });
-      ms += performance.now() - started;
-      pages += pagesOf.get(pdf) ?? 1;
+      meter.stop(pagesOf.get(pdf) ?? 1);
       outputs.set(pdf, Buffer.from(r.stdout).toString('utf8'));
     }
-    return { outputs, seconds: ms / 1000 / Math.max(1, pages) };
+    return { outputs, ...meter.perPage() };
   },
 };
 
 const pdf2md: Engine = {
   id: '@opendocsg/pdf2md',
   async run(pdfs) {
+    // The pdf.js it bundles (5.x, through unpdf) calls ArrayBuffer.prototype.transferToFixedLength,
+    // which Node gains only in version 21; on Node 20 every operator list fails, no font is
+    // ever loaded, and pdf2md's wait for its fonts never settles. Standing in for the
+    // method with a copy lets the peer run as it would on a newer Node.
+    if (!('transferToFixedLength' in ArrayBuffer.prototype)) {
+      Object.defineProperty(ArrayBuffer.prototype, 'transferToFixedLength', {
+        configurable: true, writable: true,
+        value(this: ArrayBuffer, length = this.byteLength) {
+          const copy = new ArrayBuffer(length);
+          new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
+          return copy;
+        },
+      });
+    }
     const modulePath = path.join(PEERS, 'node_modules/@opendocsg/pdf2md/lib/pdf2md.js');
     const mod = await import(pathToFileURL(modulePath).href) as { default: ((b: Uint8Array) => Promise<string>) | { default: (b: Uint8Array) => Promise<string> } };
     const convert = typeof mod.default === 'function' ? mod.default : mod.default.default;
     const outputs = new Map<string, string>();
-    let ms = 0, pages = 0;
+    const meter = new Meter();
     // pdf.js logs warnings on stdout; keep the bench output readable.
     const log = console.log;
     for (const pdf of pdfs) {
       const bytes = new Uint8Array(await readFile(pdf));
-      const started = performance.now();
+      meter.start();
       console.log = () => {};
       try { outputs.set(pdf, await convert(bytes)); } catch { outputs.set(pdf, ''); } finally { console.log = log; }
-      ms += performance.now() - started;
-      pages += pagesOf.get(pdf) ?? 1;
+      meter.stop(pagesOf.get(pdf) ?? 1);
     }
-    return { outputs, seconds: ms / 1000 / Math.max(1, pages) };
+    return { outputs, ...meter.perPage() };
   },
 };
 
@@ -192,17 +250,19 @@ const opendataloader: Engine = {
       await copyFile(pdf, path.join(input, `${name}.pdf`));
       pages += pagesOf.get(pdf) ?? 1;
     }
-    // One JVM for the whole batch, as the tool is meant to be used; start-up is shared across pages.
-    const started = performance.now();
+    // One JVM for the whole batch, as the tool is meant to be used; start-up is shared across
+    // pages. Its CPU time counts every thread of the JVM (compiler and collector included).
+    const meter = new Meter();
+    meter.start();
     await runTool('java', ['-jar', jar, '-f', 'markdown', '-o', output, input], { cwd: work, timeoutMs: 600_000, env: { JAVA_TOOL_OPTIONS: '-Xss8m' } });
-    const seconds = (performance.now() - started) / 1000 / Math.max(1, pages);
+    meter.stop(pages);
     const outputs = new Map<string, string>();
     const files = await readdir(output, { recursive: true });
     for (const [name, pdf] of names) {
       const hit = files.find((f) => path.basename(f) === `${name}.md`);
       outputs.set(pdf, hit ? await readFile(path.join(output, hit), 'utf8') : '');
     }
-    return { outputs, seconds };
+    return { outputs, ...meter.perPage() };
   },
 };
 
@@ -212,7 +272,7 @@ const ENGINES: Engine[] = [ours, pdftotext, pdf2md, opendataloader];
 // leaves a promise unsettled (node then exits mid-run) costs its own pages, not the run.
 // The child appends one JSON line per converted PDF; the parent restarts it on the PDFs not
 // yet answered, after recording the one it stopped on as failed.
-interface ChildLine { pdf: string; markdown: string; seconds: number; pages: number }
+interface ChildLine { pdf: string; markdown: string; seconds: number; cpu: number | null; pages: number }
 
 async function childMain(engineId: string, listFile: string, outFile: string): Promise<void> {
   const engine = ENGINES.find((e) => e.id === engineId)!;
@@ -222,9 +282,12 @@ async function childMain(engineId: string, listFile: string, outFile: string): P
   try {
     const batches = engine.batch ? [list.map((i) => i.pdf)] : list.map((i) => [i.pdf]);
     for (const pdfs of batches) {
-      const { outputs, seconds } = await engine.run(pdfs, work);
+      const { outputs, seconds, cpu } = await engine.run(pdfs, work);
       const pages = pdfs.reduce((n, pdf) => n + (pagesOf.get(pdf) ?? 1), 0);
-      const lines = pdfs.map((pdf) => JSON.stringify({ pdf, markdown: outputs.get(pdf) ?? '', seconds: seconds * pages / pdfs.length, pages: pagesOf.get(pdf) ?? 1 } satisfies ChildLine));
+      // Totals for the batch, spread evenly over its files.
+      const lines = pdfs.map((pdf) => JSON.stringify({
+        pdf, markdown: outputs.get(pdf) ?? '', seconds: seconds * pages / pdfs.length, cpu: cpu === null ? null : cpu * pages / pdfs.length, pages: pagesOf.get(pdf) ?? 1,
+      } satisfies ChildLine));
       await appendFile(outFile, lines.join('\n') + '\n');
     }
   } finally {
@@ -232,10 +295,11 @@ async function childMain(engineId: string, listFile: string, outFile: string): P
   }
 }
 
-async function runIsolated(engine: Engine, pdfs: string[], work: string): Promise<{ outputs: Map<string, string>; seconds: number; failures: string[] }> {
+async function runIsolated(engine: Engine, pdfs: string[], work: string): Promise<{ outputs: Map<string, string>; seconds: number; cpu: number | null; failures: string[] }> {
   const outputs = new Map<string, string>();
   const failures: string[] = [];
   let seconds = 0, pages = 0;
+  let cpu: number | null = 0;
   let remaining = [...pdfs];
   const self = fileURLToPath(import.meta.url);
   for (let attempt = 0; remaining.length && attempt < pdfs.length + 1; attempt++) {
@@ -256,6 +320,7 @@ async function runIsolated(engine: Engine, pdfs: string[], work: string): Promis
         const l = JSON.parse(line) as ChildLine;
         outputs.set(l.pdf, l.markdown);
         seconds += l.seconds; pages += l.pages;
+        cpu = cpu === null || l.cpu === null ? null : cpu + l.cpu;
       } catch { /* a line cut short by a kill */ }
     }
     remaining = remaining.filter((pdf) => !outputs.has(pdf));
@@ -269,7 +334,7 @@ async function runIsolated(engine: Engine, pdfs: string[], work: string): Promis
       remaining = remaining.slice(lost.length);
     }
   }
-  return { outputs, seconds: seconds / Math.max(1, pages), failures };
+  return { outputs, seconds: seconds / Math.max(1, pages), cpu: cpu === null ? null : cpu / Math.max(1, pages), failures };
 }
 
 type Metric = keyof PageScores;
@@ -278,12 +343,14 @@ const METRICS: Metric[] = ['nid', 'nidS', 'teds', 'tedsS', 'mhs', 'mhsS'];
 interface Summary {
   pages: number;
   secondsPerPage: number;
+  /** CPU seconds per page: the converting process and its children; null where unmeasured. */
+  cpuSecondsPerPage: number | null;
   scores: Record<Metric, number | null>;
   counted: Record<Metric, number>;
   overall: number;
 }
 
-function summarize(rows: PageScores[], seconds: number): Summary {
+function summarize(rows: PageScores[], seconds: number, cpu: number | null): Summary {
   const scores = {} as Record<Metric, number | null>;
   const counted = {} as Record<Metric, number>;
   for (const m of METRICS) {
@@ -292,10 +359,11 @@ function summarize(rows: PageScores[], seconds: number): Summary {
     counted[m] = values.length;
   }
   const parts = [scores.nid, scores.teds, scores.mhs].filter((v): v is number => v !== null);
-  return { pages: rows.length, secondsPerPage: seconds, scores, counted, overall: parts.reduce((a, b) => a + b, 0) / Math.max(1, parts.length) };
+  return { pages: rows.length, secondsPerPage: seconds, cpuSecondsPerPage: cpu, scores, counted, overall: parts.reduce((a, b) => a + b, 0) / Math.max(1, parts.length) };
 }
 
 const fmt = (v: number | null) => (v === null ? '–' : v.toFixed(3));
+const ms = (v: number | null) => (v === null ? '–' : (v * 1000).toFixed(1));
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -333,7 +401,7 @@ async function main(): Promise<void> {
       results[style.id] = {};
       perPage[style.id] = {};
       for (const engine of engines) {
-        const { outputs, seconds, failures } = engine === ours
+        const { outputs, seconds, cpu, failures } = engine === ours
           ? { ...await engine.run([...pdfs.keys()], work), failures: [] as string[] }
           : await runIsolated(engine, [...pdfs.keys()], work);
         if (failures.length) (failed[style.id] ??= {})[engine.id] = failures;
@@ -344,9 +412,9 @@ async function main(): Promise<void> {
           rows.push(s);
           perPage[style.id]![engine.id]![id] = s;
         }
-        results[style.id]![engine.id] = summarize(rows, seconds);
+        results[style.id]![engine.id] = summarize(rows, seconds, cpu);
         const r = results[style.id]![engine.id]!;
-        process.stderr.write(`${style.id.padEnd(24)} ${engine.id.padEnd(20)} overall ${fmt(r.overall)} NID ${fmt(r.scores.nid)} TEDS ${fmt(r.scores.teds)} MHS ${fmt(r.scores.mhs)} ${(r.secondsPerPage * 1000).toFixed(1)} ms/page${failures.length ? ` (${failures.length} failed)` : ''}\n`);
+        process.stderr.write(`${style.id.padEnd(24)} ${engine.id.padEnd(20)} overall ${fmt(r.overall)} NID ${fmt(r.scores.nid)} TEDS ${fmt(r.scores.teds)} MHS ${fmt(r.scores.mhs)} ${ms(r.secondsPerPage)} ms/page wall, ${ms(r.cpuSecondsPerPage)} ms/page CPU${failures.length ? ` (${failures.length} failed)` : ''}\n`);
       }
     }
   } finally {
@@ -357,7 +425,9 @@ async function main(): Promise<void> {
   for (const engine of engines) {
     const rows = styles.flatMap((s) => Object.values(perPage[s.id]![engine.id]!));
     const seconds = styles.reduce((n, s) => n + results[s.id]![engine.id]!.secondsPerPage, 0) / styles.length;
-    overall[engine.id] = summarize(rows, seconds);
+    const cpus = styles.map((s) => results[s.id]![engine.id]!.cpuSecondsPerPage);
+    const cpu = cpus.some((c) => c === null) ? null : cpus.reduce((n: number, c) => n + c!, 0) / styles.length;
+    overall[engine.id] = summarize(rows, seconds, cpu);
   }
   const report = {
     generated: new Date().toISOString(), quick, pages: gt.size, styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
@@ -369,23 +439,25 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   lines.push('## PDF to Markdown', '');
   lines.push(`${gt.size} ground-truth pages from opendataloader-bench, each rendered in ${styles.length} style(s) and converted back (${(report.wallSeconds).toFixed(0)} s wall).`, '');
-  lines.push('| Engine | Overall | NID | NID-S | TEDS | TEDS-S | MHS | MHS-S | ms/page |', '|---|---|---|---|---|---|---|---|---|');
-  for (const [id, s] of Object.entries(overall)) {
-    lines.push(`| ${id} | ${fmt(s.overall)} | ${METRICS.map((m) => fmt(s.scores[m])).join(' | ')} | ${(s.secondsPerPage * 1000).toFixed(1)} |`);
-  }
+  const header = ['| Engine | Overall | NID | NID-S | TEDS | TEDS-S | MHS | MHS-S | ms/page wall | ms/page CPU |', '|---|---|---|---|---|---|---|---|---|---|'];
+  const row = (id: string, s: Summary) => `| ${id} | ${fmt(s.overall)} | ${METRICS.map((m) => fmt(s.scores[m])).join(' | ')} | ${ms(s.secondsPerPage)} | ${ms(s.cpuSecondsPerPage)} |`;
+  lines.push(...header);
+  for (const [id, s] of Object.entries(overall)) lines.push(row(id, s));
   lines.push('', '### By style', '');
   for (const style of styles) {
-    lines.push(`**${style.id}**: ${style.description}.`, '', '| Engine | Overall | NID | NID-S | TEDS | TEDS-S | MHS | MHS-S | ms/page |', '|---|---|---|---|---|---|---|---|---|');
-    for (const [id, s] of Object.entries(results[style.id]!)) {
-      lines.push(`| ${id} | ${fmt(s.overall)} | ${METRICS.map((m) => fmt(s.scores[m])).join(' | ')} | ${(s.secondsPerPage * 1000).toFixed(1)} |`);
-    }
+    lines.push(`**${style.id}**: ${style.description}.`, '', ...header);
+    for (const [id, s] of Object.entries(results[style.id]!)) lines.push(row(id, s));
     lines.push('');
   }
   const failureLines = Object.entries(failed).flatMap(([style, byEngine]) => Object.entries(byEngine)
     .map(([engine, list]) => `- ${style}, ${engine}: ${list.length} page(s) failed and scored as empty output (${[...new Set(list.map((f) => f.split(': ')[1]))].join(', ')})`));
   if (failureLines.length) lines.push('Failures:', '', ...failureLines, '');
   const first = overall[engines[0]!.id]!;
-  lines.push(`Pages with tables: ${first.counted.teds} per style set; pages with headings: ${first.counted.mhs}. ms/page is wall time per page on this machine, one conversion at a time; opendataloader-pdf runs as one JVM per style batch, so its start-up is spread over the batch. Load average at the end of the run: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} on ${os.cpus().length} cores (other jobs shared the machine).`, '');
+  lines.push(`Pages with tables: ${first.counted.teds / styles.length} of ${gt.size} in each style; pages with headings: ${first.counted.mhs / styles.length}. `
+    + 'ms/page wall is the elapsed time per page, one conversion at a time, on a machine that other jobs may share. '
+    + 'ms/page CPU is the CPU time per page of the converting process and of the child processes it waits for (mutool for ours, pdftotext, the JVM of opendataloader-pdf with all its threads), '
+    + 'measured around the conversion calls only: what the conversion costs on one core, whatever else the machine is doing. '
+    + `opendataloader-pdf runs as one JVM per style batch, so its start-up is spread over the batch. Load average at the end of the run: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} on ${os.cpus().length} cores.`, '');
   const md = lines.join('\n');
   if (!quick) await writeFile(path.join(RESULTS, 'markdown.md'), md);
   process.stdout.write(md + '\n');

@@ -4,7 +4,8 @@ import { parseStext, type StextPage } from './stext.js';
 import { dropRunningText, fragmentsOf, readingRegions, type Fragment, type LinkArea } from './layout.js';
 import { assignHeadingLevels, blocksOf, bodySizeOf, joinSpans, type Block, type Cell } from './structure.js';
 import { emit } from './emit.js';
-import { ruledTables, rulesOf, type Rect } from './rules.js';
+import { ruledTables, rulesOf, type Rect, type Rules } from './rules.js';
+import { withDocumentWords, wordsOf } from './hyphens.js';
 
 function tableWidth(rows: Cell[][]): number {
   return (rows[0] ?? []).reduce((n, c) => n + c.colspan, 0);
@@ -57,7 +58,7 @@ export function ocrNote(pageNumber: number): string {
 /** Markdown for the pages of one stext document; firstPage numbers them in notes. */
 export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPage = 1): string {
   const pages = parseStext(xml);
-  const perPage = pages.map((page, index) => {
+  const perPage = pages.map((page, index): PageLayout => {
     const drawn = drawings[index];
     const areas: LinkArea[] = (drawn?.links ?? [])
       .filter((l) => USABLE_URI.test(l.uri))
@@ -66,6 +67,15 @@ export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPag
     return { height: page.height, width: page.width, ocr: needsOcr(page), rules, fragments: fragmentsOf(page.lines, areas, rules.vertical) as Fragment[] };
   });
   dropRunningText(perPage.filter((p) => !p.ocr));
+  // The document's own words tell a broken word from a compound at a line end.
+  const words = wordsOf(perPage.flatMap((p) => p.fragments.map((f) => f.text)));
+  return withDocumentWords(words, () => convertPages(perPage, firstPage));
+}
+
+/** One page after layout: its size, whether it needs OCR, its drawn rules and its text fragments. */
+interface PageLayout { height: number; width: number; ocr: boolean; rules: Rules; fragments: Fragment[] }
+
+function convertPages(perPage: PageLayout[], firstPage: number): string {
   const bodySize = bodySizeOf(perPage.flatMap((p) => p.fragments));
   const pageBlocks: (Block[] | 'ocr')[] = perPage.map((p) => {
     if (p.ocr) return 'ocr';
@@ -90,7 +100,7 @@ export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPag
       const tail = last.spans.map((s) => s.text).join('').trimEnd();
       const head = first.spans.map((s) => s.text).join('').trimStart();
       if (!/[.!?:]$/.test(tail) && /^[a-z]/.test(head)) {
-        last.spans.push({ text: ' ', bold: false, italic: false, mono: false }, ...first.spans);
+        last.spans = joinSpans([last.spans, first.spans]);
         blocks = blocks.slice(1);
       }
     }

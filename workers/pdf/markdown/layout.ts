@@ -205,6 +205,13 @@ export function dropRunningText(pages: { height: number; fragments: Fragment[] }
       bottom.push(rows[i]!);
       if (gap > rows[i]!.size * 1.2) { for (const r of bottom) candidates.push({ page: index, row: r, key: '' }); break; }
     }
+    // A page number alone may sit further in (TeX leaves a deep bottom margin): the first or
+    // last row of the page, in its outer fifth, set apart, and one bare number (digits or a
+    // lower-case roman numeral: a capital letter alone is more often a label).
+    const last = rows[rows.length - 1]!, first = rows[0]!;
+    const alone = (r: Row) => r.fragments.length === 1 && /^([0-9]{1,4}|[ivxlcdm]{1,7})$/.test(r.fragments[0]!.text.trim());
+    if (last.y0 > page.height * 0.8 && last.y0 - rows[rows.length - 2]!.y1 > last.size * 1.2 && alone(last)) candidates.push({ page: index, row: last, key: '' });
+    if (first.y1 < page.height * 0.2 && rows[1]!.y0 - first.y1 > first.size * 1.2 && alone(first)) candidates.push({ page: index, row: first, key: '' });
   });
   for (const c of candidates) {
     c.key = normalizeRunning(c.row.fragments.map((f) => f.text).join(' '));
@@ -236,6 +243,42 @@ function bounds(fragments: Fragment[]): Box {
 }
 
 /**
+ * Short fragments that continue a line begun further left (a table cell after another).
+ * A table a little too wide for its text column spills such cells into the gutter; a few
+ * of them must not hide the gutter.
+ */
+function continuingCells(fragments: Fragment[], width: number): Set<Fragment> {
+  const out = new Set<Fragment>();
+  for (const row of rowsOf(fragments)) {
+    for (let k = 1; k < row.fragments.length; k++) {
+      const f = row.fragments[k]!;
+      if (f.x1 - f.x0 < width * 0.3) out.add(f);
+    }
+  }
+  return out;
+}
+
+/** Vertical strips at least 6 pt wide, away from the edges, where `open(x)` holds; nearest the middle first. */
+function stripsWhere(cells: number, open: (x: number) => boolean): { from: number; to: number }[] {
+  const strips: { from: number; to: number }[] = [];
+  let runFrom = -1;
+  for (let x = 0; x <= cells; x++) {
+    if (x < cells && open(x)) { if (runFrom < 0) runFrom = x; continue; }
+    if (runFrom >= 0) {
+      const mid = (runFrom + x) / 2;
+      if (x - runFrom >= 6 && mid > cells * 0.25 && mid < cells * 0.75) strips.push({ from: runFrom, to: x });
+      runFrom = -1;
+    }
+  }
+  return strips.sort((a, b) => Math.abs((a.from + a.to) / 2 - cells / 2) - Math.abs((b.from + b.to) / 2 - cells / 2));
+}
+
+/** Which side of a column cut a fragment reads on: where it starts (a cell spilling over the gutter stays left). */
+function leftOf(f: Fragment, cut: number): boolean {
+  return f.x0 < cut;
+}
+
+/**
  * A vertical gutter that splits these fragments into two text columns, or undefined.
  * Tables also have gutters; a column of running text is told apart by its lines filling
  * most of the column's width and by both sides being wide.
@@ -245,25 +288,15 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
   if (width < pageWidth * 0.45 || fragments.length < 6) return undefined;
   const start = Math.floor(box.x0);
   const cells = Math.ceil(box.x1) - start + 1;
-  const cover = new Uint16Array(cells);
-  for (const f of fragments) {
-    const a = Math.max(0, Math.floor(f.x0) - start);
-    const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
-    for (let x = a; x <= b; x++) cover[x]!++;
-  }
-  // Empty vertical strips; a column gutter is the one nearest the middle that leaves
-  // running text on both sides (a table's own gutters fail that test).
-  const strips: { from: number; to: number }[] = [];
-  let runFrom = -1;
-  for (let x = 0; x < cells; x++) {
-    if (cover[x] === 0) { if (runFrom < 0) runFrom = x; continue; }
-    if (runFrom >= 0) {
-      const mid = (runFrom + x) / 2;
-      if (x - runFrom >= 6 && mid > cells * 0.25 && mid < cells * 0.75) strips.push({ from: runFrom, to: x });
-      runFrom = -1;
+  const mark = (list: Iterable<Fragment>): Uint16Array => {
+    const cover = new Uint16Array(cells);
+    for (const f of list) {
+      const a = Math.max(0, Math.floor(f.x0) - start);
+      const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
+      for (let x = a; x <= b; x++) cover[x]!++;
     }
-  }
-  strips.sort((a, b) => Math.abs((a.from + a.to) / 2 - cells / 2) - Math.abs((b.from + b.to) / 2 - cells / 2));
+    return cover;
+  };
   const fills = (side: Fragment[]): number => {
     if (side.length < 3) return 0;
     const b = bounds(side);
@@ -274,26 +307,41 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
     const full = rows.filter((r) => r.fragments.some((f) => f.x1 - f.x0 > sideWidth * 0.7)).length;
     return rows.length >= 3 ? full / rows.length : 0;
   };
-  for (const strip of strips.slice(0, 3)) {
-    const cut = start + (strip.from + strip.to) / 2;
-    const left = fragments.filter((f) => f.x1 <= cut);
-    const right = fragments.filter((f) => f.x0 >= cut);
-    if (wholePage) {
-      // Lines of running text: one fragment across most of its side (table rows are several cells).
-      const prose = (side: Fragment[]) => {
-        const b = bounds(side);
-        const w = b.x1 - b.x0;
-        if (side.length < 1 || w < width * 0.3) return 0;
-        return rowsOf(side).filter((r) => r.fragments.some((f) => f.x1 - f.x0 > w * 0.7)).length;
-      };
-      const a = prose(left), b = prose(right);
-      if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return cut;
-      continue;
+  // Empty vertical strips; a column gutter is the one nearest the middle that leaves
+  // running text on both sides (a table's own gutters fail that test). Fragments crossing
+  // the cut take part in neither side's test.
+  const test = (strips: { from: number; to: number }[]): number | undefined => {
+    for (const strip of strips.slice(0, 3)) {
+      const cut = start + (strip.from + strip.to) / 2;
+      const left = fragments.filter((f) => f.x1 <= cut);
+      const right = fragments.filter((f) => f.x0 >= cut);
+      if (wholePage) {
+        // Lines of running text: one fragment across most of its side (table rows are several cells).
+        const prose = (side: Fragment[]) => {
+          const b = bounds(side);
+          const w = b.x1 - b.x0;
+          if (side.length < 1 || w < width * 0.3) return 0;
+          return rowsOf(side).filter((r) => r.fragments.some((f) => f.x1 - f.x0 > w * 0.7)).length;
+        };
+        const a = prose(left), b = prose(right);
+        if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return cut;
+        continue;
+      }
+      const a = fills(left), b = fills(right);
+      if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return cut;
     }
-    const a = fills(left), b = fills(right);
-    if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return cut;
-  }
-  return undefined;
+    return undefined;
+  };
+  const cover = mark(fragments);
+  const strict = test(stripsWhere(cells, (x) => cover[x] === 0));
+  if (strict !== undefined) return strict;
+  // A table spilling into the gutter: a strip crossed only by a few cells that continue a
+  // row from the left, and by nothing else.
+  const spilling = continuingCells(fragments, width);
+  if (!spilling.size) return undefined;
+  const solid = mark(fragments.filter((f) => !spilling.has(f)));
+  const allowed = Math.max(2, Math.round(fragments.length * 0.08));
+  return test(stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
 }
 
 /**
@@ -308,8 +356,8 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
   const whole = depth < 4 ? findGutter(fragments, box, pageWidth, depth === 0) : undefined;
   if (whole !== undefined) {
     return [
-      ...readingRegions(fragments.filter((f) => (f.x0 + f.x1) / 2 < whole), pageWidth, depth + 1),
-      ...readingRegions(fragments.filter((f) => (f.x0 + f.x1) / 2 >= whole), pageWidth, depth + 1),
+      ...readingRegions(fragments.filter((f) => leftOf(f, whole)), pageWidth, depth + 1),
+      ...readingRegions(fragments.filter((f) => !leftOf(f, whole)), pageWidth, depth + 1),
     ];
   }
   if (depth >= 4) return [fragments];
@@ -336,8 +384,8 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
     const cut = findGutter(g, bounds(g), pageWidth);
     if (cut === undefined) { plain.push(...g); return; }
     flushPlain();
-    out.push(...readingRegions(g.filter((f) => (f.x0 + f.x1) / 2 < cut), pageWidth, depth + 1));
-    out.push(...readingRegions(g.filter((f) => (f.x0 + f.x1) / 2 >= cut), pageWidth, depth + 1));
+    out.push(...readingRegions(g.filter((f) => leftOf(f, cut)), pageWidth, depth + 1));
+    out.push(...readingRegions(g.filter((f) => !leftOf(f, cut)), pageWidth, depth + 1));
   };
   // A band is "columnar" when its lines sit on both sides of the page middle without crossing it.
   const mid = box.x0 + (box.x1 - box.x0) / 2;

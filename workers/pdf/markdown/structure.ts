@@ -1,6 +1,7 @@
 // Turns the rows of one reading-order region into document blocks: headings, paragraphs,
 // list items with nesting, code blocks and tables (ruled or not, found from column alignment).
 import { rowsOf, type Fragment, type Row, type Span } from './layout.js';
+import { lineEndHyphen } from './hyphens.js';
 
 export interface Cell { spans: Span[]; colspan: number; rowspan: number }
 
@@ -38,12 +39,10 @@ export function joinSpans(parts: Span[][], separator = ' '): Span[] {
     if (out.length) {
       const last = out[out.length - 1]!;
       const first = part[0]!;
-      // A word broken by a hyphen at the end of a line is joined again.
-      if (separator === ' ' && /[a-zà-ÿ]-$/i.test(last.text) && /^[a-zà-ÿ]/.test(first.text)) {
-        last.text = last.text.slice(0, -1);
-      } else if (!/\s$/.test(last.text)) {
-        last.text += separator;
-      }
+      // A word broken by a hyphen at the end of a line is joined again; a compound keeps it.
+      const hyphen = separator === ' ' ? lineEndHyphen(last.text, first.text) : undefined;
+      if (hyphen === 'join') last.text = last.text.slice(0, -1);
+      else if (!hyphen && !/\s$/.test(last.text)) last.text += separator;
     }
     for (const s of part) out.push({ ...s });
   }
@@ -139,6 +138,19 @@ function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
   return columns;
 }
 
+/** Whether every piece of a row stays inside one column slot (never runs across the start of a column). */
+function fitsColumns(row: Row, columns: { x0: number; x1: number }[], tolerance: number): boolean {
+  const right = columns[columns.length - 1]!.x1;
+  for (const f of row.fragments) {
+    if (f.x1 > right + tolerance) return false;
+    for (let c = 1; c < columns.length; c++) {
+      const edge = columns[c]!.x0;
+      if (f.x0 < edge - tolerance && f.x1 > edge + tolerance) return false;
+    }
+  }
+  return true;
+}
+
 function findTables(rows: Row[], bodySize: number): TableFound[] {
   const found: TableFound[] = [];
   const multi = rows.map((r) => r.fragments.length >= 2 && !r.fragments.every((f) => f.mono) && !BULLET.test(r.fragments[0]!.text) || false);
@@ -147,39 +159,65 @@ function findTables(rows: Row[], bodySize: number): TableFound[] {
   while (i < rows.length) {
     if (!multi[i]) { i++; continue; }
     let j = i;
-    // Extend over multi-cell rows, and over runs of single lines that sit indented inside
-    // the table (wrapped cell text), but never over a wide vertical gap.
+    // Extend over multi-cell rows, and over runs of single lines between them: wrapped cell
+    // text (indented inside the table, however long the cell) or a row whose other cells
+    // are empty (short); never over a line as wide as running text or a wide vertical gap.
     const tableLeft = rows[i]!.x0;
     let tableWidth = rows[i]!.x1 - rows[i]!.x0;
     for (;;) {
-      // Single lines between multi-cell rows: wrapped cell text (indented inside the table),
-      // or a row whose other cells are empty (short). Only indented ones may end the table.
-      let k = j + 1, lastIndented = j;
-      while (k < rows.length && !multi[k] && !ruled[k] && k - j <= 8 && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 1.2) {
-        const indented = rows[k]!.x0 > tableLeft + bodySize * 0.8;
-        if (!indented && (rows[k]!.x1 - rows[k]!.x0 > tableWidth * 0.5 || rows[k]!.x0 < tableLeft - bodySize)) break;
-        if (indented && lastIndented === k - 1) lastIndented = k;
+      let k = j + 1;
+      while (k < rows.length && !multi[k] && !ruled[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 1.2) {
+        const r = rows[k]!;
+        const indented = r.x0 > tableLeft + bodySize * 0.8;
+        if (!indented && (r.x1 - r.x0 > tableWidth * 0.5 || r.x0 < tableLeft - bodySize)) break;
         k++;
       }
       if (k < rows.length && multi[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 2.2) {
         j = k; tableWidth = Math.max(tableWidth, rows[k]!.x1 - tableLeft);
         continue;
       }
-      // Wrapped text of the last row's cells.
-      if (lastIndented > j) j = lastIndented;
       break;
     }
-    const span = rows.slice(i, j + 1);
-    const multiCount = span.filter((_, k) => multi[i + k]).length;
-    if (multiCount >= 2) {
-      const columns = columnsOf(span);
-      const avgLen = span.reduce((n, r) => n + rowText(r).length, 0) / span.length;
-      if (columns.length >= 2 && avgLen < 400) {
-        // Include a caption-free header line directly above whose pieces fall inside the columns.
-        found.push({ start: i, end: j, columns });
+    const multiCount = rows.slice(i, j + 1).filter((_, k) => multi[i + k]).length;
+    const columns = columnsOf(rows.slice(i, j + 1));
+    // Lines after the last multi-cell row still belong to the table while they keep its row
+    // spacing and stay inside its columns: the wrapped rest of the last row's cells, and
+    // rows whose cells right of the first are empty (labels of a form left to fill in).
+    let end = j;
+    if (columns.length >= 2) {
+      let left = columns[0]!.x0;
+      const right = columns[columns.length - 1]!.x1;
+      // The row pitch: the widest step between the table's lines so far. With only a header
+      // to go by, the first step may be up to two and a half lines (a line and its padding).
+      let pitch = 0;
+      for (let k = i + 1; k <= j; k++) pitch = Math.max(pitch, rows[k]!.base - rows[k - 1]!.base);
+      for (let k = j + 1; k < rows.length && !multi[k] && !ruled[k]; k++) {
+        const r = rows[k]!, step = r.base - rows[k - 1]!.base;
+        const limit = pitch > 0 ? Math.max(pitch * 1.15 + 1, r.size * 1.9) : r.size * 2.5;
+        // The text after a table stands further off than its rows; a heading is no row.
+        if (step > limit || r.y0 - rows[k - 1]!.y1 > bodySize * 1.2 || Math.abs(r.size - rows[j]!.size) > 0.9
+          || !fitsColumns(r, columns, bodySize * 0.3)) break;
+        // Short: a label, or a line of one cell; a longer line is the text after the table.
+        left = Math.min(left, r.x0);
+        if (r.x1 - r.x0 > (right - left) * 0.5) break;
+        pitch = Math.max(pitch, step);
+        end = k;
       }
     }
-    i = j + 1;
+    // One multi-cell row is enough when two or more label rows follow it, all starting at
+    // one x, either where its first cell does or left of it (under an empty corner cell).
+    // After a line of prose with a wide space in it, the lines that follow are long.
+    const labels = () => {
+      const first = rows[i]!.fragments[0]!, x = rows[j + 1]!.x0;
+      if (Math.abs(x - first.x0) > 1.5 && rows.slice(j + 1, end + 1).some((r) => r.x1 > first.x0)) return false;
+      return rows.slice(j + 1, end + 1).every((r) => Math.abs(r.x0 - x) <= 1.5);
+    };
+    if ((multiCount >= 2 || (end - j >= 2 && labels())) && columns.length >= 2) {
+      const span = rows.slice(i, end + 1);
+      const avgLen = span.reduce((n, r) => n + rowText(r).length, 0) / span.length;
+      if (avgLen < 400) found.push({ start: i, end, columns: end > j ? columnsOf(span) : columns });
+    }
+    i = end + 1;
   }
   return found;
 }
@@ -188,10 +226,11 @@ function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][
   // Rows of the table: visual rows closer than the usual line step belong to one logical row.
   const steps: number[] = [];
   for (let k = 1; k < rows.length; k++) steps.push(rows[k]!.base - rows[k - 1]!.base);
-  // The line step inside a cell: a low quantile of the steps that are at least a line apart
-  // (cells centred vertically can put lines closer than that).
+  // The line step inside a cell: the smallest of the steps that are at least a line apart
+  // (cells centred vertically can put lines closer than that). One wrapped header cell is
+  // enough to show it, so no quantile.
   const real = steps.filter((s, k) => s >= rows[k + 1]!.size * 0.9).sort((a, b) => a - b);
-  const lineStep = real.length ? real[Math.floor(real.length * 0.2)]! : 0;
+  const lineStep = real.length ? real[0]! : 0;
   const bimodal = real.some((s) => s > lineStep * 1.12 + 0.5);
   const groups: Row[][] = [];
   rows.forEach((row, k) => {
@@ -262,7 +301,54 @@ function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][
     }
     out.push(cellsOf(placed));
   }
+  spanHeaders(out, columns.length);
   return out;
+}
+
+const isBlank = (c: Cell) => c.spans.every((s) => !s.text.trim());
+
+/**
+ * A header of several levels, its group cells left-aligned: a group cell already wider
+ * than one column reaches on to the next cell of its row (the empty cells after it are
+ * the rest of its group), and a header cell with nothing under it down to the lowest
+ * header row spans those rows (the column's one label).
+ */
+function spanHeaders(rows: Cell[][], width: number): void {
+  let last = -1;
+  for (let r = 0; r < Math.min(rows.length - 1, 4); r++) if (rows[r]!.some((c) => c.colspan > 1 && !isBlank(c))) last = r;
+  if (last < 0) return;
+  const head = rows.slice(0, last + 2);
+  if (head.some((row) => row.some((c) => c.rowspan > 1) || row.reduce((n, c) => n + c.colspan, 0) !== width)) return;
+  // Each header row as the cell starting in every column (undefined under a colspan).
+  const grid = head.map((row) => {
+    const at: (Cell | undefined)[] = new Array(width).fill(undefined);
+    let x = 0;
+    for (const c of row) { at[x] = c; x += c.colspan; }
+    return at;
+  });
+  const gone = new Set<Cell>();
+  for (let r = 0; r <= last; r++) {
+    const at = grid[r]!;
+    for (let x = 0; x < width; x++) {
+      const c = at[x];
+      if (!c || c.colspan < 2 || isBlank(c)) continue;
+      let end = x + c.colspan;
+      while (end < width && at[end] && at[end]!.colspan === 1 && isBlank(at[end]!)) { gone.add(at[end]!); at[end] = undefined; end++; c.colspan++; }
+    }
+  }
+  for (let r = 0; r <= last; r++) {
+    for (let x = 0; x < width; x++) {
+      const c = grid[r]![x];
+      if (!c || c.colspan !== 1 || isBlank(c) || gone.has(c)) continue;
+      const below = grid.slice(r + 1).map((at) => at[x]);
+      if (below.length && below.every((b) => b && b.colspan === 1 && isBlank(b))) {
+        for (const b of below) gone.add(b!);
+        c.rowspan = below.length + 1;
+      }
+    }
+  }
+  if (!gone.size) return;
+  for (let r = 0; r < head.length; r++) rows[r] = rows[r]!.filter((c) => !gone.has(c));
 }
 
 // ---------------------------------------------------------------- blocks
