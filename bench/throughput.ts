@@ -132,6 +132,7 @@ async function main(): Promise<void> {
     };
 
     // Warm-up: both paths, so pool workers, libvips and the chain clients are loaded.
+    sharp.concurrency(1);
     await serviceBatch(1, 2);
     sharp.concurrency(0);
     await rawBatch(1, 2);
@@ -139,6 +140,9 @@ async function main(): Promise<void> {
       for (const level of levels) {
         const count = Math.max(8, level.concurrency * 4);
         const runService = async () => {
+          // libvips's thread count is one setting for the whole process, shared by the pool's
+          // workers: put back the service's one thread per pipeline after a raw batch.
+          sharp.concurrency(1);
           Object.assign(stages, { verifyMs: 0, settleMs: 0, workMs: 0 });
           const b = await serviceBatch(level.concurrency, count);
           level.service.push(b);

@@ -36,6 +36,7 @@ export const DEMO_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'; // #2
 // Minting and the test switch are sent from #9 so they never compete with settlements for #0's nonces.
 const RIG_ADMIN_KEY = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'; // #9
 
+const LOCAL_POLLING_MS = 20;
 const DEFAULT_PAYER_BALANCE = 1_000_000_000n; // 1000 USDC, 6 decimals
 const RPC_READY_TIMEOUT_MS = 15_000;
 // A settlement that is forced to revert is sent with a fixed gas limit: estimating gas would
@@ -204,7 +205,11 @@ export async function startEvmRig(options: EvmRigOptions = {}): Promise<EvmRig> 
       contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
     });
     const transport = http(rpcUrl);
-    const publicClient = createPublicClient({ chain, transport });
+    // anvil mines each transaction the moment it arrives, so there is no block time to wait for.
+    // viem's defaults (poll every 4 s, cache the block number as long) made a settlement that
+    // just missed a block wait up to 4 s for the next one, with every later settlement queued
+    // behind it: paid calls stalled for seconds under concurrency.
+    const publicClient = createPublicClient({ chain, transport, pollingInterval: LOCAL_POLLING_MS, cacheTime: 0 });
     const testClient = createTestClient({ chain, transport, mode: 'anvil' });
 
     await testClient.setCode({ address: BASE_USDC_ADDRESS, bytecode: token.deployedBytecode });
