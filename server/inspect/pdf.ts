@@ -181,7 +181,9 @@ function checkPageTree(found: Survey): number {
 async function deepCheck(file: string, cwd: string, password: string | undefined): Promise<void> {
   let result: RunResult;
   try {
-    result = await runQpdfJob({ inputFile: file, ...(password ? { password } : {}), check: '' }, { cwd, timeoutMs: DEEP_CHECK_TIMEOUT_MS });
+    const run = { cwd, timeoutMs: DEEP_CHECK_TIMEOUT_MS };
+    // Only a password needs the job file (it keeps the secret off the command line).
+    result = password ? await runQpdfJob({ inputFile: file, password, check: '' }, run) : await runTool('qpdf', ['--check', file], run);
   } catch (err) {
     // Too slow to check now is not a verdict: the paid job finds real damage and is not charged.
     if (err instanceof RunFailure) return;
