@@ -6,7 +6,7 @@ import type { JobInput, JobOutput, WorkFunction } from '../contract.js';
 import { timeLeft } from '../contract.js';
 import { parsePageList, parseRanges } from '../../server/operations/page-ranges.js';
 import { runTool } from '../runner.js';
-import { countPages, inputPath, PDF, qpdf, qpdfPageSpec, readBytes, ZIP } from './common.js';
+import { countPages, inputPath, inputsContain, PDF, qpdf, qpdfPageSpec, readBytes, ZIP } from './common.js';
 import { withScratch } from './tool-run.js';
 import { buildZip, checkZipSize, type ZipEntry } from '../zip.js';
 
@@ -18,22 +18,9 @@ import { buildZip, checkZipSize, type ZipEntry } from '../zip.js';
  */
 export async function mergeWithQpdf(input: JobInput, sources: readonly string[], out: string, dir: string, extra: readonly string[] = []): Promise<void> {
   await qpdf(input, [sources[0], '--decrypt', ...extra, '--pages', ...sources, '--', out], dir);
-  if (sources.length > 1 && await mayHaveOutline(input, sources.slice(1), 1)) await appendOutlines(input, sources, out, dir);
-}
-
-/**
- * Whether any of these inputs may have an outline. The catalog's /Outlines key shows in the raw
- * bytes unless the catalog sits in a compressed object stream, so a file with object streams
- * counts as "may". A plain file without either has none, and nothing extra runs for it.
- */
-async function mayHaveOutline(input: JobInput, sources: readonly string[], first: number): Promise<boolean> {
-  for (const [i, source] of sources.entries()) {
-    const given = input.files[first + i]?.bytes;
-    const bytes = given?.byteLength ? given : await readBytes(source);
-    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (buffer.includes('/Outlines') || buffer.includes('/ObjStm')) return true;
-  }
-  return false;
+  // The catalog's /Outlines shows in the raw bytes unless the catalog sits in a compressed object
+  // stream, so a later input with either may have an outline; without both it has none.
+  if (sources.length > 1 && await inputsContain(input, ['/Outlines', '/ObjStm'], 1)) await appendOutlines(input, sources, out, dir);
 }
 
 /**

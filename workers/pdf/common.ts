@@ -32,6 +32,21 @@ export async function qpdf(input: JobInput, args: readonly string[], cwd: string
   return result;
 }
 
+/**
+ * Whether any of the job's inputs from `first` on holds one of these markers in its raw bytes:
+ * a cheap look for PDF names that show outside compressed streams (an image's /DCTDecode filter,
+ * the catalog's /Outlines), before deciding to run a tool for them.
+ */
+export async function inputsContain(input: JobInput, markers: readonly string[], first = 0): Promise<boolean> {
+  for (let i = first; i < input.files.length; i++) {
+    const given = input.files[i].bytes;
+    const bytes = given.byteLength ? given : await readBytes(await inputPath(input, i));
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (markers.some((marker) => buffer.includes(marker))) return true;
+  }
+  return false;
+}
+
 export async function readBytes(file: string): Promise<Uint8Array> {
   const buffer = await readFile(file);
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);

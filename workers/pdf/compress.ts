@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { JobInput, JobOutput, WorkFunction } from '../contract.js';
 import { timeLeft } from '../contract.js';
 import { runTool } from '../runner.js';
-import { countPages, inputPath, PDF, qpdf, readBytes } from './common.js';
+import { countPages, inputPath, inputsContain, PDF, qpdf, readBytes } from './common.js';
 import { mergeWithQpdf } from './assemble.js';
 import { withScratch } from './tool-run.js';
 
@@ -110,20 +110,11 @@ async function ghostscriptCandidate(input: JobInput, level: Exclude<Level, 'loss
  */
 async function ghostscriptCandidates(input: JobInput, level: Exclude<Level, 'lossless'>, sources: readonly string[], expectedPages: number, dir: string): Promise<(Candidate | undefined)[]> {
   const variants = [ghostscriptCandidate(input, level, sources, expectedPages, dir)];
-  if (level === 'balanced' && await holdsJpegs(input, sources)) {
+  // An image stream's dictionary is never inside a compressed object stream, so its filter name shows in the raw bytes.
+  if (level === 'balanced' && await inputsContain(input, ['/DCTDecode'])) {
     variants.push(ghostscriptCandidate(input, level, sources, expectedPages, dir, { name: 'gs-jpeg-kept', args: GS_BALANCED_JPEG_PASS_THROUGH }));
   }
   return Promise.all(variants);
-}
-
-/** An image stream's dictionary is never inside a compressed object stream, so its filter name shows in the raw bytes. */
-async function holdsJpegs(input: JobInput, sources: readonly string[]): Promise<boolean> {
-  const marker = Buffer.from('/DCTDecode');
-  for (const [i, source] of sources.entries()) {
-    const bytes = input.files[i]?.bytes.byteLength ? input.files[i].bytes : await readBytes(source);
-    if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(marker) !== -1) return true;
-  }
-  return false;
 }
 
 async function smallest(input: JobInput, candidates: readonly (Candidate | undefined)[], dir: string): Promise<Uint8Array> {
