@@ -1,6 +1,6 @@
 // Starts the real service for a test file: real HTTP on loopback, the real worker pool, and a
 // local Base chain (plus Solana when asked) with the real x402 facilitator code.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { wrapFetchWithPayment } from '@x402/fetch';
@@ -79,6 +79,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     async stop() {
       await service.stop();
       if (ownRigs) { await evm.stop(); await svm?.stop(); }
+      // The job root itself (each test asserts it is empty while the service runs).
+      await rm(tmpDir, { recursive: true, force: true });
     },
   };
 }
