@@ -48,10 +48,13 @@ export interface Service {
 
 export { VERSION } from './version.js';
 import { VERSION } from './version.js';
+import { warmLauncher } from '../workers/runner.js';
 
 export async function createServer(options: CreateServerOptions = {}): Promise<Service> {
   const config = loadConfig(options.config, options.env);
   const logger = pino({ level: config.logLevel, base: undefined }, options.logDestination);
+  // The quote's checks run tools from this thread: start its launcher while the process is small.
+  warmLauncher();
   await ensureJobRoot(config.tmpDir);
   const ownRigs = config.payments === 'dev' && !options.rigs;
   const rigs: DevRigs = options.rigs ?? (config.payments === 'dev' ? await startDevRigs(config) : {});

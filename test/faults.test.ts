@@ -23,18 +23,30 @@ const { expect } = Code;
 const run = promisify(execFile);
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Processes whose parent is this process (subprocesses are started by the worker threads, which share its pid), with their arguments. */
+/**
+ * Processes descended from this process, with their arguments. Worker threads share its pid, and
+ * each thread's tools are started by a launcher process of its own, so tools are grandchildren.
+ */
 async function children(): Promise<Array<{ pid: number; args: string[] }>> {
-  const found: Array<{ pid: number; args: string[] }> = [];
+  const parents = new Map<number, number>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
       // comm may hold spaces and parentheses: the fields after the last ')' are fixed.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      const args = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).split('\0').filter(Boolean);
-      found.push({ pid: Number(entry), args });
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch { /* exited while listed */ }
+  }
+  const descends = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  const found: Array<{ pid: number; args: string[] }> = [];
+  for (const pid of parents.keys()) {
+    if (!descends(pid)) continue;
+    try {
+      const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter(Boolean);
+      found.push({ pid, args });
     } catch { /* exited while listed */ }
   }
   return found;
@@ -51,6 +63,17 @@ async function waitForDrawing(timeoutMs = 20_000): Promise<number> {
     await delay(20);
   }
   throw new Error(`no mutool draw subprocess appeared within ${timeoutMs} ms`);
+}
+
+const isLauncher = (c: { args: string[] }) => c.args.some((a) => a.endsWith('/workers/launcher.js'));
+
+async function launchersAtMost(count: number, timeoutMs = 10_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if ((await children()).filter(isLauncher).length <= count) return true;
+    await delay(50);
+  }
+  return false;
 }
 
 async function noneDrawing(timeoutMs = 10_000): Promise<boolean> {
@@ -170,6 +193,8 @@ describe('injected faults, each followed by a normal paid request', () => {
     expect(await noneDrawing()).to.be.true();
     await recovered();
     expect(piscina.threads.length).to.equal(t.service.app.config.workers);
+    // The dead threads' tool launchers went with them: one per live thread and one for the front end.
+    expect(await launchersAtMost(t.service.app.config.workers + 1)).to.be.true();
   });
 
   it('a binary killed mid-job (SIGKILL): 500 JOB_FAILED, nothing charged', async () => {

@@ -4,12 +4,14 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { operationById } from '../server/operations/index.js';
 import { ServiceError } from '../server/errors.js';
-import { RunFailure, killAllChildren } from './runner.js';
+import { RunFailure, killAllChildren, warmLauncher } from './runner.js';
 import type { JobInput, JobResult } from './contract.js';
 import { NO_SPACE_MESSAGE } from './pdf/tool-run.js';
 
 // A worker torn down by the pool (task aborted past its deadline) must not leave tools running.
 process.on('exit', killAllChildren);
+// This thread's tools start from its own launcher process; starting it now keeps that off the first job.
+warmLauncher();
 
 function transferable(result: JobResult) {
   const list = result.ok ? [result.output.body.buffer] : [];

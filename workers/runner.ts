@@ -1,8 +1,17 @@
 // The one subprocess runner. Every binary the service uses runs through runTool:
 // argument arrays only (never a shell), a minimal environment, a deadline that kills
 // the whole process group, and bounded capture of stdout and stderr.
+//
+// Tools are not started from the service's own process. Node starts a child with fork(), whose
+// cost grows with the parent's resident memory: on this kind of virtual machine about 0.07 ms
+// per MB, so 20 ms or more per tool from a service holding uploads, sharp and three V8 heaps,
+// during which the calling thread is blocked and the other threads stall on page faults. Each
+// thread that runs tools therefore hands them to a small launcher process of its own
+// (workers/launcher.ts), which runs them with the same code below at the cost of a lean fork.
+import { fork, type ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { statfs } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 
 export interface RunOptions {
   /** Bytes written to the child's stdin (omit for no input). */
@@ -77,9 +86,14 @@ export function killAllChildren(): void {
     try { process.kill(-pid, 'SIGKILL'); } catch { /* already gone */ }
   }
   live.clear();
+  launcher?.process.kill('SIGKILL');
 }
 
-export async function runTool(tool: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+/**
+ * Runs the tool in this process (the launcher calls this). `onStart` learns the child's pid,
+ * which is also its process group.
+ */
+export async function runToolHere(tool: string, args: readonly string[], options: RunOptions, onStart?: (pid: number) => void): Promise<RunResult> {
   const started = performance.now();
   const maxStdout = options.maxStdout ?? DEFAULT_STDOUT_LIMIT;
   const child = execa(tool, args, {
@@ -100,7 +114,7 @@ export async function runTool(tool: string, args: readonly string[], options: Ru
     reject: false,
   });
   const pid = child.pid;
-  if (pid !== undefined) live.add(pid);
+  if (pid !== undefined) { live.add(pid); onStart?.(pid); }
   // execa kills only the direct child; the group kill reaches anything it spawned.
   const killGroup = () => { if (pid !== undefined) { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } } };
   const timer = setTimeout(killGroup, options.timeoutMs + 50);
@@ -131,4 +145,132 @@ export async function runTool(tool: string, args: readonly string[], options: Ru
     options.signal?.removeEventListener('abort', onAbort);
     if (pid !== undefined) live.delete(pid);
   }
+}
+
+// ---- The launcher client: one launcher process per thread, started on first use. ----
+
+/** What crosses to the launcher: the run's options without the AbortSignal (cancel is a message). */
+export interface LaunchRequest { type: 'run'; id: number; tool: string; args: readonly string[]; options: Omit<RunOptions, 'signal'> }
+export type LaunchMessage =
+  | { type: 'started'; id: number; pid: number }
+  | { type: 'done'; id: number; result: RunResult }
+  | { type: 'done'; id: number; failure: { kind: RunFailureKind; message: string } };
+
+interface PendingRun {
+  tool: string;
+  pid?: number;
+  resolve(result: RunResult): void;
+  reject(err: Error): void;
+}
+
+interface Launcher { process: ChildProcess; pending: Map<number, PendingRun> }
+
+const LAUNCHER_ENTRY = fileURLToPath(new URL('./launcher.js', import.meta.url));
+// How long past a run's own deadline the client waits for the launcher before giving up on it.
+const LAUNCHER_GRACE_MS = 2000;
+
+let launcher: Launcher | undefined;
+let nextRunId = 1;
+// Set in the launcher process itself, and where a launcher cannot start: run tools here.
+let runHere = process.env.PAYDOC_LAUNCHER === '1';
+
+/** Runs tools in this process from now on (the launcher process calls this). */
+export function runToolsInThisProcess(): void { runHere = true; }
+
+function startLauncher(): Launcher | undefined {
+  let child: ChildProcess;
+  try {
+    child = fork(LAUNCHER_ENTRY, [], {
+      serialization: 'advanced',
+      execArgv: [],
+      // Only what running tools needs; each run passes its own minimal environment anyway.
+      env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', PAYDOC_LAUNCHER: '1' },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+  } catch {
+    return undefined;
+  }
+  const started: Launcher = { process: child, pending: new Map() };
+  child.on('message', (message: LaunchMessage) => {
+    const run = started.pending.get(message.id);
+    if (!run) return;
+    if (message.type === 'started') {
+      run.pid = message.pid;
+      live.add(message.pid);
+      return;
+    }
+    started.pending.delete(message.id);
+    if (run.pid !== undefined) live.delete(run.pid);
+    idleUnlessBusy(started);
+    if ('result' in message) run.resolve(message.result);
+    else run.reject(new RunFailure(message.failure.kind, run.tool, message.failure.message));
+  });
+  const lost = () => {
+    if (launcher === started) launcher = undefined;
+    for (const [id, run] of started.pending) {
+      started.pending.delete(id);
+      if (run.pid !== undefined) {
+        try { process.kill(-run.pid, 'SIGKILL'); } catch { /* gone */ }
+        live.delete(run.pid);
+      }
+      run.reject(new RunFailure('killed', run.tool, `${run.tool} was interrupted: its launcher exited`));
+    }
+  };
+  child.on('exit', lost);
+  child.on('error', lost);
+  idleUnlessBusy(started);
+  return started;
+}
+
+// An idle launcher must not keep a script or a test process alive; a busy one must.
+function idleUnlessBusy(l: Launcher): void {
+  const channel = l.process.channel as { ref(): void; unref(): void } | undefined;
+  if (l.pending.size > 0) { l.process.ref(); channel?.ref(); } else { l.process.unref(); channel?.unref(); }
+}
+
+/** Starts this thread's launcher ahead of the first tool, so the first job does not wait for it. */
+export function warmLauncher(): void {
+  if (!runHere && !launcher) launcher = startLauncher();
+}
+
+export async function runTool(tool: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  if (runHere) return runToolHere(tool, args, options);
+  launcher ??= startLauncher();
+  const l = launcher;
+  if (!l || !l.process.connected) {
+    launcher = undefined;
+    return runToolHere(tool, args, options);
+  }
+  if (options.signal?.aborted) throw new RunFailure('killed', tool, `${tool} was cancelled`);
+  const id = nextRunId++;
+  const { signal, ...sendable } = options;
+  return new Promise<RunResult>((resolve, reject) => {
+    const finish = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const run: PendingRun = {
+      tool,
+      resolve: (result) => { finish(); resolve(result); },
+      reject: (err) => { finish(); reject(err); },
+    };
+    // The launcher enforces the deadline; this is the backstop if the launcher itself stops answering.
+    const timer = setTimeout(() => {
+      if (!l.pending.delete(id)) return;
+      if (run.pid !== undefined) { try { process.kill(-run.pid, 'SIGKILL'); } catch { /* gone */ } live.delete(run.pid); }
+      idleUnlessBusy(l);
+      run.reject(new RunFailure('timeout', tool, `${tool} passed its deadline of ${options.timeoutMs} ms`));
+    }, options.timeoutMs + LAUNCHER_GRACE_MS);
+    const onAbort = () => { if (l.pending.has(id)) l.process.send({ type: 'cancel', id }); };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    l.pending.set(id, run);
+    idleUnlessBusy(l);
+    const request: LaunchRequest = { type: 'run', id, tool, args, options: sendable };
+    l.process.send(request, (err) => {
+      if (err && l.pending.delete(id)) {
+        idleUnlessBusy(l);
+        run.reject(new RunFailure('spawn-failed', tool, `${tool} could not start: its launcher is gone`));
+      }
+    });
+  });
 }
