@@ -2,12 +2,13 @@
 // by side with the raw tool call on the same input, alternating the two sides.
 //   node dist/bench/operations.js [--quick] [--only image.resize,pdf.extract]
 // -> bench/results/operations.json (bench/quick/results with --quick)
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { operations } from '../server/operations/index.js';
 import { runTool } from '../workers/runner.js';
 import { gsArgs, QPDF_LOSSLESS } from '../workers/pdf/compress.js';
+import { MERGE_OUTLINE_SCRIPT } from '../workers/pdf/assemble.js';
 import { markdown as markdownWork } from '../workers/pdf/markdown/index.js';
 import { renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { dataUrl } from '../workers/model/pages.js';
@@ -29,6 +30,8 @@ interface OpCase {
   runRaw(scratch: string): Promise<void>;
   /** Part of the --quick subset. */
   quick?: boolean;
+  /** A second row for the same operation on a long document, reported apart from the 21 main rows. */
+  longDocument?: boolean;
 }
 
 const TIMEOUT = 120_000;
@@ -84,6 +87,14 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
   await tool('qpdf', ['--encrypt', PASSWORD, PASSWORD, '256', '--', latexPath, path.join(work, 'locked.pdf')], work);
   const locked = new Uint8Array(await readFile(path.join(work, 'locked.pdf')));
   const lockedPath = path.join(work, 'locked.pdf');
+  // A long document next to the 4-page one: on a few milliseconds of qpdf, the service's fixed
+  // cost per request (HTTP, multipart, job directory) is most of the ratio; on 117 pages it is not.
+  const long = await file('009-pdflatex-geotopo/GeoTopo-komprimiert.pdf');
+  const longPath = await put('long.pdf', long);
+  await tool('qpdf', ['--encrypt', PASSWORD, PASSWORD, '256', '--', longPath, path.join(work, 'long-locked.pdf')], work);
+  const longLockedPath = path.join(work, 'long-locked.pdf');
+  const longLocked = new Uint8Array(await readFile(longLockedPath));
+  const LONG = 'corpus 009 (117 pages, 1.8 MB)';
   const markdownText = Array.from({ length: 12 }, (_, i) => [
     `## Section ${i + 1}`, '',
     'The quarterly figures were reviewed by the committee before the meeting closed. Each region reported its own numbers, and the totals were checked twice. See [the report](https://example.com/report).', '',
@@ -143,8 +154,14 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     },
     {
       id: 'pdf.merge', input: 'corpus 004 + 006 (4 + 4 pages)', files: [pdf(latex4, 'a.pdf'), pdf(outline4, 'b.pdf')],
-      raw: 'qpdf --empty --pages a b -- out',
-      runRaw: async (scratch) => { await tool('qpdf', ['--empty', '--pages', latexPath, outlinePath, '--', path.join(scratch, 'out.pdf')], scratch); },
+      raw: 'qpdf --empty --pages a b -- out, then mutool run with the service\'s script that appends b\'s outline (the service\'s two commands)',
+      runRaw: async (scratch) => {
+        const merged = path.join(scratch, 'merged.pdf');
+        await tool('qpdf', ['--empty', '--pages', latexPath, outlinePath, '--', merged], scratch);
+        const script = path.join(scratch, 'merge-outline.js');
+        await writeFile(script, MERGE_OUTLINE_SCRIPT);
+        await tool('mutool', ['run', script, merged, path.join(scratch, 'out.pdf'), '4', latexPath, '4', outlinePath], scratch);
+      },
     },
     {
       id: 'pdf.merge-compress', input: 'corpus 004 + 018', fields: { level: 'balanced' }, files: [pdf(latex4, 'a.pdf'), pdf(imagePdf, 'b.pdf')],
@@ -163,8 +180,8 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
       id: 'pdf.split', input: 'corpus 004 (4 pages)', fields: { ranges: '1-2,3-4' }, files: [pdf(latex4)],
       raw: 'qpdf --pages . 1-2 and qpdf --pages . 3-4 (no ZIP)',
       runRaw: async (scratch) => {
-        await tool('qpdf', [latexPath, '--pages', '.', '1-2', '--', path.join(scratch, 'p1.pdf')], scratch);
-        await tool('qpdf', [latexPath, '--pages', '.', '3-4', '--', path.join(scratch, 'p2.pdf')], scratch);
+        await tool('qpdf', [latexPath, '--object-streams=generate', '--pages', '.', '1-2', '--', path.join(scratch, 'p1.pdf')], scratch);
+        await tool('qpdf', [latexPath, '--object-streams=generate', '--pages', '.', '3-4', '--', path.join(scratch, 'p2.pdf')], scratch);
       },
     },
     {
@@ -184,8 +201,15 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     },
     {
       id: 'pdf.images', input: 'corpus 018 (1 image)', files: [pdf(imagePdf)],
-      raw: 'mutool extract -a -r (no PNG conversion, no ZIP)',
-      runRaw: async (scratch) => { await tool('mutool', ['extract', '-a', '-r', imagePdfPath], scratch); },
+      raw: 'mutool extract -a -r, then each JPEG it wrote to PNG with sharp (no ZIP)',
+      runRaw: async (scratch) => {
+        const dir = await mkdtemp(path.join(scratch, 'images-'));
+        await tool('mutool', ['extract', '-a', '-r', imagePdfPath], dir);
+        for (const name of await readdir(dir)) {
+          if (name.endsWith('.jpg')) await sharp(path.join(dir, name)).png().toFile(path.join(dir, `${name}.png`));
+        }
+        await rm(dir, { recursive: true, force: true });
+      },
     },
     {
       id: 'pdf.extract', quick: true, input: 'corpus 004 (4 pages)', files: [pdf(latex4)],
@@ -231,6 +255,46 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
       raw: 'mutool draw 150 dpi + one chat completion to the same local fake provider',
       runRaw: async (scratch) => { await providerCall(providerUrl, await renderFirstPage(gdocPath, 150, scratch), 'extraction', JSON.parse(STRUCTURED_SCHEMA)); },
     },
+    // The same commands on the long document (see LONG above).
+    {
+      id: 'pdf.merge', longDocument: true, input: `${LONG} + corpus 006`, files: [pdf(long, 'a.pdf'), pdf(outline4, 'b.pdf')],
+      raw: 'qpdf --empty --pages a b -- out, then the service\'s outline script (mutool run)',
+      runRaw: async (scratch) => {
+        const merged = path.join(scratch, 'merged.pdf');
+        await tool('qpdf', ['--empty', '--pages', longPath, outlinePath, '--', merged], scratch);
+        const script = path.join(scratch, 'merge-outline.js');
+        await writeFile(script, MERGE_OUTLINE_SCRIPT);
+        await tool('mutool', ['run', script, merged, path.join(scratch, 'out.pdf'), '117', longPath, '4', outlinePath], scratch);
+      },
+    },
+    {
+      id: 'pdf.pages', longDocument: true, input: LONG, fields: { pages: '117,1-116', rotate: 90 }, files: [pdf(long)],
+      raw: 'qpdf --pages . 117,1-116 -- --rotate=+90:1-z',
+      runRaw: async (scratch) => { await tool('qpdf', [longPath, '--object-streams=generate', '--pages', '.', '117,1-116', '--', '--rotate=+90:1-z', path.join(scratch, 'out.pdf')], scratch); },
+    },
+    {
+      id: 'pdf.split', longDocument: true, input: LONG, fields: { ranges: '1-58,59-117' }, files: [pdf(long)],
+      raw: 'qpdf --pages . 1-58 and qpdf --pages . 59-117 (no ZIP)',
+      runRaw: async (scratch) => {
+        await tool('qpdf', [longPath, '--object-streams=generate', '--pages', '.', '1-58', '--', path.join(scratch, 'p1.pdf')], scratch);
+        await tool('qpdf', [longPath, '--object-streams=generate', '--pages', '.', '59-117', '--', path.join(scratch, 'p2.pdf')], scratch);
+      },
+    },
+    {
+      id: 'pdf.protect', longDocument: true, input: LONG, fields: { password: PASSWORD }, files: [pdf(long)],
+      raw: 'qpdf --encrypt PW PW 256',
+      runRaw: async (scratch) => { await tool('qpdf', ['--encrypt', PASSWORD, PASSWORD, '256', '--', longPath, path.join(scratch, 'out.pdf')], scratch); },
+    },
+    {
+      id: 'pdf.unlock', longDocument: true, input: `${LONG}, AES-256 encrypted`, fields: { password: PASSWORD }, files: [pdf(longLocked)],
+      raw: 'qpdf --password=PW --decrypt',
+      runRaw: async (scratch) => { await tool('qpdf', [`--password=${PASSWORD}`, '--decrypt', longLockedPath, path.join(scratch, 'out.pdf')], scratch); },
+    },
+    {
+      id: 'pdf.extract', longDocument: true, input: LONG, files: [pdf(long)],
+      raw: 'pdftotext -enc UTF-8 -q in -',
+      runRaw: async (scratch) => { await tool('pdftotext', ['-enc', 'UTF-8', '-q', longPath, '-'], scratch); },
+    },
   ];
 }
 
@@ -242,6 +306,7 @@ export interface OperationResult extends Comparison {
   processingRatio: number | undefined;
   /** What the payment path added per call (quote request, signing, verify, settle), median ms. */
   paymentMs: number;
+  longDocument?: boolean;
 }
 
 let documents = 0;
@@ -266,7 +331,7 @@ async function main(): Promise<void> {
   const failures: Array<{ id: string; error: string }> = [];
   try {
     const all = await cases(work, fake.baseUrl);
-    const missing = operations.map((o) => o.id).filter((id) => !all.some((c) => c.id === id));
+    const missing = operations.map((o) => o.id).filter((id) => !all.some((c) => c.id === id && !c.longDocument));
     if (missing.length) throw new Error(`no benchmark case for ${missing.join(', ')}`);
     const chosen = all.filter((c) => (only ? only.includes(c.id) : !args.quick || c.quick));
     bench = await startBenchService({
@@ -300,12 +365,12 @@ async function main(): Promise<void> {
         }, args.quick ? { warmup: 1, runs: 3, maxMs: 10_000 } : { warmup: 1, runs: 5, maxMs: 15_000 });
         const processing = comparison.a.parts.processingMs!;
         const result: OperationResult = {
-          ...comparison, id: c.id, input: c.input, raw: c.raw,
+          ...comparison, id: c.id, input: c.input, raw: c.raw, ...(c.longDocument ? { longDocument: true } : {}),
           processingRatio: ratio(processing.median, comparison.b.ms.median),
           paymentMs: comparison.a.parts.paymentMs!.median,
         };
         results.push(result);
-        progress(`[${index + 1}/${chosen.length}] ${c.id.padEnd(20)} service ${fmt(result.a.ms.median)} ms, raw ${fmt(result.b.ms.median)} ms, ratio ${result.ratio ?? '-'}, without payment ${fmt(processing.median)} ms (x${result.processingRatio ?? '-'})`);
+        progress(`[${index + 1}/${chosen.length}] ${(c.id + (c.longDocument ? ' (long)' : '')).padEnd(20)} service ${fmt(result.a.ms.median)} ms, raw ${fmt(result.b.ms.median)} ms, ratio ${result.ratio ?? '-'}, without payment ${fmt(processing.median)} ms (x${result.processingRatio ?? '-'})`);
       } catch (err) {
         failures.push({ id: c.id, error: err instanceof Error ? err.message.slice(0, 300) : String(err) });
         progress(`[${index + 1}/${chosen.length}] ${c.id}: FAILED ${failures.at(-1)!.error}`);
@@ -318,6 +383,10 @@ async function main(): Promise<void> {
     await fake.close();
     await rm(work, { recursive: true, force: true });
   }
+  const main = results.filter((r) => !r.longDocument);
+  const long = results.filter((r) => r.longDocument);
+  const medianOf = (rows: OperationResult[], pick: (r: OperationResult) => number | undefined) =>
+    summarize(rows.map((r) => pick(r) ?? Number.NaN).filter(Number.isFinite)).median;
   const file = await writeResult(args, 'operations', {
     method: 'Each operation: one warm-up of each side, then pairs in alternating order (service then raw, raw then service, ...). '
       + 'The service side is the whole paid call with the standard @x402/fetch client against the real service on loopback, '
@@ -327,9 +396,10 @@ async function main(): Promise<void> {
       + 'tool on the same input in the benchmark process, writing its output to a RAM disk. The four model operations use a local '
       + 'fake OpenAI-compatible provider (test/support/fake-provider.ts) that answers at once; OCR uses the local tesseract engine.',
     summary: {
-      operations: results.length,
-      medianRatio: summarize(results.map((r) => r.ratio ?? Number.NaN).filter(Number.isFinite)).median,
-      medianProcessingRatio: summarize(results.map((r) => r.processingRatio ?? Number.NaN).filter(Number.isFinite)).median,
+      operations: main.length,
+      medianRatio: medianOf(main, (r) => r.ratio),
+      medianProcessingRatio: medianOf(main, (r) => r.processingRatio),
+      longDocument: { operations: long.length, medianProcessingRatio: medianOf(long, (r) => r.processingRatio), maxProcessingRatio: Math.max(...long.map((r) => r.processingRatio ?? 0)) },
     },
     operations: results,
     failures,

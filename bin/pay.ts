@@ -11,7 +11,8 @@ import { toUsd } from '../server/payment/pricing.js';
 
 function usage(message?: string): never {
   if (message) console.error(`pay: ${message}`);
-  console.error('usage: pay [--chain base|solana] [--out FILE] [--quote] URL name=value name=@file ...');
+  console.error('usage: pay [--chain base|solana] [--out FILE] [--quote] [--max-usd N] URL name=value name=@file ...');
+  console.error('  --max-usd N  the most this call may cost in USD (default 1, the x402 client\'s own cap)');
   process.exit(2);
 }
 
@@ -20,6 +21,7 @@ async function main() {
   let chain: PayChain = 'base';
   let out: string | undefined;
   let quoteOnly = false;
+  let maxUsd: string | undefined;
   let url: string | undefined;
   const form = new FormData();
   for (let i = 0; i < args.length; i++) {
@@ -27,6 +29,7 @@ async function main() {
     if (arg === '--chain') { const c = args[++i]; if (c !== 'base' && c !== 'solana') usage('--chain is base or solana'); chain = c; continue; }
     if (arg === '--out') { out = args[++i]; continue; }
     if (arg === '--quote') { quoteOnly = true; continue; }
+    if (arg === '--max-usd') { maxUsd = args[++i]; if (!maxUsd || !/^\d+(\.\d+)?$/.test(maxUsd)) usage('--max-usd is a number of US dollars, such as 5 or 2.50'); continue; }
     if (arg === '--help' || arg === '-h') usage();
     const eq = arg.indexOf('=');
     if (eq < 0) { if (url) usage(`unexpected argument ${arg}`); url = arg; continue; }
@@ -49,7 +52,7 @@ async function main() {
     return;
   }
 
-  const payer = await createPayer({ chain, evmKey: process.env.PAYER_KEY, svmKey: process.env.SVM_PAYER_KEY, svmRpcUrl: process.env.SVM_RPC_URL });
+  const payer = await createPayer({ chain, evmKey: process.env.PAYER_KEY, svmKey: process.env.SVM_PAYER_KEY, svmRpcUrl: process.env.SVM_RPC_URL, ...(maxUsd ? { maxUsd } : {}) });
   // The receipt need not carry the amount; the signed payload always does.
   let paidAmount: string | undefined;
   payer.onAfterPaymentCreation(async (ctx) => { paidAmount = ctx.paymentPayload.accepted.amount; });
@@ -72,6 +75,12 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error('pay:', err instanceof Error ? err.message : err);
+  const message = err instanceof Error ? err.message : String(err);
+  // The x402 client refuses to sign above its spend cap; say which flag raises it.
+  if (message.includes('maxAmountPerPayment')) {
+    console.error('pay: the quoted price is above the most this call may cost (--max-usd, 1 USD unless given); nothing was paid');
+    process.exit(1);
+  }
+  console.error('pay:', message);
   process.exit(1);
 });

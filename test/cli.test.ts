@@ -96,6 +96,20 @@ describe('npm start, the paying CLI and the MCP example', () => {
     expect(JSON.parse(await readFile(out, 'utf8'))).to.include({ pageCount: 2, likelyScanned: false });
   });
 
+  it('the CLI pays a price above 1 USD only when --max-usd allows it', async () => {
+    const key = grab(/its key \(dev only\): (0x[0-9a-f]{64})/);
+    const pdf = path.join(dir, 'long.pdf');
+    await writeFile(pdf, makePdf(textPages(120)));
+    const args = [path.join(root, 'dist/bin/pay.js'), `${base}/v1/pdf/extract`, `file=@${pdf}`, '--out', path.join(dir, 'long.json')];
+    const env = { env: { ...process.env, PAYER_KEY: key } };
+    const refused = await run(process.execPath, args, env).catch((err: { code: number; stderr: string }) => err);
+    expect((refused as { code: number }).code).to.equal(1);
+    expect((refused as { stderr: string }).stderr).to.contain('above the most this call may cost (--max-usd, 1 USD unless given); nothing was paid');
+    const { stderr } = await run(process.execPath, [...args, '--max-usd', '2'], env);
+    expect(stderr).to.match(/paid 1200000 atomic USDC \(1\.2 USD\) on eip155:8453/);
+    expect(JSON.parse(await readFile(path.join(dir, 'long.json'), 'utf8'))).to.include({ pageCount: 120 });
+  });
+
   it('the MCP example lists the tools, gets a quote and pays for one call', async () => {
     const { stdout } = await run(process.execPath, [path.join(root, 'dist/examples/mcp-pay.js')], { env: { ...process.env, BASE_URL: base } });
     expect(stdout).to.contain('21 tools: svc_image_compress');

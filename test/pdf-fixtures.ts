@@ -1,11 +1,14 @@
 // Tiny PDFs written byte by byte for the PDF tests: text pages in a standard font, optional
 // outline and link, optional full-page JPEG images (a "photographed" page). No corpus copies.
+import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 
 export interface FixturePage {
   text?: string;
   /** A full-page JPEG; greyscale unless `color` says it has three components. */
   jpeg?: { bytes: Uint8Array; width: number; height: number; color?: boolean };
+  /** A full-page RGB image stored with /FlateDecode (lossless), 8 bits per channel, after any JPEG. */
+  rgb?: { pixels: Uint8Array; width: number; height: number };
   /** Page size in points; A4 by default. */
   size?: [number, number];
   rotate?: number;
@@ -48,6 +51,15 @@ export function makePdf(pages: readonly FixturePage[], options: FixtureOptions =
       ]));
       xobjects.push(`/Im1 ${image} 0 R`);
       content += `q ${w} 0 0 ${h} 0 0 cm /Im1 Do Q\n`;
+    }
+    if (page.rgb) {
+      const data = deflateSync(page.rgb.pixels);
+      const image = add(Buffer.concat([
+        Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${page.rgb.width} /Height ${page.rgb.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length ${data.byteLength} >>\nstream\n`),
+        data, Buffer.from('\nendstream'),
+      ]));
+      xobjects.push(`/Im2 ${image} 0 R`);
+      content += `q ${w / 2} 0 0 ${h / 2} 0 0 cm /Im2 Do Q\n`;
     }
     if (page.text) {
       const lines = page.text.split('\n');

@@ -298,6 +298,27 @@ describe('PDF operations on generated fixtures', () => {
     expect(none.error!.status).to.equal(422);
   });
 
+  it('images returns lossless images pixel for pixel and JPEG images re-encoded without their metadata', async () => {
+    const width = 64;
+    const height = 40;
+    const pixels = new Uint8Array(width * height * 3).map((_, i) => (i * 37 + (i >> 7)) % 256);
+    const tagged = await sharp(photo.bytes).withExif({ IFD0: { Artist: 'Someone Identifiable', Copyright: 'x' } }).jpeg().toBuffer();
+    expect((await sharp(tagged).metadata()).exif).to.exist();
+    const meta = await sharp(tagged).metadata();
+    const pdf = makePdf([{ jpeg: { bytes: tagged, width: meta.width!, height: meta.height! }, rgb: { pixels, width, height } }]);
+    const { output } = await runOperation(images, [pdf], {});
+    const entries = await zipEntries(output!.body);
+    expect(entries.map((e) => e.name)).to.equal(['image-0001.png', 'image-0002.png']);
+    for (const entry of entries) {
+      const m = await sharp(entry.bytes).metadata();
+      expect(m.format).to.equal('png');
+      expect(m.exif).to.not.exist();
+    }
+    const lossless = await sharp(entries[1].bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect([lossless.info.width, lossless.info.height, lossless.info.channels]).to.equal([width, height, 3]);
+    expect(Buffer.compare(lossless.data, Buffer.from(pixels))).to.equal(0);
+  });
+
   it('extract returns text and page count, and flags the photographed page as likely scanned', async () => {
     const text = await runOperation(extract, [textPdf], {});
     const body = JSON.parse(new TextDecoder().decode(text.output!.body));

@@ -84,8 +84,8 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
   timeMethod(service.app.pool as unknown as Record<string, unknown>, 'run', (ms) => { stages.workMs += ms; });
 
   const payers = new Map<PayChain, Awaited<ReturnType<typeof createPayer>>>();
-  payers.set('base', await createPayer({ chain: 'base', evmKey: evm.payerKey }));
-  if (svm) payers.set('solana', await createPayer({ chain: 'solana', svmKey: svm.payerSecretKey, svmRpcUrl: svm.rpcUrl }));
+  payers.set('base', await createPayer({ chain: 'base', evmKey: evm.payerKey, maxUsd: '20' }));
+  if (svm) payers.set('solana', await createPayer({ chain: 'solana', svmKey: svm.payerSecretKey, svmRpcUrl: svm.rpcUrl, maxUsd: '20' }));
 
   return {
     service, url, evm, svm, stages,

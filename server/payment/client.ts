@@ -11,6 +11,11 @@ export interface PayerOptions {
   chain: PayChain;
   /** 0x-prefixed EVM private key (chain base). */
   evmKey?: string;
+  /**
+   * The most one call may cost, in USD (for example "5"). Without it the x402 client's own cap
+   * applies: $1, which a per-page price passes above 100 pages (extract at $0.01 a page).
+   */
+  maxUsd?: string;
   /** base58 64-byte Solana secret key (chain solana). */
   svmKey?: string;
   /** Solana RPC the client reads the mint and blockhash from (the local chain in dev). */
@@ -19,6 +24,7 @@ export interface PayerOptions {
 
 export async function createPayer(options: PayerOptions): Promise<x402Client> {
   const client = new x402Client();
+  if (options.maxUsd !== undefined) client.setSpendControls({ maxAmountPerPayment: `$${options.maxUsd}` });
   if (options.chain === 'base') {
     if (!options.evmKey) throw new Error('paying on Base needs an EVM private key (PAYER_KEY)');
     registerExactEvmScheme(client, { signer: privateKeyToAccount(options.evmKey as `0x${string}`) });

@@ -38,7 +38,7 @@ export async function mergeWithQpdf(input: JobInput, sources: readonly string[],
  * - mupdf 1.21's OutlineIterator.item() hands out strings that the next item() call frees,
  *   so they are copied at once.
  */
-const MERGE_OUTLINE_SCRIPT = `var merged = scriptArgs[0], output = scriptArgs[1];
+export const MERGE_OUTLINE_SCRIPT = `var merged = scriptArgs[0], output = scriptArgs[1];
 function open(file) {
   var doc = new PDFDocument(file);
   if (doc.needsPassword() && !doc.authenticatePassword('')) throw new Error('needs a password');
