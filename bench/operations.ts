@@ -154,10 +154,10 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     },
     {
       id: 'pdf.merge', input: 'corpus 004 + 006 (4 + 4 pages)', files: [pdf(latex4, 'a.pdf'), pdf(outline4, 'b.pdf')],
-      raw: 'qpdf --empty --pages a b -- out, then mutool run with the service\'s script that appends b\'s outline (the service\'s two commands)',
+      raw: 'qpdf --empty --object-streams=generate --pages a b -- out, then mutool run with the service\'s script that appends b\'s outline (the service\'s two commands)',
       runRaw: async (scratch) => {
         const merged = path.join(scratch, 'merged.pdf');
-        await tool('qpdf', ['--empty', '--pages', latexPath, outlinePath, '--', merged], scratch);
+        await tool('qpdf', ['--empty', '--object-streams=generate', '--pages', latexPath, outlinePath, '--', merged], scratch);
         const script = path.join(scratch, 'merge-outline.js');
         await writeFile(script, MERGE_OUTLINE_SCRIPT);
         await tool('mutool', ['run', script, merged, path.join(scratch, 'out.pdf'), '4', latexPath, '4', outlinePath], scratch);
@@ -186,13 +186,13 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     },
     {
       id: 'pdf.protect', input: 'corpus 004 (4 pages)', fields: { password: PASSWORD }, files: [pdf(latex4)],
-      raw: 'qpdf --encrypt PW PW 256',
-      runRaw: async (scratch) => { await tool('qpdf', ['--encrypt', PASSWORD, PASSWORD, '256', '--', latexPath, path.join(scratch, 'out.pdf')], scratch); },
+      raw: 'qpdf --object-streams=generate --encrypt PW PW 256',
+      runRaw: async (scratch) => { await tool('qpdf', ['--object-streams=generate', '--encrypt', PASSWORD, PASSWORD, '256', '--', latexPath, path.join(scratch, 'out.pdf')], scratch); },
     },
     {
       id: 'pdf.unlock', input: 'corpus 004, AES-256 encrypted', fields: { password: PASSWORD }, files: [pdf(locked)],
-      raw: 'qpdf --password=PW --decrypt',
-      runRaw: async (scratch) => { await tool('qpdf', [`--password=${PASSWORD}`, '--decrypt', lockedPath, path.join(scratch, 'out.pdf')], scratch); },
+      raw: 'qpdf --password=PW --decrypt --object-streams=generate',
+      runRaw: async (scratch) => { await tool('qpdf', [`--password=${PASSWORD}`, '--decrypt', '--object-streams=generate', lockedPath, path.join(scratch, 'out.pdf')], scratch); },
     },
     {
       id: 'pdf.render', input: 'corpus 004 (4 pages)', fields: { dpi: 150 }, files: [pdf(latex4)],
@@ -258,10 +258,10 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     // The same commands on the long document (see LONG above).
     {
       id: 'pdf.merge', longDocument: true, input: `${LONG} + corpus 006`, files: [pdf(long, 'a.pdf'), pdf(outline4, 'b.pdf')],
-      raw: 'qpdf --empty --pages a b -- out, then the service\'s outline script (mutool run)',
+      raw: 'qpdf --empty --object-streams=generate --pages a b -- out, then the service\'s outline script (mutool run)',
       runRaw: async (scratch) => {
         const merged = path.join(scratch, 'merged.pdf');
-        await tool('qpdf', ['--empty', '--pages', longPath, outlinePath, '--', merged], scratch);
+        await tool('qpdf', ['--empty', '--object-streams=generate', '--pages', longPath, outlinePath, '--', merged], scratch);
         const script = path.join(scratch, 'merge-outline.js');
         await writeFile(script, MERGE_OUTLINE_SCRIPT);
         await tool('mutool', ['run', script, merged, path.join(scratch, 'out.pdf'), '117', longPath, '4', outlinePath], scratch);
@@ -282,13 +282,13 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     },
     {
       id: 'pdf.protect', longDocument: true, input: LONG, fields: { password: PASSWORD }, files: [pdf(long)],
-      raw: 'qpdf --encrypt PW PW 256',
-      runRaw: async (scratch) => { await tool('qpdf', ['--encrypt', PASSWORD, PASSWORD, '256', '--', longPath, path.join(scratch, 'out.pdf')], scratch); },
+      raw: 'qpdf --object-streams=generate --encrypt PW PW 256',
+      runRaw: async (scratch) => { await tool('qpdf', ['--object-streams=generate', '--encrypt', PASSWORD, PASSWORD, '256', '--', longPath, path.join(scratch, 'out.pdf')], scratch); },
     },
     {
       id: 'pdf.unlock', longDocument: true, input: `${LONG}, AES-256 encrypted`, fields: { password: PASSWORD }, files: [pdf(longLocked)],
-      raw: 'qpdf --password=PW --decrypt',
-      runRaw: async (scratch) => { await tool('qpdf', [`--password=${PASSWORD}`, '--decrypt', longLockedPath, path.join(scratch, 'out.pdf')], scratch); },
+      raw: 'qpdf --password=PW --decrypt --object-streams=generate',
+      runRaw: async (scratch) => { await tool('qpdf', [`--password=${PASSWORD}`, '--decrypt', '--object-streams=generate', longLockedPath, path.join(scratch, 'out.pdf')], scratch); },
     },
     {
       id: 'pdf.extract', longDocument: true, input: LONG, files: [pdf(long)],
