@@ -393,7 +393,10 @@ async function main(): Promise<void> {
       + 'paying on the local Base chain (anvil) through the local facilitator: the unpaid request and its 402 quote, signing, '
       + 'the paid request (upload, checks, verify, work in the worker pool, settle on chain, download). processingMs is the paid '
       + 'request minus the facilitator\'s verify and settle; paymentMs is quote + signing + verify + settle. The raw side runs the '
-      + 'tool on the same input in the benchmark process, writing its output to a RAM disk. The four model operations use a local '
+      + 'same commands on the same input from the benchmark process, writing to a RAM disk; a binary is started through the '
+      + 'runner\'s small launcher process, as from a shell, so the raw side does not pay for forking the large benchmark process '
+      + '(sharp runs in-process). Where the service does more than one command for a result (compress, merge\'s outline pass, '
+      + 'JPEG to PNG), the raw side runs the same steps. The four model operations use a local '
       + 'fake OpenAI-compatible provider (test/support/fake-provider.ts) that answers at once; OCR uses the local tesseract engine.',
     summary: {
       operations: main.length,
