@@ -124,6 +124,26 @@ describe('the subprocess runner', () => {
     expect((err as RunFailure).kind).to.equal('output-too-large');
   });
 
+  it('starts tools from a launcher process of its own, replaced once large outputs have grown it', async () => {
+    const launchers = () => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+      .split('\n').filter((line) => line.includes('/workers/launcher.js')).map((line) => Number(line.trim().split(/\s+/)[0]));
+    const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+    // The tool's parent is the launcher, not this (large) process.
+    const own = await runTool('sh', ['-c', 'echo $PPID'], { timeoutMs: 5000 });
+    const first = Number(Buffer.from(own.stdout).toString());
+    expect(launchers()).to.include(first);
+    expect(parentOf(first)).to.equal(process.pid);
+    // 150 MB through the launcher leaves it larger than it should stay.
+    const big = await runTool('head', ['-c', String(150 * 1024 * 1024), '/dev/zero'], { timeoutMs: 20_000, maxStdout: 200 * 1024 * 1024 });
+    expect(big.stdout.byteLength).to.equal(150 * 1024 * 1024);
+    const next = await runTool('sh', ['-c', 'echo $PPID'], { timeoutMs: 5000 });
+    const replacement = Number(Buffer.from(next.stdout).toString());
+    expect(replacement).to.not.equal(first);
+    for (let i = 0; i < 100 && launchers().includes(first); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(launchers()).to.not.include(first);
+    expect(launchers()).to.include(replacement);
+  });
+
   it('reports a crashed tool without throwing away the exit status', async () => {
     const res = await runTool('sh', ['-c', 'kill -SEGV $$'], { timeoutMs: 5000 }).catch((e: unknown) => e);
     expect(res).to.be.an.instanceof(RunFailure);

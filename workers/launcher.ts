@@ -8,6 +8,19 @@ runToolsInThisProcess();
 
 const cancels = new Map<number, AbortController>();
 
+// Starting a tool costs a fork of this process, and a fork's price grows with resident memory.
+// Large outputs (a rotated photo, a long document's text) leave memory behind that neither V8
+// nor malloc hands back, so a launcher that has grown past this asks to be replaced: its thread
+// sends new runs to a fresh launcher and lets this one go once its runs are done.
+const RETIRE_ABOVE_BYTES = 112 * 1024 * 1024;
+let retiring = false;
+
+function retireIfLarge(): void {
+  if (retiring || process.memoryUsage.rss() <= RETIRE_ABOVE_BYTES) return;
+  retiring = true;
+  answer({ type: 'retire' });
+}
+
 function answer(message: LaunchMessage): void {
   if (process.connected) process.send!(message);
 }
@@ -26,6 +39,7 @@ async function run(request: LaunchRequest): Promise<void> {
     answer({ type: 'done', id: request.id, failure });
   } finally {
     cancels.delete(request.id);
+    retireIfLarge();
   }
 }
 

@@ -152,6 +152,7 @@ export async function runToolHere(tool: string, args: readonly string[], options
 /** What crosses to the launcher: the run's options without the AbortSignal (cancel is a message). */
 export interface LaunchRequest { type: 'run'; id: number; tool: string; args: readonly string[]; options: Omit<RunOptions, 'signal'> }
 export type LaunchMessage =
+  | { type: 'retire' }
   | { type: 'started'; id: number; pid: number }
   | { type: 'done'; id: number; result: RunResult }
   | { type: 'done'; id: number; failure: { kind: RunFailureKind; message: string } };
@@ -163,7 +164,12 @@ interface PendingRun {
   reject(err: Error): void;
 }
 
-interface Launcher { process: ChildProcess; pending: Map<number, PendingRun> }
+interface Launcher {
+  process: ChildProcess;
+  pending: Map<number, PendingRun>;
+  /** Asked to be replaced: takes no new runs, and is let go when its last run is done. */
+  retired: boolean;
+}
 
 const LAUNCHER_ENTRY = fileURLToPath(new URL('./launcher.js', import.meta.url));
 // How long past a run's own deadline the client waits for the launcher before giving up on it.
@@ -190,8 +196,14 @@ function startLauncher(): Launcher | undefined {
   } catch {
     return undefined;
   }
-  const started: Launcher = { process: child, pending: new Map() };
+  const started: Launcher = { process: child, pending: new Map(), retired: false };
   child.on('message', (message: LaunchMessage) => {
+    if (message.type === 'retire') {
+      started.retired = true;
+      if (launcher === started) launcher = undefined;
+      letGoIfRetired(started);
+      return;
+    }
     const run = started.pending.get(message.id);
     if (!run) return;
     if (message.type === 'started') {
@@ -202,6 +214,7 @@ function startLauncher(): Launcher | undefined {
     started.pending.delete(message.id);
     if (run.pid !== undefined) live.delete(run.pid);
     idleUnlessBusy(started);
+    letGoIfRetired(started);
     if ('result' in message) run.resolve(message.result);
     else run.reject(new RunFailure(message.failure.kind, run.tool, message.failure.message));
   });
@@ -220,6 +233,11 @@ function startLauncher(): Launcher | undefined {
   child.on('error', lost);
   idleUnlessBusy(started);
   return started;
+}
+
+// A retired launcher exits when its channel closes (see launcher.ts).
+function letGoIfRetired(l: Launcher): void {
+  if (l.retired && l.pending.size === 0 && l.process.connected) l.process.disconnect();
 }
 
 // An idle launcher must not keep a script or a test process alive; a busy one must.
