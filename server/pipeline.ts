@@ -137,12 +137,14 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
         files.push({ bytes, format: 'markdown' });
       } else {
         const filePath = path.join(await jobDir.path(), `input-${i + 1}.pdf`);
-        await writeFile(filePath, bytes, { mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
+        const written = writeFile(filePath, bytes, { mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
           if (err.code === 'ENOSPC') fail('UNAVAILABLE', 'the service has no temporary space left for the upload; retry in a moment; nothing was charged', { retryAfterSeconds: 10 });
           throw err;
         });
+        // The digest is computed on this thread while the file is written on libuv's.
         const password = op.input.acceptsEncrypted ? String(fields.password ?? '') : undefined;
         const digest = inspections.digest(bytes, password);
+        await written;
         const info = await inspectUploadedPdf(op, filePath, digest, password, inspections, paid);
         files.push({ bytes, path: filePath, format: 'pdf', pages: info.pages });
         digests.push(digest);

@@ -8,7 +8,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { ServiceError, type ErrorCode } from '../server/errors.js';
-import { compileUserSchema } from '../server/inspect/schema.js';
+import { compileUserSchema, loadUserSchema } from '../server/inspect/schema.js';
 import type { JobFile, JobInput, WorkerSettings } from '../workers/contract.js';
 import { runTool } from '../workers/runner.js';
 import { imageOcr, pdfOcr } from '../workers/model/ocr.js';
@@ -400,6 +400,17 @@ describe('structured schema field (checked before payment)', () => {
     compileUserSchema(JSON.stringify({
       $schema: 'https://json-schema.org/draft/2020-12/schema', properties: { a: { $ref: '#/$defs/b' } }, $defs: { b: { type: 'string' } },
     }));
+  });
+
+  it('keeps no client schema between calls: two schemas with the same $id each validate as written', () => {
+    const id = 'https://example.com/invoice.json';
+    const first = loadUserSchema(JSON.stringify({ $id: id, type: 'object', required: ['total'], properties: { total: { type: 'number' } } })).validate;
+    const second = loadUserSchema(JSON.stringify({ $id: id, type: 'object', required: ['total'], properties: { total: { type: 'string' } } })).validate;
+    expect([first({ total: 3 }), first({ total: 'three' })]).to.equal([true, false]);
+    expect([second({ total: 3 }), second({ total: 'three' })]).to.equal([false, true]);
+    // A schema that failed to compile leaves nothing behind either.
+    expect(() => loadUserSchema(JSON.stringify({ $id: id, type: 'object', properties: { total: { type: 'nope' } } }))).to.throw(ServiceError);
+    expect(loadUserSchema(JSON.stringify({ $id: id, type: 'object', properties: { total: { type: 'boolean' } } })).validate({ total: true })).to.be.true();
   });
 
   it('refuses text that is not JSON with the position and no quoted content', () => {
