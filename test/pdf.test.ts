@@ -90,6 +90,12 @@ describe('inspectPdf', () => {
     const err = await expect(inspectPdf(await write('d.pdf', broken), { acceptsEncrypted: false })).to.reject(ServiceError);
     expect(err.code).to.equal('CORRUPT_INPUT');
     expect(await inspectPdf(path.join(dir, 'd.pdf'), { acceptsEncrypted: false, deep: false })).to.equal({ pages: 1, encrypted: false });
+    // A small file is checked alongside the survey, so more than 50 pages does not skip its check.
+    const long = Buffer.from(makePdf(textPages(60)).toString('latin1').replace('/Length', '/Filter /FlateDecode /Length'), 'latin1');
+    expect(long.byteLength).to.be.below(512 * 1024);
+    const longErr = await expect(inspectPdf(await write('d60.pdf', long), { acceptsEncrypted: false })).to.reject(ServiceError);
+    expect(longErr.code).to.equal('CORRUPT_INPUT');
+    expect(longErr.message).to.contain('qpdf --check');
   });
 
   it('refuses a password-protected PDF, except for unlock with the right password', async () => {

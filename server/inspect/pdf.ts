@@ -17,6 +17,8 @@ const INSPECT_TIMEOUT_MS = 10_000;
 export const DEEP_CHECK_MAX_BYTES = 2 * 1024 * 1024;
 export const DEEP_CHECK_MAX_PAGES = 50;
 const DEEP_CHECK_TIMEOUT_MS = 3_000;
+/** Uploads up to this size start their deep check together with the survey (see inspectPdf). */
+const EARLY_DEEP_CHECK_MAX_BYTES = 512 * 1024;
 
 export interface PdfInspection {
   pages: number;
@@ -131,29 +133,52 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
   await checkPdfMagic(file);
   const cwd = path.dirname(file);
   const run = { cwd, timeoutMs: INSPECT_TIMEOUT_MS };
-  const found = await survey(file, run);
-
-  if (found.needsPassword && !options.acceptsEncrypted) {
-    fail('ENCRYPTED_PDF', 'the PDF is password-protected; remove the password with /v1/pdf/unlock first', { field: 'file' });
-  }
-
-  let pages: number;
-  if (options.acceptsEncrypted) {
-    if (!found.encrypted) {
-      checkPageTree(found);
-      fail('NO_CONTENT', 'the PDF is not password-protected: there is nothing to unlock', { field: 'file' });
-    }
-    if (!options.password) fail('FIELD_INVALID', 'password is required to unlock the PDF', { field: 'password' });
-    const counted = await inspectRun(() => runQpdfJob({ inputFile: file, password: options.password, showNpages: '' }, run));
-    if (isWrongPassword(counted)) fail('WRONG_PASSWORD', 'the password does not open the PDF', { field: 'password' });
-    pages = pageCountFrom(counted);
-  } else {
-    pages = checkPageTree(found);
-  }
-
   const { size } = await stat(file);
-  if (deepCheckWanted(options, size, pages)) await deepCheck(file, cwd, options.acceptsEncrypted ? options.password : undefined);
-  return { pages, encrypted: found.encrypted };
+  // A small unencrypted upload is checked side by side with the survey: on such a file the check
+  // is short whatever its page count, and the quote no longer waits for two qpdf runs in a row.
+  const early = options.deep !== false && !options.acceptsEncrypted && size <= EARLY_DEEP_CHECK_MAX_BYTES
+    ? startDeepCheck(file, cwd) : undefined;
+  try {
+    const found = await survey(file, run);
+
+    if (found.needsPassword && !options.acceptsEncrypted) {
+      fail('ENCRYPTED_PDF', 'the PDF is password-protected; remove the password with /v1/pdf/unlock first', { field: 'file' });
+    }
+
+    let pages: number;
+    if (options.acceptsEncrypted) {
+      if (!found.encrypted) {
+        checkPageTree(found);
+        fail('NO_CONTENT', 'the PDF is not password-protected: there is nothing to unlock', { field: 'file' });
+      }
+      if (!options.password) fail('FIELD_INVALID', 'password is required to unlock the PDF', { field: 'password' });
+      const counted = await inspectRun(() => runQpdfJob({ inputFile: file, password: options.password, showNpages: '' }, run));
+      if (isWrongPassword(counted)) fail('WRONG_PASSWORD', 'the password does not open the PDF', { field: 'password' });
+      pages = pageCountFrom(counted);
+    } else {
+      pages = checkPageTree(found);
+    }
+
+    // The survey's verdicts come first; the check's (already running, or started now) after.
+    if (early) await early.verdict();
+    else if (deepCheckWanted(options, size, pages)) await deepCheck(file, cwd, options.acceptsEncrypted ? options.password : undefined);
+    return { pages, encrypted: found.encrypted };
+  } finally {
+    early?.cancel();
+  }
+}
+
+/** A deep check running in the background: its verdict when asked for, or cancelled unheard. */
+function startDeepCheck(file: string, cwd: string): { verdict(): Promise<void>; cancel(): void } {
+  const controller = new AbortController();
+  const outcome = deepCheck(file, cwd, undefined, controller.signal).then(() => undefined, (err: unknown) => err);
+  return {
+    async verdict() {
+      const err = await outcome;
+      if (err) throw err;
+    },
+    cancel() { controller.abort(); },
+  };
 }
 
 /**
@@ -178,10 +203,10 @@ function checkPageTree(found: Survey): number {
 }
 
 /** `qpdf --check` decodes every stream, the only check that finds corrupt content streams. */
-async function deepCheck(file: string, cwd: string, password: string | undefined): Promise<void> {
+async function deepCheck(file: string, cwd: string, password: string | undefined, signal?: AbortSignal): Promise<void> {
   let result: RunResult;
   try {
-    const run = { cwd, timeoutMs: DEEP_CHECK_TIMEOUT_MS };
+    const run = { cwd, timeoutMs: DEEP_CHECK_TIMEOUT_MS, ...(signal ? { signal } : {}) };
     // Only a password needs the job file (it keeps the secret off the command line).
     result = password ? await runQpdfJob({ inputFile: file, password, check: '' }, run) : await runTool('qpdf', ['--check', file], run);
   } catch (err) {
