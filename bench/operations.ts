@@ -362,7 +362,7 @@ async function main(): Promise<void> {
             const scratch = await mkdtemp(path.join(scratchRoot, 'run-'));
             try { await c.runRaw(scratch); } finally { await rm(scratch, { recursive: true, force: true }); }
           },
-        }, args.quick ? { warmup: 1, runs: 3, maxMs: 10_000 } : { warmup: 1, runs: 5, maxMs: 15_000 });
+        }, args.quick ? { warmup: 1, runs: 3, maxMs: 10_000 } : { warmup: 2, runs: 9, maxMs: 15_000 });
         const processing = comparison.a.parts.processingMs!;
         const result: OperationResult = {
           ...comparison, id: c.id, input: c.input, raw: c.raw, ...(c.longDocument ? { longDocument: true } : {}),
@@ -388,7 +388,7 @@ async function main(): Promise<void> {
   const medianOf = (rows: OperationResult[], pick: (r: OperationResult) => number | undefined) =>
     summarize(rows.map((r) => pick(r) ?? Number.NaN).filter(Number.isFinite)).median;
   const file = await writeResult(args, 'operations', {
-    method: 'Each operation: one warm-up of each side, then pairs in alternating order (service then raw, raw then service, ...). '
+    method: 'Each operation: warm-up calls of each side, then pairs in alternating order (service then raw, raw then service, ...). '
       + 'The service side is the whole paid call with the standard @x402/fetch client against the real service on loopback, '
       + 'paying on the local Base chain (anvil) through the local facilitator: the unpaid request and its 402 quote, signing, '
       + 'the paid request (upload, checks, verify, work in the worker pool, settle on chain, download). processingMs is the paid '
