@@ -167,7 +167,7 @@ async function main(): Promise<void> {
     const file = await writeResult(args, 'memory', {
       method: `The service runs as its own process (node dist/bin/start.js, PAYMENTS=dev, DEV_CHAINS=evm, default workers and queue). `
         + `Every ${SAMPLE_MS} ms this benchmark adds the resident set (VmRSS) of the service process and of all its subprocesses `
-        + '(qpdf, mutool, gs, ...) except the local chain (anvil), which stands in for Base and is reported apart. VmHWM is the kernel\'s '
+        + '(the tool launchers and the qpdf, mutool, gs, ... they start) except the local chain (anvil), which stands in for Base and is reported apart. VmHWM is the kernel\'s '
         + 'own peak for the service process alone. Each upload is a 6-page PDF of full-page noise JPEGs.',
       uploadBytes: pdf.length,
       targetMB: TARGET_BYTES / 2 ** 20,

@@ -111,6 +111,14 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     await tool('gs', gsArgs('balanced', path.join(scratch, 'gs.pdf'), inputs), scratch);
     await tool('qpdf', [...QPDF_LOSSLESS, path.join(scratch, 'gs.pdf'), path.join(scratch, 'packed.pdf')], scratch);
   };
+  // merge's two commands: qpdf's merge, then the service's script appending the second outline.
+  const mergeWithOutlines = async (scratch: string, [first, firstPages]: [string, number], [second, secondPages]: [string, number]) => {
+    const merged = path.join(scratch, 'merged.pdf');
+    await tool('qpdf', ['--empty', '--object-streams=generate', '--pages', first, second, '--', merged], scratch);
+    const script = path.join(scratch, 'merge-outline.js');
+    await writeFile(script, MERGE_OUTLINE_SCRIPT);
+    await tool('mutool', ['run', script, merged, path.join(scratch, 'out.pdf'), String(firstPages), first, String(secondPages), second], scratch);
+  };
   const renderFirstPage = (source: string, dpi: number, scratch: string, gray = false) =>
     tool('mutool', ['draw', '-q', '-r', String(dpi), ...(gray ? ['-c', 'gray'] : []), '-F', 'png', '-o', '-', source, '1'], scratch);
   const pageTablesSchema = (await import('../workers/model/tables.js')).PAGE_TABLES_SCHEMA as Record<string, unknown>;
@@ -155,13 +163,7 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     {
       id: 'pdf.merge', input: 'corpus 004 + 006 (4 + 4 pages)', files: [pdf(latex4, 'a.pdf'), pdf(outline4, 'b.pdf')],
       raw: 'qpdf --empty --object-streams=generate --pages a b -- out, then mutool run with the service\'s script that appends b\'s outline (the service\'s two commands)',
-      runRaw: async (scratch) => {
-        const merged = path.join(scratch, 'merged.pdf');
-        await tool('qpdf', ['--empty', '--object-streams=generate', '--pages', latexPath, outlinePath, '--', merged], scratch);
-        const script = path.join(scratch, 'merge-outline.js');
-        await writeFile(script, MERGE_OUTLINE_SCRIPT);
-        await tool('mutool', ['run', script, merged, path.join(scratch, 'out.pdf'), '4', latexPath, '4', outlinePath], scratch);
-      },
+      runRaw: (scratch) => mergeWithOutlines(scratch, [latexPath, 4], [outlinePath, 4]),
     },
     {
       id: 'pdf.merge-compress', input: 'corpus 004 + 018', fields: { level: 'balanced' }, files: [pdf(latex4, 'a.pdf'), pdf(imagePdf, 'b.pdf')],
@@ -259,13 +261,7 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     {
       id: 'pdf.merge', longDocument: true, input: `${LONG} + corpus 006`, files: [pdf(long, 'a.pdf'), pdf(outline4, 'b.pdf')],
       raw: 'qpdf --empty --object-streams=generate --pages a b -- out, then the service\'s outline script (mutool run)',
-      runRaw: async (scratch) => {
-        const merged = path.join(scratch, 'merged.pdf');
-        await tool('qpdf', ['--empty', '--object-streams=generate', '--pages', longPath, outlinePath, '--', merged], scratch);
-        const script = path.join(scratch, 'merge-outline.js');
-        await writeFile(script, MERGE_OUTLINE_SCRIPT);
-        await tool('mutool', ['run', script, merged, path.join(scratch, 'out.pdf'), '117', longPath, '4', outlinePath], scratch);
-      },
+      runRaw: (scratch) => mergeWithOutlines(scratch, [longPath, 117], [outlinePath, 4]),
     },
     {
       id: 'pdf.pages', longDocument: true, input: LONG, fields: { pages: '117,1-116', rotate: 90 }, files: [pdf(long)],
