@@ -208,6 +208,24 @@ describe('injected faults, each followed by a normal paid request', () => {
     await recovered();
   });
 
+  it('a tool launcher killed mid-job: 500 JOB_FAILED, nothing charged, its tool gone, later jobs succeed', async () => {
+    const before = await payer();
+    const pending = slowRender();
+    const drawing = await waitForDrawing();
+    const stat = await readFile(`/proc/${drawing}/stat`, 'utf8');
+    const launcher = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    expect((await children()).find((c) => c.pid === launcher)?.args.some((a) => a.endsWith('/workers/launcher.js'))).to.be.true();
+    process.kill(launcher, 'SIGKILL');
+    const res = await pending;
+    expect(res.status).to.equal(500);
+    expect(await errorCode(res)).to.equal('JOB_FAILED');
+    expect(await payer()).to.equal(before);
+    expect(await noneDrawing()).to.be.true();
+    // Both workers take jobs again (the one whose launcher died starts a new one on its next tool).
+    await recovered();
+    await recovered();
+  });
+
   it('a job past its deadline: 504 JOB_TIMEOUT soon after the deadline, the subprocess killed, nothing charged', async () => {
     const before = await payer();
     const config = t.service.app.config;
