@@ -177,7 +177,8 @@ const LAUNCHER_GRACE_MS = 2000;
 
 let launcher: Launcher | undefined;
 let nextRunId = 1;
-// Set in the launcher process itself, and where a launcher cannot start: run tools here.
+// Set in the launcher process itself, and by benchmarks that count their children's CPU time.
+// (Where a launcher cannot start, each run falls back to this process on its own.)
 let runHere = process.env.PAYDOC_LAUNCHER === '1';
 
 /** Runs tools in this process from now on (the launcher process calls this). */
@@ -277,6 +278,7 @@ export async function runTool(tool: string, args: readonly string[], options: Ru
       if (!l.pending.delete(id)) return;
       if (run.pid !== undefined) { try { process.kill(-run.pid, 'SIGKILL'); } catch { /* gone */ } live.delete(run.pid); }
       idleUnlessBusy(l);
+      letGoIfRetired(l);
       run.reject(new RunFailure('timeout', tool, `${tool} passed its deadline of ${options.timeoutMs} ms`));
     }, options.timeoutMs + LAUNCHER_GRACE_MS);
     const onAbort = () => { if (l.pending.has(id)) l.process.send({ type: 'cancel', id }); };
@@ -287,6 +289,7 @@ export async function runTool(tool: string, args: readonly string[], options: Ru
     l.process.send(request, (err) => {
       if (err && l.pending.delete(id)) {
         idleUnlessBusy(l);
+        letGoIfRetired(l);
         run.reject(new RunFailure('spawn-failed', tool, `${tool} could not start: its launcher is gone`));
       }
     });
