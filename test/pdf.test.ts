@@ -13,6 +13,7 @@ import { render } from '../workers/pdf/render.js';
 import { images } from '../workers/pdf/images.js';
 import { extract } from '../workers/pdf/extract.js';
 import { ServiceError } from '../server/errors.js';
+import { runTool } from '../workers/runner.js';
 import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
 import { jobRoot, pdfFacts, runOperation, tool, withFile, zipEntries } from './pdf-helpers.js';
 import { InspectionCache } from '../server/inspect/cache.js';
@@ -109,7 +110,14 @@ describe('inspectPdf', () => {
     const plain = await expect(inspectPdf(await write('f.pdf', makePdf(textPages(1))), { acceptsEncrypted: true, password: 'x' })).to.reject(ServiceError);
     expect(plain.code).to.equal('NO_CONTENT');
     expect(plain.message).to.contain('not password-protected');
-    // The password travelled in a job file that is gone afterwards.
+    // A damaged stream inside an encrypted file is found with the password, after it is known to be right.
+    const broken = Buffer.from(makePdf([{ text: 'x' }]).toString('latin1').replace('/Length', '/Filter /FlateDecode /Length'), 'latin1');
+    const brokenFile = await write('g.pdf', broken);
+    await runTool('qpdf', ['--encrypt', 'pw-1', 'pw-1', '256', '--', brokenFile, path.join(dir, 'g-locked.pdf')], { timeoutMs: 10_000 });
+    const lockedBroken = path.join(dir, 'g-locked.pdf');
+    expect((await expect(inspectPdf(lockedBroken, { acceptsEncrypted: true, password: 'nope' })).to.reject(ServiceError)).code).to.equal('WRONG_PASSWORD');
+    expect((await expect(inspectPdf(lockedBroken, { acceptsEncrypted: true, password: 'pw-1' })).to.reject(ServiceError)).code).to.equal('CORRUPT_INPUT');
+    // The password travelled in job files that are gone afterwards.
     expect((await readdir(dir)).filter((n) => n.startsWith('.qpdf-job'))).to.equal([]);
   });
 

@@ -136,8 +136,8 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
   const { size } = await stat(file);
   // A small unencrypted upload is checked side by side with the survey: on such a file the check
   // is short whatever its page count, and the quote no longer waits for two qpdf runs in a row.
-  const early = options.deep !== false && !options.acceptsEncrypted && size <= EARLY_DEEP_CHECK_MAX_BYTES
-    ? startDeepCheck(file, cwd) : undefined;
+  const earlyWanted = options.deep !== false && size <= EARLY_DEEP_CHECK_MAX_BYTES;
+  let early = earlyWanted && !options.acceptsEncrypted ? startDeepCheck(file, cwd) : undefined;
   try {
     const found = await survey(file, run);
 
@@ -152,6 +152,8 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
         fail('NO_CONTENT', 'the PDF is not password-protected: there is nothing to unlock', { field: 'file' });
       }
       if (!options.password) fail('FIELD_INVALID', 'password is required to unlock the PDF', { field: 'password' });
+      // With the password, the check can run beside the page count; a wrong password is still reported first.
+      if (earlyWanted) early = startDeepCheck(file, cwd, options.password);
       const counted = await inspectRun(() => runQpdfJob({ inputFile: file, password: options.password, showNpages: '' }, run));
       if (isWrongPassword(counted)) fail('WRONG_PASSWORD', 'the password does not open the PDF', { field: 'password' });
       pages = pageCountFrom(counted);
@@ -164,20 +166,25 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
     else if (deepCheckWanted(options, size, pages)) await deepCheck(file, cwd, options.acceptsEncrypted ? options.password : undefined);
     return { pages, encrypted: found.encrypted };
   } finally {
-    early?.cancel();
+    // A refused file stops its check; waiting for it means no job file of it outlives this call.
+    if (early) {
+      early.cancel();
+      await early.settled();
+    }
   }
 }
 
 /** A deep check running in the background: its verdict when asked for, or cancelled unheard. */
-function startDeepCheck(file: string, cwd: string): { verdict(): Promise<void>; cancel(): void } {
+function startDeepCheck(file: string, cwd: string, password?: string): { verdict(): Promise<void>; cancel(): void; settled(): Promise<unknown> } {
   const controller = new AbortController();
-  const outcome = deepCheck(file, cwd, undefined, controller.signal).then(() => undefined, (err: unknown) => err);
+  const outcome = deepCheck(file, cwd, password, controller.signal).then(() => undefined, (err: unknown) => err);
   return {
     async verdict() {
       const err = await outcome;
       if (err) throw err;
     },
     cancel() { controller.abort(); },
+    settled() { return outcome; },
   };
 }
 
