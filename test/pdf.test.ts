@@ -97,6 +97,12 @@ describe('inspectPdf', () => {
     const longErr = await expect(inspectPdf(await write('d60.pdf', long), { acceptsEncrypted: false })).to.reject(ServiceError);
     expect(longErr.code).to.equal('CORRUPT_INPUT');
     expect(longErr.message).to.contain('qpdf --check');
+    // Between 512 KB and 2 MB the check runs beside the survey and counts for 50 pages or fewer.
+    const scan = await photographedPage(1700, 2200);
+    const heavy = Buffer.from(makePdf([{ jpeg: scan }, { jpeg: scan }, { text: 'x' }]).toString('latin1').replace(/\/Length (\d+) >>\nstream\nBT/, '/Filter /FlateDecode /Length $1 >>\nstream\nBT'), 'latin1');
+    expect(heavy.byteLength).to.be.within(512 * 1024, 2 * 1024 * 1024);
+    const heavyErr = await expect(inspectPdf(await write('d-heavy.pdf', heavy), { acceptsEncrypted: false })).to.reject(ServiceError);
+    expect(heavyErr.message).to.contain('qpdf --check');
   });
 
   it('refuses a password-protected PDF, except for unlock with the right password', async () => {

@@ -17,7 +17,7 @@ const INSPECT_TIMEOUT_MS = 10_000;
 export const DEEP_CHECK_MAX_BYTES = 2 * 1024 * 1024;
 export const DEEP_CHECK_MAX_PAGES = 50;
 const DEEP_CHECK_TIMEOUT_MS = 3_000;
-/** Uploads up to this size start their deep check together with the survey (see inspectPdf). */
+/** Up to this size a deep check's verdict counts whatever the page count (see inspectPdf). */
 const EARLY_DEEP_CHECK_MAX_BYTES = 512 * 1024;
 
 export interface PdfInspection {
@@ -134,9 +134,10 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
   const cwd = path.dirname(file);
   const run = { cwd, timeoutMs: INSPECT_TIMEOUT_MS };
   const { size } = await stat(file);
-  // A small unencrypted upload is checked side by side with the survey: on such a file the check
-  // is short whatever its page count, and the quote no longer waits for two qpdf runs in a row.
-  const earlyWanted = options.deep !== false && size <= EARLY_DEEP_CHECK_MAX_BYTES;
+  // The deep check starts side by side with the survey (for unlock, with the password check), so
+  // the quote does not wait for two qpdf runs in a row. Up to 512 KB its verdict counts whatever
+  // the page count; above that, it is stopped unheard once the survey finds more than 50 pages.
+  const earlyWanted = options.deep !== false && size <= DEEP_CHECK_MAX_BYTES;
   let early = earlyWanted && !options.acceptsEncrypted ? startDeepCheck(file, cwd) : undefined;
   try {
     const found = await survey(file, run);
@@ -161,15 +162,16 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
       pages = checkPageTree(found);
     }
 
-    // The survey's verdicts come first; the check's (already running, or started now) after.
-    if (early) await early.verdict();
-    else if (deepCheckWanted(options, size, pages)) await deepCheck(file, cwd, options.acceptsEncrypted ? options.password : undefined);
+    // The survey's verdicts come first; the check's after.
+    if (early && (size <= EARLY_DEEP_CHECK_MAX_BYTES || deepCheckWanted(options, size, pages))) await early.verdict();
+    else if (!early && deepCheckWanted(options, size, pages)) await deepCheck(file, cwd, options.acceptsEncrypted ? options.password : undefined);
     return { pages, encrypted: found.encrypted };
   } finally {
-    // A refused file stops its check; waiting for it means no job file of it outlives this call.
+    // A check no longer wanted is stopped. With a password it runs from a job file: waiting for
+    // it then means no job file of it outlives this call (without one, nothing is left to wait for).
     if (early) {
       early.cancel();
-      await early.settled();
+      if (options.acceptsEncrypted) await early.settled();
     }
   }
 }
