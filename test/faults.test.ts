@@ -123,6 +123,14 @@ describe('injected faults, each followed by a normal paid request', () => {
   const slowRender = () => post('/v1/pdf/render', form([slow], { dpi: 300 }));
 
   /** The pool is idle, nothing is left on the job tmpfs, and a normal paid request succeeds and costs exactly its price. */
+  /** The job ended in 500 JOB_FAILED and the payer's balance did not move. */
+  async function failedUncharged(pending: Promise<Response>, before: bigint): Promise<void> {
+    const res = await pending;
+    expect(res.status).to.equal(500);
+    expect(await errorCode(res)).to.equal('JOB_FAILED');
+    expect(await payer()).to.equal(before);
+  }
+
   async function recovered(): Promise<void> {
     const before = await payer();
     const res = await post('/v1/pdf/extract', form([small]));
@@ -186,10 +194,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     // The pool's own piscina: terminating its threads is what a crashed thread looks like to it.
     const piscina = (t.service.app.pool as unknown as { piscina: Piscina }).piscina;
     await Promise.all(piscina.threads.map((thread) => thread.terminate()));
-    const res = await pending;
-    expect(res.status).to.equal(500);
-    expect(await errorCode(res)).to.equal('JOB_FAILED');
-    expect(await payer()).to.equal(before);
+    await failedUncharged(pending, before);
     expect(await noneDrawing()).to.be.true();
     await recovered();
     expect(piscina.threads.length).to.equal(t.service.app.config.workers);
@@ -201,10 +206,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     const before = await payer();
     const pending = slowRender();
     process.kill(await waitForDrawing(), 'SIGKILL');
-    const res = await pending;
-    expect(res.status).to.equal(500);
-    expect(await errorCode(res)).to.equal('JOB_FAILED');
-    expect(await payer()).to.equal(before);
+    await failedUncharged(pending, before);
     await recovered();
   });
 
@@ -216,10 +218,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     const launcher = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     expect((await children()).find((c) => c.pid === launcher)?.args.some((a) => a.endsWith('/workers/launcher.js'))).to.be.true();
     process.kill(launcher, 'SIGKILL');
-    const res = await pending;
-    expect(res.status).to.equal(500);
-    expect(await errorCode(res)).to.equal('JOB_FAILED');
-    expect(await payer()).to.equal(before);
+    await failedUncharged(pending, before);
     expect(await noneDrawing()).to.be.true();
     // Both workers take jobs again (the one whose launcher died starts a new one on its next tool).
     await recovered();
