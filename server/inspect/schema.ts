@@ -80,6 +80,9 @@ const validators = new Map<Draft, Ajv>();
 function validatorFor(draft: Draft): Ajv {
   let ajv = validators.get(draft);
   if (!ajv) {
+    // strict: false accepts the unknown keywords real-world schemas carry (title, examples, x-...);
+    // formats are not checked because no format plugin ships with the service; logger: false keeps
+    // ajv's warnings (which quote schema paths) out of the logs.
     const options = { strict: false, allErrors: true, validateFormats: false, logger: false as const };
     ajv = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
     validators.set(draft, ajv);
