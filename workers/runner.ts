@@ -202,7 +202,7 @@ function startLauncher(): Launcher | undefined {
     if (message.type === 'retire') {
       started.retired = true;
       if (launcher === started) launcher = undefined;
-      letGoIfRetired(started);
+      runsChanged(started);
       return;
     }
     const run = started.pending.get(message.id);
@@ -214,8 +214,7 @@ function startLauncher(): Launcher | undefined {
     }
     started.pending.delete(message.id);
     if (run.pid !== undefined) live.delete(run.pid);
-    idleUnlessBusy(started);
-    letGoIfRetired(started);
+    runsChanged(started);
     if ('result' in message) run.resolve(message.result);
     else run.reject(new RunFailure(message.failure.kind, run.tool, message.failure.message));
   });
@@ -232,19 +231,19 @@ function startLauncher(): Launcher | undefined {
   };
   child.on('exit', lost);
   child.on('error', lost);
-  idleUnlessBusy(started);
+  runsChanged(started);
   return started;
 }
 
-// A retired launcher exits when its channel closes (see launcher.ts).
-function letGoIfRetired(l: Launcher): void {
-  if (l.retired && l.pending.size === 0 && l.process.connected) l.process.disconnect();
-}
-
-// An idle launcher must not keep a script or a test process alive; a busy one must.
-function idleUnlessBusy(l: Launcher): void {
+/**
+ * Called whenever a launcher's runs change. An idle launcher must not keep a script or a test
+ * process alive, a busy one must; a retired one is let go (it exits when its channel closes,
+ * see launcher.ts) once its last run is done.
+ */
+function runsChanged(l: Launcher): void {
   const channel = l.process.channel as { ref(): void; unref(): void } | undefined;
   if (l.pending.size > 0) { l.process.ref(); channel?.ref(); } else { l.process.unref(); channel?.unref(); }
+  if (l.retired && l.pending.size === 0 && l.process.connected) l.process.disconnect();
 }
 
 /** Starts this thread's launcher ahead of the first tool, so the first job does not wait for it. */
@@ -277,19 +276,17 @@ export async function runTool(tool: string, args: readonly string[], options: Ru
     const timer = setTimeout(() => {
       if (!l.pending.delete(id)) return;
       if (run.pid !== undefined) { try { process.kill(-run.pid, 'SIGKILL'); } catch { /* gone */ } live.delete(run.pid); }
-      idleUnlessBusy(l);
-      letGoIfRetired(l);
+      runsChanged(l);
       run.reject(new RunFailure('timeout', tool, `${tool} passed its deadline of ${options.timeoutMs} ms`));
     }, options.timeoutMs + LAUNCHER_GRACE_MS);
     const onAbort = () => { if (l.pending.has(id)) l.process.send({ type: 'cancel', id }); };
     signal?.addEventListener('abort', onAbort, { once: true });
     l.pending.set(id, run);
-    idleUnlessBusy(l);
+    runsChanged(l);
     const request: LaunchRequest = { type: 'run', id, tool, args, options: sendable };
     l.process.send(request, (err) => {
       if (err && l.pending.delete(id)) {
-        idleUnlessBusy(l);
-        letGoIfRetired(l);
+        runsChanged(l);
         run.reject(new RunFailure('spawn-failed', tool, `${tool} could not start: its launcher is gone`));
       }
     });
