@@ -103,6 +103,11 @@ describe('inspectPdf', () => {
     expect(heavy.byteLength).to.be.within(512 * 1024, 2 * 1024 * 1024);
     const heavyErr = await expect(inspectPdf(await write('d-heavy.pdf', heavy), { acceptsEncrypted: false })).to.reject(ServiceError);
     expect(heavyErr.message).to.contain('qpdf --check');
+    // Over 512 KB and over 50 pages the check is stopped unheard: the paid job finds the damage instead.
+    const longHeavy = Buffer.from(makePdf([{ jpeg: scan }, { jpeg: scan }, ...textPages(60)]).toString('latin1').replace(/\/Length (\d+) >>\nstream\nBT/, '/Filter /FlateDecode /Length $1 >>\nstream\nBT'), 'latin1');
+    expect(longHeavy.byteLength).to.be.within(512 * 1024, 2 * 1024 * 1024);
+    expect(await inspectPdf(await write('d-long-heavy.pdf', longHeavy), { acceptsEncrypted: false })).to.equal({ pages: 62, encrypted: false });
+    expect((await expect(inspectPdf(path.join(dir, 'd-long-heavy.pdf'), { acceptsEncrypted: false, deep: true })).to.reject(ServiceError)).code).to.equal('CORRUPT_INPUT');
   });
 
   it('refuses a password-protected PDF, except for unlock with the right password', async () => {
