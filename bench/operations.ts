@@ -91,8 +91,8 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
   const lockedPath = path.join(work, 'locked.pdf');
   // A long document next to the 4-page one: on a few milliseconds of qpdf, the service's fixed
   // cost per request (HTTP, multipart, job directory) is most of the ratio; on 117 pages it is not.
-  const long = await file('009-pdflatex-geotopo/GeoTopo-komprimiert.pdf');
-  const longPath = await put('long.pdf', long);
+  const longDoc = await file('009-pdflatex-geotopo/GeoTopo-komprimiert.pdf');
+  const longPath = await put('long.pdf', longDoc);
   await tool('qpdf', ['--encrypt', PASSWORD, PASSWORD, '256', '--', longPath, path.join(work, 'long-locked.pdf')], work);
   const longLockedPath = path.join(work, 'long-locked.pdf');
   const longLocked = new Uint8Array(await readFile(longLockedPath));
@@ -124,6 +124,47 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
   const renderFirstPage = (source: string, dpi: number, scratch: string, gray = false) =>
     tool('mutool', ['draw', '-q', '-r', String(dpi), ...(gray ? ['-c', 'gray'] : []), '-F', 'png', '-o', '-', source, '1'], scratch);
   const pageTablesSchema = (await import('../workers/model/tables.js')).PAGE_TABLES_SCHEMA as Record<string, unknown>;
+
+  // pages, split, protect, unlock and extract on one document: the service's call and the same
+  // qpdf or pdftotext command, with a page order and halves that fit the document's page count.
+  const documentCases = (doc: { input: string; bytes: Uint8Array; path: string; pages: number; locked: Uint8Array; lockedPath: string }) => {
+    const n = doc.pages;
+    const half = Math.ceil(n / 2);
+    const reorder = `${n},1-${n - 1}`;
+    const cases: Record<'pages' | 'split' | 'protect' | 'unlock' | 'extract', OpCase> = {
+      pages: {
+        id: 'pdf.pages', input: doc.input, fields: { pages: reorder, rotate: 90 }, files: [pdf(doc.bytes)],
+        raw: `qpdf --pages . ${reorder} -- --rotate=+90:1-z`,
+        runRaw: async (scratch) => { await tool('qpdf', [doc.path, '--object-streams=generate', '--pages', '.', reorder, '--', '--rotate=+90:1-z', path.join(scratch, 'out.pdf')], scratch); },
+      },
+      split: {
+        id: 'pdf.split', input: doc.input, fields: { ranges: `1-${half},${half + 1}-${n}` }, files: [pdf(doc.bytes)],
+        raw: `qpdf --pages . 1-${half} and qpdf --pages . ${half + 1}-${n} (no ZIP)`,
+        runRaw: async (scratch) => {
+          await tool('qpdf', [doc.path, '--object-streams=generate', '--pages', '.', `1-${half}`, '--', path.join(scratch, 'p1.pdf')], scratch);
+          await tool('qpdf', [doc.path, '--object-streams=generate', '--pages', '.', `${half + 1}-${n}`, '--', path.join(scratch, 'p2.pdf')], scratch);
+        },
+      },
+      protect: {
+        id: 'pdf.protect', input: doc.input, fields: { password: PASSWORD }, files: [pdf(doc.bytes)],
+        raw: 'qpdf --object-streams=generate --encrypt PW PW 256',
+        runRaw: async (scratch) => { await tool('qpdf', ['--object-streams=generate', '--encrypt', PASSWORD, PASSWORD, '256', '--', doc.path, path.join(scratch, 'out.pdf')], scratch); },
+      },
+      unlock: {
+        id: 'pdf.unlock', input: `${doc.input}, AES-256 encrypted`, fields: { password: PASSWORD }, files: [pdf(doc.locked)],
+        raw: 'qpdf --password=PW --decrypt --object-streams=generate',
+        runRaw: async (scratch) => { await tool('qpdf', [`--password=${PASSWORD}`, '--decrypt', '--object-streams=generate', doc.lockedPath, path.join(scratch, 'out.pdf')], scratch); },
+      },
+      extract: {
+        id: 'pdf.extract', input: doc.input, files: [pdf(doc.bytes)],
+        raw: 'pdftotext -enc UTF-8 -q in -',
+        runRaw: async (scratch) => { await tool('pdftotext', ['-enc', 'UTF-8', '-q', doc.path, '-'], scratch); },
+      },
+    };
+    return cases;
+  };
+  const short = documentCases({ input: 'corpus 004 (4 pages)', bytes: latex4, path: latexPath, pages: 4, locked, lockedPath });
+  const longCases = documentCases({ input: LONG, bytes: longDoc, path: longPath, pages: 117, locked: longLocked, lockedPath: longLockedPath });
 
   return [
     {
@@ -176,29 +217,10 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
         await gsBalanced(scratch, [latexPath, imagePdfPath]);
       },
     },
-    {
-      id: 'pdf.pages', input: 'corpus 004 (4 pages)', fields: { pages: '3,1-2', rotate: 90 }, files: [pdf(latex4)],
-      raw: 'qpdf --pages . 3,1-2 -- --rotate=+90:1-z',
-      runRaw: async (scratch) => { await tool('qpdf', [latexPath, '--object-streams=generate', '--pages', '.', '3,1-2', '--', '--rotate=+90:1-z', path.join(scratch, 'out.pdf')], scratch); },
-    },
-    {
-      id: 'pdf.split', input: 'corpus 004 (4 pages)', fields: { ranges: '1-2,3-4' }, files: [pdf(latex4)],
-      raw: 'qpdf --pages . 1-2 and qpdf --pages . 3-4 (no ZIP)',
-      runRaw: async (scratch) => {
-        await tool('qpdf', [latexPath, '--object-streams=generate', '--pages', '.', '1-2', '--', path.join(scratch, 'p1.pdf')], scratch);
-        await tool('qpdf', [latexPath, '--object-streams=generate', '--pages', '.', '3-4', '--', path.join(scratch, 'p2.pdf')], scratch);
-      },
-    },
-    {
-      id: 'pdf.protect', input: 'corpus 004 (4 pages)', fields: { password: PASSWORD }, files: [pdf(latex4)],
-      raw: 'qpdf --object-streams=generate --encrypt PW PW 256',
-      runRaw: async (scratch) => { await tool('qpdf', ['--object-streams=generate', '--encrypt', PASSWORD, PASSWORD, '256', '--', latexPath, path.join(scratch, 'out.pdf')], scratch); },
-    },
-    {
-      id: 'pdf.unlock', input: 'corpus 004, AES-256 encrypted', fields: { password: PASSWORD }, files: [pdf(locked)],
-      raw: 'qpdf --password=PW --decrypt --object-streams=generate',
-      runRaw: async (scratch) => { await tool('qpdf', [`--password=${PASSWORD}`, '--decrypt', '--object-streams=generate', lockedPath, path.join(scratch, 'out.pdf')], scratch); },
-    },
+    short.pages,
+    short.split,
+    short.protect,
+    short.unlock,
     {
       id: 'pdf.render', input: 'corpus 004 (4 pages)', fields: { dpi: 150 }, files: [pdf(latex4)],
       raw: 'mutool draw -r 150 -F png (no ZIP)',
@@ -216,11 +238,7 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
         await rm(dir, { recursive: true, force: true });
       },
     },
-    {
-      id: 'pdf.extract', quick: true, input: 'corpus 004 (4 pages)', files: [pdf(latex4)],
-      raw: 'pdftotext -enc UTF-8 -q in -',
-      runRaw: async (scratch) => { await tool('pdftotext', ['-enc', 'UTF-8', '-q', latexPath, '-'], scratch); },
-    },
+    { ...short.extract, quick: true },
     {
       id: 'pdf.markdown', quick: true, input: 'corpus 004 (4 pages)', files: [pdf(latex4)],
       raw: 'the Markdown work function called in-process (mutool stext + the conversion), no HTTP, no pool, no payment',
@@ -262,38 +280,11 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     },
     // The same commands on the long document (see LONG above).
     {
-      id: 'pdf.merge', longDocument: true, input: `${LONG} + corpus 006`, files: [pdf(long, 'a.pdf'), pdf(outline4, 'b.pdf')],
+      id: 'pdf.merge', longDocument: true, input: `${LONG} + corpus 006`, files: [pdf(longDoc, 'a.pdf'), pdf(outline4, 'b.pdf')],
       raw: 'qpdf --empty --object-streams=generate --pages a b -- out, then the service\'s outline script (mutool run)',
       runRaw: (scratch) => mergeWithOutlines(scratch, [longPath, 117], [outlinePath, 4]),
     },
-    {
-      id: 'pdf.pages', longDocument: true, input: LONG, fields: { pages: '117,1-116', rotate: 90 }, files: [pdf(long)],
-      raw: 'qpdf --pages . 117,1-116 -- --rotate=+90:1-z',
-      runRaw: async (scratch) => { await tool('qpdf', [longPath, '--object-streams=generate', '--pages', '.', '117,1-116', '--', '--rotate=+90:1-z', path.join(scratch, 'out.pdf')], scratch); },
-    },
-    {
-      id: 'pdf.split', longDocument: true, input: LONG, fields: { ranges: '1-58,59-117' }, files: [pdf(long)],
-      raw: 'qpdf --pages . 1-58 and qpdf --pages . 59-117 (no ZIP)',
-      runRaw: async (scratch) => {
-        await tool('qpdf', [longPath, '--object-streams=generate', '--pages', '.', '1-58', '--', path.join(scratch, 'p1.pdf')], scratch);
-        await tool('qpdf', [longPath, '--object-streams=generate', '--pages', '.', '59-117', '--', path.join(scratch, 'p2.pdf')], scratch);
-      },
-    },
-    {
-      id: 'pdf.protect', longDocument: true, input: LONG, fields: { password: PASSWORD }, files: [pdf(long)],
-      raw: 'qpdf --object-streams=generate --encrypt PW PW 256',
-      runRaw: async (scratch) => { await tool('qpdf', ['--object-streams=generate', '--encrypt', PASSWORD, PASSWORD, '256', '--', longPath, path.join(scratch, 'out.pdf')], scratch); },
-    },
-    {
-      id: 'pdf.unlock', longDocument: true, input: `${LONG}, AES-256 encrypted`, fields: { password: PASSWORD }, files: [pdf(longLocked)],
-      raw: 'qpdf --password=PW --decrypt --object-streams=generate',
-      runRaw: async (scratch) => { await tool('qpdf', [`--password=${PASSWORD}`, '--decrypt', '--object-streams=generate', longLockedPath, path.join(scratch, 'out.pdf')], scratch); },
-    },
-    {
-      id: 'pdf.extract', longDocument: true, input: LONG, files: [pdf(long)],
-      raw: 'pdftotext -enc UTF-8 -q in -',
-      runRaw: async (scratch) => { await tool('pdftotext', ['-enc', 'UTF-8', '-q', longPath, '-'], scratch); },
-    },
+    ...Object.values(longCases).map((c) => ({ ...c, longDocument: true })),
   ];
 }
 
