@@ -3,7 +3,6 @@
 // payment is asked for:
 //   sizes (413) → fields (422) → input type and readability (422; GIF 501) → page and pixel
 //   limits (413) → model provider disabled (503) → queue full (503) → price.
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Operation } from './operations/define.js';
 import { fail } from './errors.js';
@@ -136,15 +135,12 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
         inspectMarkdown(bytes);
         files.push({ bytes, format: 'markdown' });
       } else {
-        const filePath = path.join(await jobDir.path(), `input-${i + 1}.pdf`);
-        const written = writeFile(filePath, bytes, { mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
+        const password = op.input.acceptsEncrypted ? String(fields.password ?? '') : undefined;
+        const digest = inspections.digest(bytes, password);
+        const filePath = await jobDir.write(`input-${i + 1}.pdf`, bytes).catch((err: NodeJS.ErrnoException) => {
           if (err.code === 'ENOSPC') fail('UNAVAILABLE', 'the service has no temporary space left for the upload; retry in a moment; nothing was charged', { retryAfterSeconds: 10 });
           throw err;
         });
-        // The digest is computed on this thread while the file is written on libuv's.
-        const password = op.input.acceptsEncrypted ? String(fields.password ?? '') : undefined;
-        const digest = inspections.digest(bytes, password);
-        await written;
         const info = await inspectUploadedPdf(op, filePath, digest, password, inspections, paid);
         files.push({ bytes, path: filePath, format: 'pdf', pages: info.pages });
         digests.push(digest);
@@ -208,7 +204,7 @@ export async function execute(prepared: Prepared, config: Config, pool: WorkerPo
     operation: prepared.op.id,
     files: prepared.files.map((f) => ({ ...f, bytes: ownBuffer(f.bytes) })),
     fields: prepared.fields,
-    jobDir: await prepared.jobDir.path(),
+    jobDir: prepared.jobDir.path(),
     deadline: Date.now() + timeoutMs,
     settings: workerSettings(config),
   };

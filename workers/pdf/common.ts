@@ -1,6 +1,6 @@
 // Small pieces every PDF work function uses: where the input lives, running qpdf inside the
 // job's deadline, and reading a result back.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { JobInput } from '../contract.js';
 import { timeLeft } from '../contract.js';
@@ -12,7 +12,7 @@ export async function inputPath(input: JobInput, index = 0): Promise<string> {
   const file = input.files[index];
   if (file.path) return file.path;
   const written = path.join(input.jobDir, `input-${index}.pdf`);
-  await writeFile(written, file.bytes, { mode: 0o600 });
+  writeFileSync(written, file.bytes, { mode: 0o600 });
   file.path = written;
   return written;
 }
@@ -47,8 +47,9 @@ export async function inputsContain(input: JobInput, markers: readonly string[],
   return false;
 }
 
+/** A tool's result, read on the pool thread at once (see withScratch for why synchronously). */
 export async function readBytes(file: string): Promise<Uint8Array> {
-  const buffer = await readFile(file);
+  const buffer = readFileSync(file);
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
