@@ -2,6 +2,7 @@
 // by side with the raw tool call on the same input, alternating the two sides.
 //   node dist/bench/operations.js [--quick] [--only image.resize,pdf.extract]
 // -> bench/results/operations.json (bench/quick/results with --quick)
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -15,8 +16,9 @@ import { dataUrl } from '../workers/model/pages.js';
 import { FAKE_MODEL, startFakeProvider, type ReceivedRequest, type Reply } from '../test/support/fake-provider.js';
 import { CORPUS, parseStepArgs, photoJpeg, progress, start, textImagePng, writeResult } from './lib/common.js';
 import { startBenchService, form, type BenchService } from './lib/service.js';
+import { startHttpFloor, type HttpFloor } from './lib/floor.js';
 import { compare, type Comparison } from './lib/side-by-side.js';
-import { ratio, summarize } from './lib/stats.js';
+import { ratio, summarize, type Summary } from './lib/stats.js';
 
 interface Upload { bytes: Uint8Array; name: string; type: string }
 
@@ -296,6 +298,12 @@ export interface OperationResult extends Comparison {
   processingRatio: number | undefined;
   /** What the payment path added per call (quote request, signing, verify, settle), median ms. */
   paymentMs: number;
+  /** The HTTP floor for this row's upload and result (see lib/floor.ts), measured in the same rounds as the pairs. */
+  floorMs: Summary;
+  /** (raw + floor) / raw at the medians: the best ratio any HTTP service could show on this row here. */
+  floorRatio: number | undefined;
+  /** The service's processing time beyond raw + floor, median ms: what the service itself adds. */
+  beyondFloorMs: number;
   longDocument?: boolean;
 }
 
@@ -317,6 +325,7 @@ async function main(): Promise<void> {
   const work = await mkdtemp(path.join('/dev/shm', 'paydoc-bench-ops-'));
   const fake = await startFakeProvider(providerScript);
   let bench: BenchService | undefined;
+  let floor: HttpFloor | undefined;
   const results: OperationResult[] = [];
   const failures: Array<{ id: string; error: string }> = [];
   try {
@@ -328,16 +337,21 @@ async function main(): Promise<void> {
       config: { modelBaseUrl: fake.baseUrl, modelApiKey: 'sk-bench', modelName: FAKE_MODEL, ocrEngine: 'tesseract' },
     });
     const service = bench;
+    const bare = floor = await startHttpFloor();
     for (const [index, c] of chosen.entries()) {
       const route = operations.find((o) => o.id === c.id)!.path;
       const scratchRoot = await mkdtemp(path.join(work, 'raw-'));
+      let scratch = '';
+      let reply = { bytes: 0, mediaType: '' };
       try {
+        const runs = args.quick ? { warmup: 1, runs: 3, maxMs: 10_000 } : { warmup: 2, runs: c.pairs ?? 9, maxMs: c.pairs ? 60_000 : 15_000 };
         const comparison = await compare(c.id, {
           label: 'service (paid)',
           // The service's workers run libvips with one thread each (the pool gives the parallelism).
           prepare: () => sharp.concurrency(1),
           run: async () => {
             const r = await service.paidCall(route, () => form(c.files.map(asNewDocument), c.fields));
+            reply = { bytes: r.body.byteLength, mediaType: r.mediaType };
             return {
               quoteMs: r.quoteMs, signMs: r.signMs, paidMs: r.paidMs, verifyMs: r.verifyMs, settleMs: r.settleMs, workMs: r.workMs,
               processingMs: r.paidMs - r.verifyMs - r.settleMs,
@@ -346,21 +360,27 @@ async function main(): Promise<void> {
           },
         }, {
           label: 'raw tool',
-          // sharp's default: one libvips thread per core.
-          prepare: () => sharp.concurrency(0),
-          run: async () => {
-            const scratch = await mkdtemp(path.join(scratchRoot, 'run-'));
-            try { await c.runRaw(scratch); } finally { await rm(scratch, { recursive: true, force: true }); }
-          },
-        }, args.quick ? { warmup: 1, runs: 3, maxMs: 10_000 } : { warmup: 2, runs: c.pairs ?? 9, maxMs: c.pairs ? 60_000 : 15_000 });
+          // sharp's default: one libvips thread per core. The scratch directory is made and removed
+          // outside the timing: a command run from a shell does not pay for either.
+          prepare: () => { sharp.concurrency(0); scratch = mkdtempSync(path.join(scratchRoot, 'run-')); },
+          run: () => c.runRaw(scratch),
+          after: () => rmSync(scratch, { recursive: true, force: true }),
+        }, runs, [{
+          label: 'HTTP floor',
+          // Timed from the request on, as the paid request's processing time is.
+          run: async () => ({ requestMs: await bare.call(c.files.map(asNewDocument), c.fields, reply) }),
+        }]);
+        const floorMs = comparison.also[0].parts.requestMs!;
         const processing = comparison.a.parts.processingMs!;
         const result: OperationResult = {
           ...comparison, id: c.id, input: c.input, raw: c.raw, ...(c.longDocument ? { longDocument: true } : {}),
           processingRatio: ratio(processing.median, comparison.b.ms.median),
           paymentMs: comparison.a.parts.paymentMs!.median,
+          floorMs, floorRatio: ratio(comparison.b.ms.median + floorMs.median, comparison.b.ms.median),
+          beyondFloorMs: Math.round((processing.median - comparison.b.ms.median - floorMs.median) * 10) / 10,
         };
         results.push(result);
-        progress(`[${index + 1}/${chosen.length}] ${(c.id + (c.longDocument ? ' (long)' : '')).padEnd(20)} service ${fmt(result.a.ms.median)} ms, raw ${fmt(result.b.ms.median)} ms, ratio ${result.ratio ?? '-'}, without payment ${fmt(processing.median)} ms (x${result.processingRatio ?? '-'})`);
+        progress(`[${index + 1}/${chosen.length}] ${(c.id + (c.longDocument ? ' (long)' : '')).padEnd(20)} service ${fmt(result.a.ms.median)} ms, raw ${fmt(result.b.ms.median)} ms, ratio ${result.ratio ?? '-'}, without payment ${fmt(processing.median)} ms (x${result.processingRatio ?? '-'}), HTTP floor ${fmt(floorMs.median)} ms (best x${result.floorRatio ?? '-'}), beyond it ${result.beyondFloorMs} ms`);
       } catch (err) {
         failures.push({ id: c.id, error: err instanceof Error ? err.message.slice(0, 300) : String(err) });
         progress(`[${index + 1}/${chosen.length}] ${c.id}: FAILED ${failures.at(-1)!.error}`);
@@ -370,6 +390,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await bench?.stop();
+    await floor?.stop();
     await fake.close();
     await rm(work, { recursive: true, force: true });
   }
@@ -383,16 +404,26 @@ async function main(): Promise<void> {
       + 'paying on the local Base chain (anvil) through the local facilitator: the unpaid request and its 402 quote, signing, '
       + 'the paid request (upload, checks, verify, work in the worker pool, settle on chain, download). processingMs is the paid '
       + 'request minus the facilitator\'s verify and settle; paymentMs is quote + signing + verify + settle. The raw side runs the '
-      + 'same commands on the same input from the benchmark process, writing to a RAM disk; a binary is started through the '
+      + 'same commands on the same input from the benchmark process, writing to a RAM disk (a scratch directory made and removed outside '
+      + 'the timing); a binary is started through the '
       + 'runner\'s small launcher process, as from a shell, so the raw side does not pay for forking the large benchmark process '
       + '(sharp runs in-process). Where the service does more than one command for a result (compress, merge\'s outline pass, '
       + 'JPEG to PNG), the raw side runs the same steps. The four model operations use a local '
-      + 'fake OpenAI-compatible provider (test/support/fake-provider.ts) that answers at once; OCR uses the local tesseract engine.',
+      + 'fake OpenAI-compatible provider (test/support/fake-provider.ts) that answers at once; OCR uses the local tesseract engine. '
+      + 'After each row\'s pairs, the HTTP floor is measured with the same files and fields: a bare hapi route with the service\'s multipart '
+      + 'settings, called with the same fetch client, that takes the uploads as the service does and answers as many bytes as the service\'s '
+      + 'result, doing nothing else (bench/lib/floor.ts). Raw plus floor is the best any HTTP service could reach on this machine; '
+      + 'beyondFloorMs is what the service adds on top (checks, job directory, pool hand-off, reading the result back).',
     summary: {
       operations: main.length,
       medianRatio: medianOf(main, (r) => r.ratio),
       medianProcessingRatio: medianOf(main, (r) => r.processingRatio),
-      longDocument: { operations: long.length, medianProcessingRatio: medianOf(long, (r) => r.processingRatio), maxProcessingRatio: Math.max(...long.map((r) => r.processingRatio ?? 0)) },
+      medianFloorRatio: medianOf(main, (r) => r.floorRatio),
+      medianBeyondFloorMs: medianOf(main, (r) => r.beyondFloorMs),
+      longDocument: {
+        operations: long.length, medianProcessingRatio: medianOf(long, (r) => r.processingRatio), maxProcessingRatio: Math.max(...long.map((r) => r.processingRatio ?? 0)),
+        medianBeyondFloorMs: medianOf(long, (r) => r.beyondFloorMs),
+      },
     },
     operations: results,
     failures,

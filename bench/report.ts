@@ -101,7 +101,8 @@ export async function buildReport(input: ReportInput): Promise<string> {
   if (ops?.summary) {
     const long = ops.summary.longDocument;
     headlines.push(`Across ${ops.summary.operations} operations, the whole paid call takes a median ${x(ops.summary.medianRatio)} the raw tool's time, and ${x(ops.summary.medianProcessingRatio)} without the payment path (target ≤ 1.15×)`
-      + (long?.operations ? `; on a 117-page document the ${long.operations} qpdf and poppler operations take a median ${x(long.medianProcessingRatio)} (at most ${x(long.maxProcessingRatio)}).` : '.'));
+      + (long?.operations ? `; on a 117-page document the ${long.operations} qpdf and poppler operations take a median ${x(long.medianProcessingRatio)} (at most ${x(long.maxProcessingRatio)}).` : '.')
+      + (ops.summary.medianFloorRatio !== undefined ? ` A bare HTTP route that does no work, called the same way with the same files, already takes a median ${x(ops.summary.medianFloorRatio)} the raw time; beyond that floor the service adds a median ${f1(ops.summary.medianBeyondFloorMs)} ms per call.` : ''));
   }
   const quoteCmp = pay?.comparisons?.[0];
   if (quoteCmp) {
@@ -123,20 +124,21 @@ export async function buildReport(input: ReportInput): Promise<string> {
     L.push('## Every operation: paid call vs the raw tool', '');
     L.push(ops.method, '');
     const opRows = (rows: Json[]) => table(
-      ['Operation', 'Input', 'Service median (p95) ms', 'Raw median (p95) ms', 'Ratio', 'Without payment ms (ratio)', 'Work in pool ms', 'Payment path ms', 'Raw side'],
+      ['Operation', 'Input', 'Service median (p95) ms', 'Raw median (p95) ms', 'Ratio', 'Without payment ms (ratio)', 'Work in pool ms', 'HTTP floor ms (best ratio)', 'Beyond floor ms', 'Payment path ms', 'Raw side'],
       rows.map((o: Json) => [
         `\`${o.id}\``, o.input, `${f1(o.a.ms.median)} (${f1(o.a.ms.p95)})`, `${f1(o.b.ms.median)} (${f1(o.b.ms.p95)})`, x(o.ratio),
-        `${f1(o.a.parts.processingMs?.median)} (${x(o.processingRatio)})`, f1(o.a.parts.workMs?.median), f1(o.paymentMs), o.raw,
+        `${f1(o.a.parts.processingMs?.median)} (${x(o.processingRatio)})`, f1(o.a.parts.workMs?.median),
+        o.floorMs ? `${f1(o.floorMs.median)} (${x(o.floorRatio)})` : '–', f1(o.beyondFloorMs), f1(o.paymentMs), o.raw,
       ]),
     );
     const longRows = ops.operations.filter((o: Json) => o.longDocument);
     L.push(...opRows(ops.operations.filter((o: Json) => !o.longDocument)));
     if (longRows.length) {
-      L.push('', 'The same operations on a 117-page, 1.8 MB document. On the 4-page file above the tools finish in 10 to 30 ms, so the service\'s fixed cost per request (about 5 to 8 ms here: HTTP and the multipart upload on both ends, the job directory, the pool hand-off) is a large share; on a longer document it is not.', '');
+      L.push('', 'The same operations on a 117-page, 1.8 MB document. On the 4-page file above the tools finish in 10 to 30 ms, so the cost of any HTTP request (the floor column) and the service\'s own fixed cost (the pool hand-off, the job directory) are a large share; on a longer document they are not.', '');
       L.push(...opRows(longRows));
     }
     if (ops.failures?.length) L.push('', `Failed: ${ops.failures.map((f: Json) => `\`${f.id}\` (${f.error})`).join('; ')}.`);
-    L.push('', `Pairs per operation: ${[...new Set(ops.operations.map((o: Json) => o.pairs))].join(', ')} (fewer where a side passed 15 s) after ${[...new Set(ops.operations.map((o: Json) => o.warmup))].join(', ')} warm-up(s) each. "Without payment" is the paid request minus the facilitator's verify and settle, i.e. upload, the pre-payment checks (for PDFs answered from the quote's inspection when it is cached), the worker pool, the work and the download. "Work in pool" is the time inside the worker pool, where the work function may do more than the raw command (for example \`pdf.extract\` also runs the scanned-page test, \`pdf.compress\` keeps the smallest of three candidates and checks links and outline). For the four model operations the provider is a local fake that answers at once, so their times are the service's own cost, not a model's.`, '');
+    L.push('', `Pairs per operation: ${[...new Set(ops.operations.map((o: Json) => o.pairs))].join(', ')} (fewer where a side passed 15 s) after ${[...new Set(ops.operations.map((o: Json) => o.warmup))].join(', ')} warm-up(s) each. "Without payment" is the paid request minus the facilitator's verify and settle, i.e. upload, the pre-payment checks (for PDFs answered from the quote's inspection when it is cached), the worker pool, the work and the download. "Work in pool" is the time inside the worker pool, where the work function may do more than the raw command (for example \`pdf.extract\` also runs the scanned-page test, \`pdf.compress\` keeps the smallest of three candidates and checks links and outline). For the four model operations the provider is a local fake that answers at once, so their times are the service's own cost, not a model's. "HTTP floor" is a bare hapi route with the service's multipart settings, called in the same rounds with the same client, files and fields, answering a body of the result's size and type and doing nothing else: its ratio, (raw + floor) / raw, is the best any HTTP service could show on that row here. "Beyond floor" is the service's time without payment minus raw and floor: what the service itself adds; it is negative where the service's work ran faster than the raw command in that run.`, '');
     const charted = ops.operations.filter((o: Json) => !o.longDocument);
     const names = charted.map((o: Json) => o.id);
     const file = await chart('latency-by-operation.svg', barChart({

@@ -21,6 +21,7 @@ export interface StageTimes {
 export interface PaidResult {
   status: number;
   body: Uint8Array;
+  mediaType: string;
   /** Request with the unpaid quote (upload, checks, 402), signing, and the paid request (upload, checks, verify, work, settle, download). */
   quoteMs: number;
   signMs: number;
@@ -109,7 +110,7 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
       }
       if (marks.length !== 4) throw new Error(`${route}: expected a quote and one paid request, saw ${marks.length / 2} requests`);
       return {
-        status: res.status, body: bytes,
+        status: res.status, body: bytes, mediaType: res.headers.get('content-type') ?? '',
         quoteMs: marks[1]! - marks[0]!, signMs: marks[2]! - marks[1]!, paidMs: done - marks[2]!,
         verifyMs: stages.verifyMs - before.verifyMs, settleMs: stages.settleMs - before.settleMs, workMs: stages.workMs - before.workMs,
       };
