@@ -410,9 +410,9 @@ async function main(): Promise<void> {
       + '(sharp runs in-process). Where the service does more than one command for a result (compress, merge\'s outline pass, '
       + 'JPEG to PNG), the raw side runs the same steps. The four model operations use a local '
       + 'fake OpenAI-compatible provider (test/support/fake-provider.ts) that answers at once; OCR uses the local tesseract engine. '
-      + 'After each row\'s pairs, the HTTP floor is measured with the same files and fields: a bare hapi route with the service\'s multipart '
-      + 'settings, called with the same fetch client, that takes the uploads as the service does and answers as many bytes as the service\'s '
-      + 'result, doing nothing else (bench/lib/floor.ts). Raw plus floor is the best any HTTP service could reach on this machine; '
+      + 'In every round a third side, the HTTP floor, runs with the same files and fields: a bare hapi route with the service\'s multipart '
+      + 'settings, called with the same fetch client the way the x402 client sends a paid retry, that takes the uploads as the service does '
+      + 'and answers a body of the size and media type of the service\'s result, doing nothing else (bench/lib/floor.ts). Raw plus floor is the best any HTTP service could reach on this machine; '
       + 'beyondFloorMs is what the service adds on top (checks, job directory, pool hand-off, reading the result back).',
     summary: {
       operations: main.length,
