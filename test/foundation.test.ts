@@ -5,7 +5,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
@@ -15,6 +15,7 @@ import { loadConfig, ConfigError, ENVIRONMENT_VARIABLES } from '../server/config
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { runTool, RunFailure } from '../workers/runner.js';
+import { LazyJobDir, SYNC_BYTES } from '../server/jobdir.js';
 import { startTestService, form, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 
@@ -83,6 +84,34 @@ describe('the README', () => {
     const quick = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('## How a paid call works'));
     expect(quick.match(/^npm \w+/gm)).to.equal(['npm start', 'npm test']);
   });
+});
+
+describe('job directories', () => {
+  let root: string;
+  before(async () => { root = await mkdtemp(path.join('/dev/shm', 'paydoc-jobdir-test-')); });
+  after(() => rm(root, { recursive: true, force: true }));
+
+  // Small requests take the synchronous calls, larger ones the async ones: both must end the same.
+  for (const [label, size] of [['a small upload (synchronous calls)', 24 * 1024], ['an upload over the synchronous limit (async calls)', SYNC_BYTES + 1]] as const) {
+    it(`writes ${label} privately and removes the whole directory, once`, async () => {
+      const jobs = path.join(root, `jobs-${size}`);
+      const dir = new LazyJobDir(jobs);
+      await dir.remove();
+      expect(await readdir(root)).to.not.include(`jobs-${size}`);
+      const bytes = new Uint8Array(size).map((_, i) => i % 251);
+      const file = await dir.write('input-1.pdf', bytes);
+      expect(path.dirname(file)).to.equal(dir.path());
+      expect(statSync(dir.path()).mode & 0o777).to.equal(0o700);
+      expect(statSync(file).mode & 0o777).to.equal(0o600);
+      expect(new Uint8Array(readFileSync(file))).to.equal(bytes);
+      // What a worker may have left (a scratch directory) goes too.
+      execFileSync('mkdir', ['-p', path.join(dir.path(), 'work-x', 'deep')]);
+      await dir.remove();
+      expect(await readdir(jobs)).to.equal([]);
+      await dir.remove();
+      expect(await readdir(jobs)).to.equal([]);
+    });
+  }
 });
 
 describe('the subprocess runner', () => {
