@@ -1,7 +1,7 @@
 // Every operation end to end, paid on the local Base chain with the standard x402 client, side
 // by side with the raw tool call on the same input, alternating the two sides.
-//   node dist/bench/operations.js [--quick] [--only image.resize,pdf.extract]
-// -> bench/results/operations.json (bench/quick/results with --quick)
+//   node dist/bench/operations.js [--quick] [--only=image.resize,pdf.extract]
+// -> bench/results/operations.json (bench/quick/results with --quick or --only)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -319,8 +319,9 @@ function asNewDocument(upload: Upload): Upload {
 }
 
 async function main(): Promise<void> {
-  const args = parseStepArgs();
   const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  // A run of some rows is a check, not the committed table: it goes where --quick runs go.
+  const args = only ? { ...parseStepArgs(), outDir: parseStepArgs(['--quick']).outDir } : parseStepArgs();
   const began = start();
   const work = await mkdtemp(path.join('/dev/shm', 'paydoc-bench-ops-'));
   const fake = await startFakeProvider(providerScript);
