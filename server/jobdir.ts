@@ -30,6 +30,7 @@ export class LazyJobDir {
 
   path(): string {
     if (!this.dir) {
+      // Made at start too; again here in case a tmp cleaner removed it since (a microsecond on tmpfs).
       mkdirSync(this.root, { recursive: true, mode: 0o700 });
       this.dir = mkdtempSync(path.join(this.root, 'job-'));
     }
@@ -40,7 +41,8 @@ export class LazyJobDir {
   async write(name: string, bytes: Uint8Array): Promise<string> {
     const file = path.join(this.path(), name);
     this.written += bytes.byteLength;
-    if (bytes.byteLength <= SYNC_BYTES) writeFileSync(file, bytes, { mode: 0o600 });
+    // By the request's total so far: twenty 1 MB merge inputs are a large request, not twenty small ones.
+    if (this.written <= SYNC_BYTES) writeFileSync(file, bytes, { mode: 0o600 });
     else await writeFile(file, bytes, { mode: 0o600 });
     return file;
   }

@@ -135,12 +135,14 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
         inspectMarkdown(bytes);
         files.push({ bytes, format: 'markdown' });
       } else {
-        const password = op.input.acceptsEncrypted ? String(fields.password ?? '') : undefined;
-        const digest = inspections.digest(bytes, password);
-        const filePath = await jobDir.write(`input-${i + 1}.pdf`, bytes).catch((err: NodeJS.ErrnoException) => {
+        const written = jobDir.write(`input-${i + 1}.pdf`, bytes).catch((err: NodeJS.ErrnoException) => {
           if (err.code === 'ENOSPC') fail('UNAVAILABLE', 'the service has no temporary space left for the upload; retry in a moment; nothing was charged', { retryAfterSeconds: 10 });
           throw err;
         });
+        // A large upload's digest is computed on this thread while libuv writes the file.
+        const password = op.input.acceptsEncrypted ? String(fields.password ?? '') : undefined;
+        const digest = inspections.digest(bytes, password);
+        const filePath = await written;
         const info = await inspectUploadedPdf(op, filePath, digest, password, inspections, paid);
         files.push({ bytes, path: filePath, format: 'pdf', pages: info.pages });
         digests.push(digest);

@@ -112,6 +112,17 @@ describe('job directories', () => {
       expect(await readdir(jobs)).to.equal([]);
     });
   }
+
+  it('keeps every file of a request whose uploads cross the synchronous limit together', async () => {
+    const jobs = path.join(root, 'jobs-several');
+    const dir = new LazyJobDir(jobs);
+    const parts = [1, 2, 3].map((n) => new Uint8Array(Math.ceil(SYNC_BYTES * 0.6)).fill(n));
+    const files = [];
+    for (const [i, bytes] of parts.entries()) files.push(await dir.write(`input-${i + 1}.pdf`, bytes));
+    for (const [i, file] of files.entries()) expect(new Uint8Array(readFileSync(file))).to.equal(parts[i]);
+    await dir.remove();
+    expect(await readdir(jobs)).to.equal([]);
+  });
 });
 
 describe('the subprocess runner', () => {
