@@ -296,6 +296,22 @@ describe('pdf.markdown on hard inputs', () => {
     expect(out.text.trim()).to.equal('*Page 1 has no text layer: OCR is needed to read it.*');
   });
 
+  it('on a one-page document keeps a first line at body size, and still drops a smaller running head and foot', { timeout: 20_000 }, async () => {
+    // Near the top edge and set apart by a gap, as running heads are; with one page there is no repetition to tell them apart.
+    const page = (first: string) => pdfFromHtml(`<!doctype html><html><head><meta charset="utf-8"><style>
+      @page { size: A4; margin: 1.2cm 2cm; @bottom-center { content: "Confidential"; font: 8pt "DejaVu Sans"; } }
+      body { font: 11pt/1.4 "DejaVu Serif"; }</style></head>
+      <body>${first}<p>${LOREM}.</p><p>${LOREM}.</p></body></html>`);
+    const letter = (await convert(await page('<p style="margin:0 0 18pt">Dear Ms Smith,</p>'))).text;
+    expect(letter.split('\n')[0]).to.equal('Dear Ms Smith,');
+    expect(letter).to.not.contain('Confidential');
+    const notes = (await convert(await page('<p style="margin:0 0 18pt"><b>Meeting notes</b></p>'))).text;
+    expect(notes).to.contain('Meeting notes');
+    const headed = (await convert(await page('<p style="margin:0 0 18pt;font: 8pt \'DejaVu Sans\'">ACME Corp internal memo</p>'))).text;
+    expect(headed).to.not.contain('ACME Corp');
+    expect(headed.split('\n')[0]).to.contain('The committee reviewed');
+  });
+
   it('drops a page number set deep in the bottom margin, as TeX does', () => {
     const glyphs = (text: string, x: number, y: number) => [...text].map((c, i) =>
       `<char quad="${x + i * 6} ${y} ${x + i * 6 + 6} ${y} ${x + i * 6} ${y + 12} ${x + i * 6 + 6} ${y + 12}" x="${x + i * 6}" y="${y + 10}" color="#000000" c="${c}"/>`).join('');

@@ -66,7 +66,8 @@ export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPag
     const rules = rulesOf(drawn?.boxes ?? []);
     return { height: page.height, width: page.width, ocr: needsOcr(page), rules, fragments: fragmentsOf(page.lines, areas, rules.vertical) as Fragment[] };
   });
-  dropRunningText(perPage.filter((p) => !p.ocr));
+  const withText = perPage.filter((p) => !p.ocr);
+  dropRunningText(withText, bodySizeOf(withText.flatMap((p) => p.fragments)));
   // The document's own words tell a broken word from a compound at a line end.
   const words = wordsOf(perPage.flatMap((p) => p.fragments.map((f) => f.text)));
   return withDocumentWords(words, () => convertPages(perPage, firstPage));

@@ -184,9 +184,11 @@ function normalizeRunning(text: string): string {
 /**
  * Removes running headers, footers and page numbers: short rows in the top or bottom tenth
  * of a page, set apart from the body by a clear gap, that either look like a page number or
- * repeat (digits ignored) on other pages. On a one-page document the gap alone decides.
+ * repeat (digits ignored) on other pages. A one-page document has no repetition to go by:
+ * there a row goes only when it is also set smaller than the body text, as running heads and
+ * feet are, so that a letter's "Dear Ms Smith," or a title line at body size stays.
  */
-export function dropRunningText(pages: { height: number; fragments: Fragment[] }[]): void {
+export function dropRunningText(pages: { height: number; fragments: Fragment[] }[], bodySize: number): void {
   const candidates: { page: number; row: Row; key: string }[] = [];
   const counts = new Map<string, number>();
   pages.forEach((page, index) => {
@@ -223,7 +225,8 @@ export function dropRunningText(pages: { height: number; fragments: Fragment[] }
     const short = text.length <= 80;
     const pageNumber = c.row.fragments.every((f) => PAGE_NUMBER.test(f.text.trim()));
     const repeated = (counts.get(c.key) ?? 0) >= 2;
-    if (short && (pageNumber || repeated || pages.length === 1 || c.row.fragments.some((f) => PAGE_NUMBER.test(f.text.trim())))) {
+    const smallOnSinglePage = pages.length === 1 && c.row.size < bodySize * 0.92;
+    if (short && (pageNumber || repeated || smallOnSinglePage || c.row.fragments.some((f) => PAGE_NUMBER.test(f.text.trim())))) {
       for (const f of c.row.fragments) drop.add(f);
     }
   }
