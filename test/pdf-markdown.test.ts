@@ -307,6 +307,9 @@ describe('pdf.markdown on hard inputs', () => {
     expect(letter).to.not.contain('Confidential');
     const notes = (await convert(await page('<p style="margin:0 0 18pt"><b>Meeting notes</b></p>'))).text;
     expect(notes).to.contain('Meeting notes');
+    // A number set apart on the line (a year, not a page number) does not make it a running head either.
+    const invoice = (await convert(await page('<p style="margin:0 0 18pt;display:flex;justify-content:space-between"><span>Invoice</span><span>2024</span></p>'))).text;
+    expect(invoice.split('\n')[0]).to.match(/Invoice.*2024/);
     const headed = (await convert(await page('<p style="margin:0 0 18pt;font: 8pt \'DejaVu Sans\'">ACME Corp internal memo</p>'))).text;
     expect(headed).to.not.contain('ACME Corp');
     expect(headed.split('\n')[0]).to.contain('The committee reviewed');

@@ -225,8 +225,12 @@ export function dropRunningText(pages: { height: number; fragments: Fragment[] }
     const short = text.length <= 80;
     const pageNumber = c.row.fragments.every((f) => PAGE_NUMBER.test(f.text.trim()));
     const repeated = (counts.get(c.key) ?? 0) >= 2;
-    const smallOnSinglePage = pages.length === 1 && c.row.size < bodySize * 0.92;
-    if (short && (pageNumber || repeated || smallOnSinglePage || c.row.fragments.some((f) => PAGE_NUMBER.test(f.text.trim())))) {
+    // Across pages, a number beside other words ("Annual Report 12") marks a running head; on a
+    // single page the row must be smaller than the body ("Invoice 2024" at body size is content).
+    const evidence = pages.length === 1
+      ? c.row.size < bodySize * 0.92
+      : c.row.fragments.some((f) => PAGE_NUMBER.test(f.text.trim()));
+    if (short && (pageNumber || repeated || evidence)) {
       for (const f of c.row.fragments) drop.add(f);
     }
   }
