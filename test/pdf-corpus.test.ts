@@ -11,6 +11,7 @@ import { protect, unlock } from '../workers/pdf/security.js';
 import { render } from '../workers/pdf/render.js';
 import { images } from '../workers/pdf/images.js';
 import { extract, TEXTLESS_PAGE_CHARS } from '../workers/pdf/extract.js';
+import { markdown } from '../workers/pdf/markdown/index.js';
 import { pdfFacts, runOperation, tool, withFile, zipEntries } from './pdf-helpers.js';
 
 export const lab = Lab.script();
@@ -85,6 +86,17 @@ describe('sample corpus (py-pdf/sample-files)', () => {
       if (entry.images !== count) differences.push(`${entry.path}: files.json ${entry.images}, extracted ${count}`);
     }
     if (differences.length) console.log(`\n  images: files.json differs on ${differences.length} files:\n    ${differences.join('\n    ')}`);
+  });
+
+  it('Markdown keeps the words of the Arabic sample and leaves out glyphs that map to no character', async () => {
+    // Its font maps a whole word to one glyph of a ligature and nothing to the others, which mupdf reads as U+FFFD.
+    for (const name of ['habibi.pdf', 'habibi-oneline-cmap.pdf']) {
+      const bytes = new Uint8Array(await readFile(path.join(samples, '015-arabic', name)));
+      const text = new TextDecoder().decode((await runOperation(markdown, [bytes], {})).output!.body);
+      expect(text, name).to.not.contain('\uFFFD');
+      expect(text, name).to.contain('habibi');
+      expect(text.match(/حَبيبي/g)?.length, name).to.equal(2);
+    }
   });
 
   it('every operation on a multi-page sample yields valid PDFs with the expected pages', async () => {

@@ -89,6 +89,14 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] 
     for (const run of line.runs) {
       const face = run.font;
       for (const g of run.glyphs) {
+        // A glyph the font maps to no character (mupdf writes U+FFFD; often one piece of a ligature
+        // whose whole word sits on another glyph) says nothing a reader could use: it is left out,
+        // and the line runs on over its place as if it were ink. Pages made mostly of such glyphs
+        // are sent to OCR before this (needsOcr).
+        if (g.c === '\uFFFD') {
+          if (b) b.lastX1 = Math.max(b.lastX1, g.x1);
+          continue;
+        }
         if (SPACE.test(g.c) || g.c === '') {
           // mupdf fills a positioning gap with one wide synthetic space; a typed space is
           // narrower than the font's letters (monospaced fonts: as wide).
