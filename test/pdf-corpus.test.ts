@@ -99,6 +99,13 @@ describe('sample corpus (py-pdf/sample-files)', () => {
     }
   });
 
+  it('Markdown shows the values of a filled form whose fields leave their drawing to the reader (NeedAppearances)', async () => {
+    const bytes = new Uint8Array(await readFile(path.join(samples, '012-libreoffice-form/libreoffice-form.pdf')));
+    const text = new TextDecoder().decode((await runOperation(markdown, [bytes], {})).output!.body);
+    expect(text).to.contain('First Name Alice');
+    expect([text.match(/Alice/g)?.length, text.match(/\bBob\b/g)?.length]).to.equal([1, 1]);
+  });
+
   it('every operation on a multi-page sample yields valid PDFs with the expected pages', async () => {
     const a = new Uint8Array(await readFile(path.join(samples, '004-pdflatex-4-pages/pdflatex-4-pages.pdf')));
     const b = new Uint8Array(await readFile(path.join(samples, '026-latex-multicolumn/multicolumn.pdf')));

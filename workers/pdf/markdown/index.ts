@@ -25,8 +25,26 @@ var first = parseInt(scriptArgs[1], 10) - 1, last = parseInt(scriptArgs[2], 10) 
 var writer = new DocumentWriter(scriptArgs[3], 'stext', '');
 var out = [];
 function r1(v) { return Math.round(v * 10) / 10; }
+// A form saved with NeedAppearances leaves drawing its field values to the reader, so mupdf
+// draws (and reads) none of them. Each filled text field gets its appearance made here, in
+// memory only: mupdf makes one when a value changes, hence the two settings.
+var needAppearances = false;
+try { needAppearances = String(doc.getTrailer().get('Root').get('AcroForm').get('NeedAppearances')) === 'true'; } catch (e) {}
+function drawFieldValues(page) {
+  var widgets = page.getWidgets();
+  for (var k = 0; k < widgets.length; k++) {
+    try {
+      var value = widgets[k].getFieldType() === 'text' ? widgets[k].getValue() : '';
+      if (!value) continue;
+      widgets[k].setTextValue(value + ' ');
+      widgets[k].setTextValue(value);
+      widgets[k].update();
+    } catch (e) {}
+  }
+}
 for (var i = first; i <= last && i < doc.countPages(); i++) {
   var page = doc.loadPage(i);
+  if (needAppearances) { try { drawFieldValues(page); } catch (e) {} }
   var dev = writer.beginPage(page.bound());
   page.run(dev, Identity);
   writer.endPage();
