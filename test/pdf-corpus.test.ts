@@ -99,6 +99,18 @@ describe('sample corpus (py-pdf/sample-files)', () => {
     }
   });
 
+  it('Markdown puts right-to-left lines drawn left to right into reading order', async () => {
+    const read = async (file: string) => new TextDecoder().decode((await runOperation(markdown, [new Uint8Array(await readFile(file))], {})).output!.body);
+    // Hebrew, one glyph per letter, with punctuation and a comma between words.
+    const hebrew = await read(path.join(corpus, 'robustness', 'issue11656.pdf'));
+    expect(hebrew).to.contain('שלום עולם מה שלום כולם?');
+    expect(hebrew).to.contain('אני יורד מן החוטים, אני כבר ילד אמיתי.');
+    // Arabic in presentation forms, in the order poppler reads it.
+    const arabic = await read(path.join(corpus, 'robustness', 'ArabicCIDTrueType.pdf'));
+    expect(arabic).to.contain('اﻧﻮاع اﳋﻄﻮط اﻟﻌﺮﺑﻴﺔ');
+    expect(arabic).to.not.contain('ﺔﻴﺑﺮﻌﻟا');
+  });
+
   it('Markdown shows the values of a filled form whose fields leave their drawing to the reader (NeedAppearances)', async () => {
     const bytes = new Uint8Array(await readFile(path.join(samples, '012-libreoffice-form/libreoffice-form.pdf')));
     const text = new TextDecoder().decode((await runOperation(markdown, [bytes], {})).output!.body);

@@ -50,6 +50,17 @@ function linkAt(links: LinkArea[], x: number, y: number): string | undefined {
 
 interface Builder {
   frag: Fragment;
+  /** Left edge of the glyph before, to tell text set left to right from glyphs placed right to left. */
+  lastX0: number;
+  /** Glyph-to-glyph steps to the right and to the left. */
+  rightward: number;
+  leftward: number;
+  /**
+   * The fragment's text as drawn units, in the order read: a glyph with the characters its font
+   * maps it to (a ligature may stand for a whole word; mupdf gives the extra characters no width),
+   * or a space. Right-to-left text is put in reading order unit by unit.
+   */
+  units: { span: number; text: string }[];
   lastX1: number;
   pendingSpace: boolean;
   wideSpace: boolean;
@@ -64,6 +75,9 @@ function finish(b: Builder): Fragment {
   let bestCount = -1;
   for (const [size, count] of b.sizeWeight) if (count > bestCount) { best = size; bestCount = count; }
   f.size = best;
+  // Hebrew and Arabic lines are mostly shown glyph by glyph from left to right, as PDF text
+  // advances, so mupdf reads them in visual order: back to front. Turned to reading order.
+  if (b.rightward > b.leftward && mostlyRightToLeft(f.spans)) f.spans = readingOrder(b.units, f.spans);
   f.text = f.spans.map((s) => s.text).join('');
   const all = b.styled.all || 1;
   f.bold = b.styled.bold / all > 0.6;
@@ -71,6 +85,55 @@ function finish(b: Builder): Fragment {
   f.mono = b.styled.mono / all > 0.6;
   f.charWidth = b.widthSum / all;
   return f;
+}
+
+const RTL_LETTER = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/u;
+const LTR_LETTER = /[\p{L}\p{N}]/u;
+const MIRRORED: Record<string, string> = { '(': ')', ')': '(', '[': ']', ']': '[', '{': '}', '}': '{', '<': '>', '>': '<', '«': '»', '»': '«' };
+
+function mostlyRightToLeft(spans: Span[]): boolean {
+  let rtl = 0, ltr = 0;
+  for (const s of spans) for (const ch of s.text) {
+    if (RTL_LETTER.test(ch)) rtl++;
+    else if (LTR_LETTER.test(ch)) ltr++;
+  }
+  return rtl > ltr;
+}
+
+/**
+ * Visual order (left to right on the page) to reading order for a right-to-left line: the drawn
+ * units reversed (a ligature's characters keep their order), except that runs of left-to-right
+ * text inside it (Latin words, numbers, with the spaces and punctuation between them) keep
+ * theirs, and paired brackets, which a right-to-left line shows mirrored, are turned back.
+ * Styles and links stay with their characters. (The Unicode bidirectional algorithm run
+ * backwards, for what one line usually holds.)
+ */
+function readingOrder(drawn: Builder['units'], spans: Span[]): Span[] {
+  const units = [...drawn].reverse();
+  const ltr = (text: string) => LTR_LETTER.test(text) && !RTL_LETTER.test(text);
+  for (let i = 0; i < units.length;) {
+    if (!ltr(units[i]!.text)) { i++; continue; }
+    // From this left-to-right unit to the last one before the next right-to-left letter, spaces
+    // and punctuation between them included ("Hello World", "3.14", "(15)").
+    let end = i;
+    for (let j = i + 1; j < units.length && !RTL_LETTER.test(units[j]!.text); j++) if (ltr(units[j]!.text)) end = j;
+    const run = units.slice(i, end + 1).reverse();
+    units.splice(i, run.length, ...run);
+    i = end + 1;
+  }
+  const out: Span[] = [];
+  let from = -1;
+  units.forEach(({ text, span }, k) => {
+    const between = k > 0 && k < units.length - 1 && ltr(units[k - 1]!.text) && ltr(units[k + 1]!.text);
+    const shown = !between && MIRRORED[text] ? MIRRORED[text]! : text;
+    if (span === from) out[out.length - 1]!.text += shown;
+    else {
+      const { text: _text, ...style } = spans[span]!;
+      out.push({ ...style, text: shown });
+      from = span;
+    }
+  });
+  return out;
 }
 
 function ruleBetween(cuts: Rule[], from: number, to: number, y: number): boolean {
@@ -119,6 +182,7 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] 
         if (!b) {
           b = {
             frag: { x0: g.x0, x1: g.x1, y0: g.y0, y1: g.y1, size, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0 },
+            lastX0: g.x0, rightward: 0, leftward: 0, units: [],
             lastX1: g.x1, pendingSpace: false, wideSpace: false, sizeWeight: new Map(), styled: { bold: 0, italic: 0, mono: 0, all: 0 }, widthSum: 0,
           };
         }
@@ -126,15 +190,22 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] 
         const space = f.spans.length > 0 && (b.pendingSpace || g.x0 - b.lastX1 > size * 0.22);
         let span = f.spans[f.spans.length - 1];
         if (!span || span.bold !== face.bold || span.italic !== face.italic || span.mono !== face.mono || span.link !== link) {
-          if (space && span) span.text += ' ';
+          if (space && span) { span.text += ' '; b.units.push({ span: f.spans.length - 1, text: ' ' }); }
           span = { text: '', bold: face.bold, italic: face.italic, mono: face.mono, ...(link ? { link } : {}) };
           f.spans.push(span);
         } else if (space) {
           span.text += ' ';
+          b.units.push({ span: f.spans.length - 1, text: ' ' });
         }
         span.text += g.c;
+        const unit = b.units[b.units.length - 1];
+        if (g.x1 - g.x0 < 0.01 && unit && unit.span === f.spans.length - 1 && unit.text !== ' ') unit.text += g.c;
+        else b.units.push({ span: f.spans.length - 1, text: g.c });
         b.pendingSpace = false;
         b.wideSpace = false;
+        if (g.x0 > b.lastX0) b.rightward++;
+        else if (g.x0 < b.lastX0) b.leftward++;
+        b.lastX0 = g.x0;
         b.lastX1 = Math.max(b.lastX1, g.x1);
         f.x0 = Math.min(f.x0, g.x0); f.x1 = Math.max(f.x1, g.x1);
         f.y0 = Math.min(f.y0, g.y0); f.y1 = Math.max(f.y1, g.y1);
