@@ -482,6 +482,14 @@ describe('local tesseract OCR engine', () => {
     expect(recall).to.be.at.least(0.95);
   });
 
+  it('PDF OCR reads the values of a filled form that leaves drawing them to the reader (NeedAppearances)', async () => {
+    const source = path.join(corpus, '012-libreoffice-form/libreoffice-form.pdf');
+    const input = await pdfJob('pdf.ocr', new Uint8Array(await readFile(source)), 1, { settings: tesseract });
+    const text: string = parse((await pdfOcr(input)).body).text;
+    expect(text).to.contain('First Name');
+    expect(text).to.match(/\bAlice\b/);
+  });
+
   it('a language that is not installed is a deployment problem (UNAVAILABLE), not the client\'s', async () => {
     const png = await sharp({ create: { width: 50, height: 50, channels: 3, background: '#fff' } }).png().toBuffer();
     const missing = await failure(imageOcr(await imageJob(png, 'png', { settings: { ...tesseract, ocrLanguages: 'xyz' } })));

@@ -3,6 +3,7 @@
 import { fail } from '../../server/errors.js';
 import { timeLeft, type JobFile, type JobInput } from '../contract.js';
 import { RunFailure, runTool } from '../runner.js';
+import { drawFormFieldValues } from '../pdf/forms.js';
 
 /** The service's limit for ocr, tables and structured (also enforced before payment). */
 export const MAX_MODEL_PAGES = 30;
@@ -54,12 +55,16 @@ export async function pdfPageCount(input: JobInput, file: JobFile): Promise<numb
   return pages;
 }
 
-/** Pages 1..n, refusing (rather than truncating) a document over the limit. */
+/**
+ * Pages 1..n, refusing (rather than truncating) a document over the limit. A form that leaves
+ * drawing its filled values to the reader is first given them, so the rendered pages show them.
+ */
 export async function modelPages(input: JobInput): Promise<number[]> {
   const file = input.files[0];
   if (!file) fail('FIELD_INVALID', 'a PDF file is required', { field: 'file' });
   const count = await pdfPageCount(input, file);
   if (count > MAX_MODEL_PAGES) fail('LIMIT_EXCEEDED', `the PDF has ${count} pages; this operation accepts at most ${MAX_MODEL_PAGES}`);
+  await drawFormFieldValues(input);
   return Array.from({ length: count }, (_, i) => i + 1);
 }
 

@@ -9,6 +9,7 @@ import { runTool } from '../../runner.js';
 import { timeLeft, type WorkFunction } from '../../contract.js';
 import { fail } from '../../../server/errors.js';
 import { convertStext, type PageDrawing } from './convert.js';
+import { DRAW_FIELD_VALUES_JS } from '../forms.js';
 
 const CHUNK_PAGES = 40;
 const MAX_STEXT_BYTES = 256 * 1024 * 1024;
@@ -25,23 +26,8 @@ var first = parseInt(scriptArgs[1], 10) - 1, last = parseInt(scriptArgs[2], 10) 
 var writer = new DocumentWriter(scriptArgs[3], 'stext', '');
 var out = [];
 function r1(v) { return Math.round(v * 10) / 10; }
-// A form saved with NeedAppearances leaves drawing its field values to the reader, so mupdf
-// draws (and reads) none of them. Each filled text field gets its appearance made here, in
-// memory only: mupdf makes one when a value changes, hence the two settings.
-var needAppearances = false;
-try { needAppearances = String(doc.getTrailer().get('Root').get('AcroForm').get('NeedAppearances')) === 'true'; } catch (e) {}
-function drawFieldValues(page) {
-  var widgets = page.getWidgets();
-  for (var k = 0; k < widgets.length; k++) {
-    try {
-      var value = widgets[k].getFieldType() === 'text' ? widgets[k].getValue() : '';
-      if (!value) continue;
-      widgets[k].setTextValue(value + ' ');
-      widgets[k].setTextValue(value);
-      widgets[k].update();
-    } catch (e) {}
-  }
-}
+// Filled fields of a form that leaves drawing them to the reader (see workers/pdf/forms.ts).
+${DRAW_FIELD_VALUES_JS}
 for (var i = first; i <= last && i < doc.countPages(); i++) {
   var page = doc.loadPage(i);
   if (needAppearances) { try { drawFieldValues(page); } catch (e) {} }
