@@ -118,6 +118,14 @@ describe('sample corpus (py-pdf/sample-files)', () => {
     expect([text.match(/Alice/g)?.length, text.match(/\bBob\b/g)?.length]).to.equal([1, 1]);
   });
 
+  it('render draws the values of that form as a viewer shows them', async () => {
+    const bytes = new Uint8Array(await readFile(path.join(samples, '012-libreoffice-form/libreoffice-form.pdf')));
+    const [page] = await zipEntries((await runOperation(render, [bytes], { dpi: 150 })).output!.body);
+    const seen = await withFile(page!.bytes, 'png', (file) => tool('tesseract', [file, 'stdout']));
+    expect(seen.out).to.contain('First Name');
+    expect(seen.out).to.match(/\bAlice\b/);
+  });
+
   it('every operation on a multi-page sample yields valid PDFs with the expected pages', async () => {
     const a = new Uint8Array(await readFile(path.join(samples, '004-pdflatex-4-pages/pdflatex-4-pages.pdf')));
     const b = new Uint8Array(await readFile(path.join(samples, '026-latex-multicolumn/multicolumn.pdf')));

@@ -9,6 +9,7 @@ import { checkRenderPixels, pageBoxes } from '../../server/inspect/pdf.js';
 import { buildZip, checkZipSize, type ZipEntry } from '../zip.js';
 import { inputPath, readBytes, runIn, ZIP } from './common.js';
 import { asToolError, damaged, withScratch } from './tool-run.js';
+import { drawFormFieldValues } from './forms.js';
 
 export const MAX_RENDER_PAGES = 50;
 
@@ -18,6 +19,8 @@ export function renderEntryName(page: number): string {
 
 export const render: WorkFunction = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
+  // A filled form is rendered as a viewer shows it, values included.
+  await drawFormFieldValues(input);
   const dpi = Number(input.fields.dpi ?? 150);
   return withScratch(input.jobDir, async (dir) => {
     const boxes = await pageBoxes(source, { cwd: dir, timeoutMs: timeLeft(input) }).catch((err) => { throw asToolError(err, 'mutool'); });
