@@ -75,10 +75,14 @@ function finish(b: Builder): Fragment {
   let bestCount = -1;
   for (const [size, count] of b.sizeWeight) if (count > bestCount) { best = size; bestCount = count; }
   f.size = best;
+  f.text = f.spans.map((s) => s.text).join('');
   // Hebrew and Arabic lines are mostly shown glyph by glyph from left to right, as PDF text
   // advances, so mupdf reads them in visual order: back to front. Turned to reading order.
-  if (b.rightward > b.leftward && mostlyRightToLeft(f.spans)) f.spans = readingOrder(b.units, f.spans);
-  f.text = f.spans.map((s) => s.text).join('');
+  // (One native scan of the text first: most fragments hold no right-to-left letter at all.)
+  if (b.rightward > b.leftward && RTL_LETTER.test(f.text) && mostlyRightToLeft(f.spans)) {
+    f.spans = readingOrder(b.units, f.spans);
+    f.text = f.spans.map((s) => s.text).join('');
+  }
   const all = b.styled.all || 1;
   f.bold = b.styled.bold / all > 0.6;
   f.italic = b.styled.italic / all > 0.6;
