@@ -3,7 +3,6 @@
 // payment is asked for:
 //   sizes (413) → fields (422) → input type and readability (422; GIF 501) → page and pixel
 //   limits (413) → model provider disabled (503) → queue full (503) → price.
-import path from 'node:path';
 import type { Operation } from './operations/define.js';
 import { fail } from './errors.js';
 import { validateFields, type FieldValues } from './derive/fields.js';

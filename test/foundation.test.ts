@@ -5,7 +5,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
@@ -105,7 +105,7 @@ describe('job directories', () => {
       expect(statSync(file).mode & 0o777).to.equal(0o600);
       expect(new Uint8Array(readFileSync(file))).to.equal(bytes);
       // What a worker may have left (a scratch directory) goes too.
-      execFileSync('mkdir', ['-p', path.join(dir.path(), 'work-x', 'deep')]);
+      mkdirSync(path.join(dir.path(), 'work-x', 'deep'), { recursive: true });
       await dir.remove();
       expect(await readdir(jobs)).to.equal([]);
       await dir.remove();
