@@ -6,9 +6,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { JobInput } from '../workers/contract.js';
+import type { JobInput } from '../core/job.js';
 import { fromMarkdown, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
-import { runTool, runToolsInThisProcess } from '../workers/runner.js';
+import { runTool, runToolsInThisProcess } from '../tools/runner.js';
 
 // This benchmark counts the tools' CPU time from the children this process waits for
 // (/proc/self/stat cutime), so it starts them itself rather than through a launcher process.

@@ -5,10 +5,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { JobInput } from '../workers/contract.js';
+import type { JobInput } from '../core/job.js';
 import { pdfOcr } from '../workers/model/ocr.js';
 import { TESSERACT_DPI } from '../workers/model/pages.js';
-import { runTool, runToolsInThisProcess } from '../workers/runner.js';
+import { runTool, runToolsInThisProcess } from '../tools/runner.js';
 import { wordRecall } from '../test/support/word-recall.js';
 
 // This benchmark counts the tools' CPU time from the children this process waits for

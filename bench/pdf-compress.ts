@@ -6,8 +6,8 @@ import { mkdtemp, readFile, rm, writeFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { compress } from '../workers/pdf/compress.js';
-import { runTool } from '../workers/runner.js';
-import type { JobInput } from '../workers/contract.js';
+import { runTool } from '../tools/runner.js';
+import type { JobInput } from '../core/job.js';
 import { makePdf, photographedPage } from '../test/pdf-fixtures.js';
 import { CORPUS, parseStepArgs, progress, start, writeResult, photoJpeg } from './lib/common.js';
 

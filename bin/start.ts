@@ -2,7 +2,7 @@
 // Solana chain, each with its own facilitator, and prints how to make a paid call at once.
 import { createServer } from '../server/index.js';
 import { ConfigError } from '../server/config.js';
-import { operations } from '../server/operations/index.js';
+import { operations } from '../operations/index.js';
 
 async function main() {
   let service;

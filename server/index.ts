@@ -3,13 +3,13 @@
 import Hapi from '@hapi/hapi';
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { loadConfig, type Config } from './config.js';
-import { operations } from './operations/index.js';
+import { operations } from '../operations/index.js';
 import { WorkerPool } from './pool.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { ensureJobRoot } from './jobdir.js';
 import { createPaymentGate, startDevRigs, stopDevRigs, type DevRigs } from './payment/setup.js';
 import type { PaymentGate } from './payment/gate.js';
-import { InspectionCache } from './inspect/cache.js';
+import { InspectionCache } from '../checks/cache.js';
 import { errorsPlugin } from './plugins/errors.js';
 import { operationsPlugin } from './plugins/operations.js';
 import { freePlugin } from './plugins/free.js';
@@ -48,7 +48,7 @@ export interface Service {
 
 export { VERSION } from './version.js';
 import { VERSION } from './version.js';
-import { warmLauncher } from '../workers/runner.js';
+import { warmLauncher } from '../tools/runner.js';
 
 export async function createServer(options: CreateServerOptions = {}): Promise<Service> {
   const config = loadConfig(options.config, options.env);

@@ -3,20 +3,20 @@
 // payment is asked for:
 //   sizes (413) → fields (422) → input type and readability (422; GIF 501) → page and pixel
 //   limits (413) → model provider disabled (503) → queue full (503) → price.
-import type { Operation } from './operations/define.js';
-import { fail } from './errors.js';
+import type { Operation } from '../core/operation.js';
+import { fail } from '../core/errors.js';
 import { validateFields, type FieldValues } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import { providerAvailable, type Config } from './config.js';
-import { inspectImage, checkImageRequest, type ImageFormat } from './inspect/image.js';
-import { checkRenderPixels, inspectPdf, readPageBoxes, type PageBox, type PdfInspection } from './inspect/pdf.js';
-import type { InspectionCache } from './inspect/cache.js';
-import { inspectMarkdown } from './inspect/markdown.js';
-import { compileUserSchema } from './inspect/schema.js';
-import { parsePageList, parseRanges } from './operations/page-ranges.js';
+import { inspectImage, checkImageRequest, type ImageFormat } from '../checks/image.js';
+import { checkRenderPixels, inspectPdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
+import type { InspectionCache } from '../checks/cache.js';
+import { inspectMarkdown } from '../checks/markdown.js';
+import { compileUserSchema } from '../checks/schema.js';
+import { parsePageList, parseRanges } from '../core/page-ranges.js';
 import type { WorkerPool } from './pool.js';
 import type { LazyJobDir } from './jobdir.js';
-import type { JobFile, JobInput, JobOutput, WorkerSettings } from '../workers/contract.js';
+import type { JobFile, JobInput, JobOutput, WorkerSettings } from '../core/job.js';
 
 export interface RawRequest {
   /** Uploaded files in the order received. */

@@ -3,9 +3,9 @@
 // any payment, and `run()` refuses again if the queue filled up in between.
 import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../core/errors.js';
 import { killProcessesIn } from './orphans.js';
-import type { JobInput, JobOutput, JobResult } from '../workers/contract.js';
+import type { JobInput, JobOutput, JobResult } from '../core/job.js';
 
 // The pool aborts a task this long after its deadline; the subprocess deadline sits inside it.
 const ABORT_GRACE_MS = 2000;

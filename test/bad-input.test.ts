@@ -14,9 +14,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestService, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { operations, operationById } from '../server/operations/index.js';
-import type { Operation } from '../server/operations/define.js';
-import { runTool } from '../workers/runner.js';
+import { operations, operationById } from '../operations/index.js';
+import type { Operation } from '../core/operation.js';
+import { runTool } from '../tools/runner.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

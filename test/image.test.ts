@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
-import { ServiceError } from '../server/errors.js';
-import { checkImageRequest, inspectImage, type ImageFormat } from '../server/inspect/image.js';
-import type { JobInput, JobOutput, WorkFunction } from '../workers/contract.js';
+import { ServiceError } from '../core/errors.js';
+import { checkImageRequest, inspectImage, type ImageFormat } from '../checks/image.js';
+import type { JobInput, JobOutput, WorkFunction } from '../core/job.js';
 import * as transforms from '../workers/image/transform.js';
 
 export const lab = Lab.script();

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { startTestService, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { operations } from '../server/operations/index.js';
+import { operations } from '../operations/index.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { WorkFunction } from '../workers/contract.js';
+import type { WorkFunction } from '../core/job.js';
 import { compress, mergeCompress } from '../workers/pdf/compress.js';
 import { merge, pages, split } from '../workers/pdf/assemble.js';
 import { protect, unlock } from '../workers/pdf/security.js';

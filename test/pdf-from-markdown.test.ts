@@ -7,11 +7,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ServiceError } from '../server/errors.js';
-import { firstInvalidUtf8Offset, inspectMarkdown } from '../server/inspect/markdown.js';
-import type { JobInput } from '../workers/contract.js';
+import { ServiceError } from '../core/errors.js';
+import { firstInvalidUtf8Offset, inspectMarkdown } from '../checks/markdown.js';
+import type { JobInput } from '../core/job.js';
 import { fromMarkdown, renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
-import { runTool } from '../workers/runner.js';
+import { runTool } from '../tools/runner.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

@@ -3,9 +3,9 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
-import { inspectPdf } from '../server/inspect/pdf.js';
-import type { JobFile, JobOutput, WorkFunction } from '../workers/contract.js';
-import { runTool } from '../workers/runner.js';
+import { inspectPdf } from '../checks/pdf.js';
+import type { JobFile, JobOutput, WorkFunction } from '../core/job.js';
+import { runTool } from '../tools/runner.js';
 
 export const jobRoot = (): string => (os.platform() === 'linux' ? '/dev/shm' : os.tmpdir());
 

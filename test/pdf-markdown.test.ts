@@ -5,10 +5,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { runTool } from '../workers/runner.js';
+import { runTool } from '../tools/runner.js';
 import { markdown } from '../workers/pdf/markdown/index.js';
 import { convertStext } from '../workers/pdf/markdown/convert.js';
-import type { JobInput } from '../workers/contract.js';
+import type { JobInput } from '../core/job.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

@@ -17,8 +17,8 @@ import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402
 import { startTestService, form, type TestService } from './support/service.js';
 import { FAKE_MODEL, startFakeProvider, type FakeProvider } from './support/fake-provider.js';
 import { createPayer } from '../server/payment/client.js';
-import { operations } from '../server/operations/index.js';
-import type { Operation } from '../server/operations/define.js';
+import { operations } from '../operations/index.js';
+import type { Operation } from '../core/operation.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 
 export const lab = Lab.script();

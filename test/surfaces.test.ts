@@ -12,7 +12,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { operations } from '../server/operations/index.js';
+import { operations } from '../operations/index.js';
 import { toUsd } from '../server/payment/pricing.js';
 import { startTestService, type TestService } from './support/service.js';
 

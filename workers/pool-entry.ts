@@ -2,11 +2,11 @@
 // a tagged result. Domain errors become { ok: false, code, message } because custom error
 // classes do not survive the thread boundary. The result's bytes are transferred, not copied.
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { operationById } from '../server/operations/index.js';
-import { ServiceError } from '../server/errors.js';
-import { RunFailure, killAllChildren, warmLauncher } from './runner.js';
-import type { JobInput, JobResult } from './contract.js';
-import { NO_SPACE_MESSAGE } from './pdf/tool-run.js';
+import { operationById } from '../operations/index.js';
+import { ServiceError } from '../core/errors.js';
+import { RunFailure, killAllChildren, warmLauncher } from '../tools/runner.js';
+import type { JobInput, JobResult } from '../core/job.js';
+import { NO_SPACE_MESSAGE } from '../tools/tool-run.js';
 
 // A worker torn down by the pool (task aborted past its deadline) must not leave tools running.
 process.on('exit', killAllChildren);

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
-import { RunFailure, runTool, runToolsInThisProcess } from '../../workers/runner.js';
+import { RunFailure, runTool, runToolsInThisProcess } from '../../tools/runner.js';
 import { scorePage, type PageScores } from './metrics.js';
 
 import { ROOT } from '../lib/common.js';

@@ -1,7 +1,7 @@
 // GET /v1/discovery: the catalog in the specification's shape, with live prices from the
 // operation table and the configured chains.
-import { operations } from '../operations/index.js';
-import type { Operation } from '../operations/define.js';
+import { operations } from '../../operations/index.js';
+import type { Operation } from '../../core/operation.js';
 import { formJsonSchema } from './fields.js';
 import { outputMediaTypes } from './resources.js';
 import { priceRange, toUsd } from '../payment/pricing.js';

@@ -1,8 +1,8 @@
 // Form-field validation and JSON Schemas, both derived from the operation table's FieldSpecs.
 // The same validator serves HTTP (multipart strings) and MCP (JSON values).
 import Joi from 'joi';
-import type { FieldSpec, Operation } from '../operations/define.js';
-import { fail } from '../errors.js';
+import type { FieldSpec, Operation } from '../../core/operation.js';
+import { fail } from '../../core/errors.js';
 
 export type FieldValues = Record<string, string | number | undefined>;
 

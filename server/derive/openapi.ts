@@ -1,7 +1,7 @@
 // The OpenAPI 3.0.3 description, derived from the operation table. Served at /openapi.json
 // (canonical) and /v1/openapi.json.
-import { operations } from '../operations/index.js';
-import type { Operation } from '../operations/define.js';
+import { operations } from '../../operations/index.js';
+import type { Operation } from '../../core/operation.js';
 import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from './shared-schemas.js';
 import { formJsonSchema } from './fields.js';
 import { outputMediaTypes } from './resources.js';

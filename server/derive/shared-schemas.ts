@@ -1,6 +1,6 @@
 // JSON Schemas that several descriptions share: the error body and x402's PaymentRequired.
 // Written in the subset that is valid both as OpenAPI 3.0.3 and as JSON Schema.
-import { ERROR_CATALOG } from '../errors.js';
+import { ERROR_CATALOG } from '../../core/errors.js';
 
 export const ERROR_SCHEMA: Record<string, unknown> = {
   type: 'object', required: ['error'],

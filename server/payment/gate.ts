@@ -5,7 +5,7 @@ import { x402ResourceServer, HTTPFacilitatorClient, type FacilitatorClient } fro
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../../core/errors.js';
 import { paymentId, type PaymentGuard } from './guard.js';
 import type { Metrics } from '../metrics.js';
 

@@ -1,6 +1,6 @@
 // Pricing: the only place money is computed. Amounts are atomic USDC (6 decimals) as bigint,
 // so no float rounding can make the paid retry disagree with the quote.
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../../core/operation.js';
 
 export const USDC_DECIMALS = 6;
 

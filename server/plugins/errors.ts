@@ -1,7 +1,7 @@
 // The one place errors become responses: every ServiceError, hapi/Boom error (payload too
 // large, malformed multipart, unknown route) and unexpected failure gets the same body shape.
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { ServiceError, asServiceError, type ErrorCode } from '../errors.js';
+import { ServiceError, asServiceError, type ErrorCode } from '../../core/errors.js';
 import type { App } from '../index.js';
 
 interface BoomLike { isBoom: true; output: { statusCode: number }; message: string; data?: unknown }

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import { fail } from '../errors.js';
+import { fail } from '../../core/errors.js';
 import { createPayer } from '../payment/client.js';
 import type { EvmRig } from '../payment/dev/evm-rig.js';
 import type { App } from '../index.js';

@@ -3,14 +3,14 @@
 // Every output is written without EXIF, XMP, IPTC or comments: sharp drops them unless
 // asked to keep them, and the jpegtran path copies at most the ICC profile.
 import sharp, { type Sharp } from 'sharp';
-import { fail, ServiceError } from '../../server/errors.js';
+import { fail, ServiceError } from '../../core/errors.js';
 import {
   checkImageRequest, MAX_IMAGE_PIXELS, outputFormatOf, planCrop, planResize, readImageHeader,
   type ImageFormat, type ImageHeader, type ImageOperation,
-} from '../../server/inspect/image.js';
-import type { JobInput, JobOutput, WorkFunction } from '../contract.js';
-import { timeLeft } from '../contract.js';
-import { RunFailure, runTool } from '../runner.js';
+} from '../../checks/image.js';
+import type { JobInput, JobOutput, WorkFunction } from '../../core/job.js';
+import { timeLeft } from '../../core/job.js';
+import { RunFailure, runTool } from '../../tools/runner.js';
 
 // This module is loaded only inside pool workers: one libvips thread per worker (the pool
 // provides the parallelism) and a small operation cache, since no two jobs share an image.

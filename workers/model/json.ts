@@ -3,8 +3,8 @@
 // again once, with the reason, when the answer is not JSON or does not match.
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { fail } from '../../server/errors.js';
-import type { JobInput } from '../contract.js';
+import { fail } from '../../core/errors.js';
+import type { JobInput } from '../../core/job.js';
 import { complete, ProviderFailure, type ChatRequest, type Provider } from './provider.js';
 
 export interface JsonRequest {

@@ -3,8 +3,8 @@
 // transcriptions would otherwise run into output limits) and is joined in page order with form feeds.
 import sharp from 'sharp';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { fail } from '../../server/errors.js';
-import type { JobInput, JobOutput, WorkFunction } from '../contract.js';
+import { fail } from '../../core/errors.js';
+import type { JobInput, JobOutput, WorkFunction } from '../../core/job.js';
 import { mapInOrder } from './batch.js';
 import { dataUrl, MODEL_MAX_SIDE, modelDpi, modelPages, renderPage, TESSERACT_DPI, TESSERACT_MAX_SIDE } from './pages.js';
 import { complete, createProvider, type Provider } from './provider.js';

@@ -1,8 +1,8 @@
 // PDF pages as PNG for the model (or for tesseract), rendered one page per mutool run so pages
 // are produced only as fast as they are sent and a job never holds more than a few in memory.
-import { fail } from '../../server/errors.js';
-import { timeLeft, type JobFile, type JobInput } from '../contract.js';
-import { RunFailure, runTool } from '../runner.js';
+import { fail } from '../../core/errors.js';
+import { timeLeft, type JobFile, type JobInput } from '../../core/job.js';
+import { RunFailure, runTool } from '../../tools/runner.js';
 import { drawFormFieldValues } from '../pdf/forms.js';
 
 /** The service's limit for ocr, tables and structured (also enforced before payment). */

@@ -4,8 +4,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { fail, ServiceError } from '../../server/errors.js';
-import { timeLeft, type JobInput, type WorkerSettings } from '../contract.js';
+import { fail, ServiceError } from '../../core/errors.js';
+import { timeLeft, type JobInput, type WorkerSettings } from '../../core/job.js';
 
 /** Used when the deployment sets a model and a key but no base URL: OpenAI itself. */
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';

@@ -3,9 +3,9 @@
 // The client's schema constrains the answer (strict mode when OpenAI's rules allow it) and
 // ajv checks the result; a second invalid answer fails the job, and nothing is charged.
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { loadUserSchema } from '../../server/inspect/schema.js';
-import { fail } from '../../server/errors.js';
-import type { WorkFunction } from '../contract.js';
+import { loadUserSchema } from '../../checks/schema.js';
+import { fail } from '../../core/errors.js';
+import type { WorkFunction } from '../../core/job.js';
 import { mapInOrder } from './batch.js';
 import { completeJson } from './json.js';
 import { imagePart, jsonOutput } from './ocr.js';

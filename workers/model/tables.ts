@@ -3,7 +3,7 @@
 // is constrained by a strict JSON Schema and checked again with ajv.
 import { Ajv } from 'ajv';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { WorkFunction } from '../contract.js';
+import type { WorkFunction } from '../../core/job.js';
 import { mapInOrder } from './batch.js';
 import { completeJson } from './json.js';
 import { imagePart, jsonOutput, modelConcurrency } from './ocr.js';

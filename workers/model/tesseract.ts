@@ -1,8 +1,8 @@
 // The local OCR engine: nothing leaves the server. One tesseract run per image, single-threaded
 // (OpenMP threads made it 3 to 4 times slower on 2 shared cores), killed at the job's deadline.
-import { fail } from '../../server/errors.js';
-import { timeLeft, type JobInput } from '../contract.js';
-import { runTool } from '../runner.js';
+import { fail } from '../../core/errors.js';
+import { timeLeft, type JobInput } from '../../core/job.js';
+import { runTool } from '../../tools/runner.js';
 import { toolFailure } from './pages.js';
 
 export const DEFAULT_OCR_LANGUAGES = 'eng';

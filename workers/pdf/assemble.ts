@@ -2,13 +2,13 @@
 // copies pages without re-encoding anything.
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { JobInput, JobOutput, WorkFunction } from '../contract.js';
-import { timeLeft } from '../contract.js';
-import { parsePageList, parseRanges } from '../../server/operations/page-ranges.js';
-import { runTool } from '../runner.js';
+import type { JobInput, JobOutput, WorkFunction } from '../../core/job.js';
+import { timeLeft } from '../../core/job.js';
+import { parsePageList, parseRanges } from '../../core/page-ranges.js';
+import { runTool } from '../../tools/runner.js';
 import { countPages, inputPath, inputsContain, PDF, qpdf, qpdfPageSpec, readBytes, ZIP } from './common.js';
-import { withScratch } from './tool-run.js';
-import { buildZip, checkZipSize, type ZipEntry } from '../zip.js';
+import { withScratch } from '../../tools/tool-run.js';
+import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
 
 /**
  * The first input is qpdf's primary file, so its document-level parts (outline, form fields,

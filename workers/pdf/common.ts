@@ -2,10 +2,10 @@
 // job's deadline, and reading a result back.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { JobInput } from '../contract.js';
-import { timeLeft } from '../contract.js';
-import { runTool, type RunResult } from '../runner.js';
-import { asToolError, damaged, qpdfSucceeded } from './tool-run.js';
+import type { JobInput } from '../../core/job.js';
+import { timeLeft } from '../../core/job.js';
+import { runTool, type RunResult } from '../../tools/runner.js';
+import { asToolError, damaged, qpdfSucceeded } from '../../tools/tool-run.js';
 
 /** The seekable copy of file i (the front end writes PDFs to the job directory; tests may not). */
 export async function inputPath(input: JobInput, index = 0): Promise<string> {

@@ -4,12 +4,12 @@
 // itself is always a candidate, so the result is never larger than what was sent.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { JobInput, JobOutput, WorkFunction } from '../contract.js';
-import { timeLeft } from '../contract.js';
-import { runTool } from '../runner.js';
+import type { JobInput, JobOutput, WorkFunction } from '../../core/job.js';
+import { timeLeft } from '../../core/job.js';
+import { runTool } from '../../tools/runner.js';
 import { countPages, inputPath, inputsContain, PDF, qpdf, readBytes } from './common.js';
 import { mergeWithQpdf } from './assemble.js';
-import { withScratch } from './tool-run.js';
+import { withScratch } from '../../tools/tool-run.js';
 
 export type Level = 'lossless' | 'balanced' | 'max';
 

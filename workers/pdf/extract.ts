@@ -1,8 +1,8 @@
 // extract: the text layer in reading order (pdftotext), the page count, and whether the PDF
 // looks scanned. Nothing leaves the server.
-import type { JobOutput, WorkFunction } from '../contract.js';
+import type { JobOutput, WorkFunction } from '../../core/job.js';
 import { inputPath, runIn } from './common.js';
-import { damaged, withScratch } from './tool-run.js';
+import { damaged, withScratch } from '../../tools/tool-run.js';
 
 /** A page with fewer visible characters than this has "almost no text" (page numbers, a stray header). */
 export const TEXTLESS_PAGE_CHARS = 16;

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { timeLeft, type JobInput } from '../contract.js';
-import { runTool } from '../runner.js';
+import { timeLeft, type JobInput } from '../../core/job.js';
+import { runTool } from '../../tools/runner.js';
 import { inputsContain } from './common.js';
 
 /** mutool-run JavaScript: defines `needAppearances` for `doc` and `drawFieldValues(page)`. */

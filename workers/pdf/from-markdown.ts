@@ -7,10 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import MarkdownIt from 'markdown-it';
 import type { StateCore, Token } from 'markdown-it';
-import { fail } from '../../server/errors.js';
-import { decodeMarkdown } from '../../server/inspect/markdown.js';
-import { timeLeft, type JobInput, type JobOutput, type WorkFunction } from '../contract.js';
-import { runTool } from '../runner.js';
+import { fail } from '../../core/errors.js';
+import { decodeMarkdown } from '../../checks/markdown.js';
+import { timeLeft, type JobInput, type JobOutput, type WorkFunction } from '../../core/job.js';
+import { runTool } from '../../tools/runner.js';
 
 const RENDERER_SCRIPT = 'workers/pdf/weasy_render.py';
 /** weasy_render.py's exit status when it reached its address-space cap. */

@@ -5,11 +5,11 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { JobOutput, WorkFunction } from '../contract.js';
-import { fail } from '../../server/errors.js';
-import { buildZip, checkZipSize, type ZipEntry } from '../zip.js';
+import type { JobOutput, WorkFunction } from '../../core/job.js';
+import { fail } from '../../core/errors.js';
+import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
 import { inputPath, readBytes, runIn, ZIP } from './common.js';
-import { withScratch } from './tool-run.js';
+import { withScratch } from '../../tools/tool-run.js';
 
 sharp.concurrency(1);
 

@@ -2,13 +2,13 @@
 // per page (50 megapixels) and in total (the ZIP size limit).
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { JobOutput, WorkFunction } from '../contract.js';
-import { timeLeft } from '../contract.js';
-import { fail } from '../../server/errors.js';
-import { checkRenderPixels, pageBoxes } from '../../server/inspect/pdf.js';
-import { buildZip, checkZipSize, type ZipEntry } from '../zip.js';
+import type { JobOutput, WorkFunction } from '../../core/job.js';
+import { timeLeft } from '../../core/job.js';
+import { fail } from '../../core/errors.js';
+import { checkRenderPixels, pageBoxes } from '../../checks/pdf.js';
+import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
 import { inputPath, readBytes, runIn, ZIP } from './common.js';
-import { asToolError, damaged, withScratch } from './tool-run.js';
+import { asToolError, damaged, withScratch } from '../../tools/tool-run.js';
 import { drawFormFieldValues } from './forms.js';
 
 export const MAX_RENDER_PAGES = 50;

@@ -1,11 +1,11 @@
 // protect (AES-256, the password as both user and owner password) and unlock. Passwords reach
 // qpdf through a 0600 job file, never the command line, and are never logged.
 import path from 'node:path';
-import type { JobOutput, WorkFunction } from '../contract.js';
-import { timeLeft } from '../contract.js';
-import { fail } from '../../server/errors.js';
+import type { JobOutput, WorkFunction } from '../../core/job.js';
+import { timeLeft } from '../../core/job.js';
+import { fail } from '../../core/errors.js';
 import { inputPath, PDF, readBytes } from './common.js';
-import { asToolError, damaged, isWrongPassword, qpdfSucceeded, runQpdfJob, withScratch } from './tool-run.js';
+import { asToolError, damaged, isWrongPassword, qpdfSucceeded, runQpdfJob, withScratch } from '../../tools/tool-run.js';
 
 function passwordOf(fields: Record<string, unknown>): string {
   const password = fields.password;

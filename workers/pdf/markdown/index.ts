@@ -5,9 +5,9 @@
 // the per-page cost low; chunks keep a long document from holding all its text at once.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runTool } from '../../runner.js';
-import { timeLeft, type WorkFunction } from '../../contract.js';
-import { fail } from '../../../server/errors.js';
+import { runTool } from '../../../tools/runner.js';
+import { timeLeft, type WorkFunction } from '../../../core/job.js';
+import { fail } from '../../../core/errors.js';
 import { convertStext, type PageDrawing } from './convert.js';
 import { DRAW_FIELD_VALUES_JS } from '../forms.js';
 

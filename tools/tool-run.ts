@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fail, ServiceError } from '../../server/errors.js';
-import { runTool, RunFailure, type RunOptions, type RunResult } from '../runner.js';
+import { fail, ServiceError } from '../core/errors.js';
+import { runTool, RunFailure, type RunOptions, type RunResult } from './runner.js';
 
 /** qpdf: 0 success, 3 success with warnings (damage it repaired), 2 failure. */
 export function qpdfSucceeded(result: RunResult): boolean {

@@ -1,5 +1,5 @@
 // The operation table: all 21 operations, declared once. Everything public is derived from it.
-import { MB, type FieldSpec, type InputSpec, type Operation } from './define.js';
+import { MB, type FieldSpec, type InputSpec, type Operation } from '../core/operation.js';
 
 const FILE_BYTES = 50 * MB;
 const MERGE_TOTAL_BYTES = 95 * MB;
@@ -44,7 +44,7 @@ export const operations: readonly Operation[] = [
     category: 'image-processing', fields: IMAGE_SHARED, input: imageInput,
     price: { model: 'flat', rate: 5000 }, output: { mediaType: 'image', description: 'The compressed image (image/jpeg, image/png or image/webp).' },
     thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT,
-    work: () => import('../../workers/image/transform.js').then((m) => m.compress),
+    work: () => import('../workers/image/transform.js').then((m) => m.compress),
   },
   {
     id: 'image.resize', path: '/v1/image/resize', tool: 'svc_image_resize', title: 'Resize an image',
@@ -61,7 +61,7 @@ export const operations: readonly Operation[] = [
     input: imageInput, price: { model: 'flat', rate: 5000 },
     output: { mediaType: 'image', description: 'The resized image (image/jpeg, image/png or image/webp).' },
     thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT,
-    work: () => import('../../workers/image/transform.js').then((m) => m.resize),
+    work: () => import('../workers/image/transform.js').then((m) => m.resize),
   },
   {
     id: 'image.crop', path: '/v1/image/crop', tool: 'svc_image_crop', title: 'Crop an image',
@@ -77,7 +77,7 @@ export const operations: readonly Operation[] = [
     input: imageInput, price: { model: 'flat', rate: 5000 },
     output: { mediaType: 'image', description: 'The cropped image (image/jpeg, image/png or image/webp).' },
     thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT,
-    work: () => import('../../workers/image/transform.js').then((m) => m.crop),
+    work: () => import('../workers/image/transform.js').then((m) => m.crop),
   },
   {
     id: 'image.rotate', path: '/v1/image/rotate', tool: 'svc_image_rotate', title: 'Rotate an image',
@@ -90,7 +90,7 @@ export const operations: readonly Operation[] = [
     input: imageInput, price: { model: 'flat', rate: 5000 },
     output: { mediaType: 'image', description: 'The rotated image (image/jpeg, image/png or image/webp).' },
     thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT,
-    work: () => import('../../workers/image/transform.js').then((m) => m.rotate),
+    work: () => import('../workers/image/transform.js').then((m) => m.rotate),
   },
   {
     id: 'image.flip', path: '/v1/image/flip', tool: 'svc_image_flip', title: 'Mirror an image',
@@ -103,7 +103,7 @@ export const operations: readonly Operation[] = [
     input: imageInput, price: { model: 'flat', rate: 5000 },
     output: { mediaType: 'image', description: 'The mirrored image (image/jpeg, image/png or image/webp).' },
     thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT,
-    work: () => import('../../workers/image/transform.js').then((m) => m.flip),
+    work: () => import('../workers/image/transform.js').then((m) => m.flip),
   },
   {
     id: 'image.ocr', path: '/v1/image/ocr', tool: 'svc_image_ocr', title: 'Recognise text in an image',
@@ -111,7 +111,7 @@ export const operations: readonly Operation[] = [
     category: 'ocr', fields: [], input: imageInput, price: { model: 'flat', rate: 20000 },
     output: { mediaType: 'application/json', description: 'JSON { text }.', jsonSchema: TEXT_SCHEMA },
     thirdParty: true, binaries: [], timeoutMs: MODEL_TIMEOUT,
-    work: () => import('../../workers/model/ocr.js').then((m) => m.imageOcr),
+    work: () => import('../workers/model/ocr.js').then((m) => m.imageOcr),
   },
   // ---- PDFs ---------------------------------------------------------------------------
   {
@@ -120,7 +120,7 @@ export const operations: readonly Operation[] = [
     category: 'pdf-processing', fields: [LEVEL], input: pdfInput, price: { model: 'per-page', rate: 5000 },
     output: { mediaType: 'application/pdf', description: 'The compressed PDF.' },
     thirdParty: false, binaries: ['qpdf', 'gs'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/compress.js').then((m) => m.compress),
+    work: () => import('../workers/pdf/compress.js').then((m) => m.compress),
   },
   {
     id: 'pdf.merge', path: '/v1/pdf/merge', tool: 'svc_pdf_merge', title: 'Merge PDFs',
@@ -128,7 +128,7 @@ export const operations: readonly Operation[] = [
     category: 'pdf-processing', fields: [], input: mergeInput, price: { model: 'per-page', rate: 5000, note: 'Pages are summed over all inputs.' },
     output: { mediaType: 'application/pdf', description: 'One PDF with the inputs in order.' },
     thirdParty: false, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/assemble.js').then((m) => m.merge),
+    work: () => import('../workers/pdf/assemble.js').then((m) => m.merge),
   },
   {
     id: 'pdf.merge-compress', path: '/v1/pdf/merge-compress', tool: 'svc_pdf_merge_compress', title: 'Merge and compress PDFs',
@@ -137,7 +137,7 @@ export const operations: readonly Operation[] = [
     price: { model: 'per-page', rate: 8000, note: 'Bundle rate; pages are summed over all inputs.' },
     output: { mediaType: 'application/pdf', description: 'One merged and compressed PDF.' },
     thirdParty: false, binaries: ['qpdf', 'gs'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/compress.js').then((m) => m.mergeCompress),
+    work: () => import('../workers/pdf/compress.js').then((m) => m.mergeCompress),
   },
   {
     id: 'pdf.pages', path: '/v1/pdf/pages', tool: 'svc_pdf_pages', title: 'Select, reorder, delete or rotate pages',
@@ -152,7 +152,7 @@ export const operations: readonly Operation[] = [
     input: pdfInput, price: { model: 'per-page', rate: 5000 },
     output: { mediaType: 'application/pdf', description: 'The recomposed PDF.' },
     thirdParty: false, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/assemble.js').then((m) => m.pages),
+    work: () => import('../workers/pdf/assemble.js').then((m) => m.pages),
   },
   {
     id: 'pdf.split', path: '/v1/pdf/split', tool: 'svc_pdf_split', title: 'Split a PDF',
@@ -162,7 +162,7 @@ export const operations: readonly Operation[] = [
     input: pdfInput, price: { model: 'per-page', rate: 5000 },
     output: { mediaType: 'application/zip', description: 'ZIP with one PDF per range.' },
     thirdParty: false, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/assemble.js').then((m) => m.split),
+    work: () => import('../workers/pdf/assemble.js').then((m) => m.split),
   },
   {
     id: 'pdf.protect', path: '/v1/pdf/protect', tool: 'svc_pdf_protect', title: 'Password-protect a PDF',
@@ -172,7 +172,7 @@ export const operations: readonly Operation[] = [
     input: pdfInput, price: { model: 'per-page', rate: 5000 },
     output: { mediaType: 'application/pdf', description: 'The AES-256 encrypted PDF.' },
     thirdParty: false, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/security.js').then((m) => m.protect),
+    work: () => import('../workers/pdf/security.js').then((m) => m.protect),
   },
   {
     id: 'pdf.unlock', path: '/v1/pdf/unlock', tool: 'svc_pdf_unlock', title: 'Remove a PDF password',
@@ -182,7 +182,7 @@ export const operations: readonly Operation[] = [
     input: { ...pdfInput, acceptsEncrypted: true }, price: { model: 'flat', rate: 20000, note: 'Flat: an encrypted PDF cannot be page-counted before payment.' },
     output: { mediaType: 'application/pdf', description: 'The decrypted PDF.' },
     thirdParty: false, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/security.js').then((m) => m.unlock),
+    work: () => import('../workers/pdf/security.js').then((m) => m.unlock),
   },
   {
     id: 'pdf.render', path: '/v1/pdf/render', tool: 'svc_pdf_render', title: 'Render pages to PNG',
@@ -192,7 +192,7 @@ export const operations: readonly Operation[] = [
     input: { ...pdfInput, maxPages: 50 }, price: { model: 'per-page', rate: 10000, maxAmount: 500000 },
     output: { mediaType: 'application/zip', description: 'ZIP with page-NNNN.png per page, in page order.' },
     thirdParty: false, binaries: ['mutool'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/render.js').then((m) => m.render),
+    work: () => import('../workers/pdf/render.js').then((m) => m.render),
   },
   {
     id: 'pdf.images', path: '/v1/pdf/images', tool: 'svc_pdf_images', title: 'Extract embedded images',
@@ -200,7 +200,7 @@ export const operations: readonly Operation[] = [
     category: 'pdf-extraction', fields: [], input: pdfInput, price: { model: 'per-page', rate: 10000 },
     output: { mediaType: 'application/zip', description: 'ZIP with one PNG per embedded image.' },
     thirdParty: false, binaries: ['mutool'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/images.js').then((m) => m.images),
+    work: () => import('../workers/pdf/images.js').then((m) => m.images),
   },
   {
     id: 'pdf.extract', path: '/v1/pdf/extract', tool: 'svc_pdf_extract', title: 'Extract plain text',
@@ -218,7 +218,7 @@ export const operations: readonly Operation[] = [
       },
     },
     thirdParty: false, binaries: ['pdftotext', 'mutool'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/extract.js').then((m) => m.extract),
+    work: () => import('../workers/pdf/extract.js').then((m) => m.extract),
   },
   {
     id: 'pdf.markdown', path: '/v1/pdf/markdown', tool: 'svc_pdf_markdown', title: 'Convert a PDF to Markdown',
@@ -226,7 +226,7 @@ export const operations: readonly Operation[] = [
     category: 'pdf-extraction', fields: [], input: pdfInput, price: { model: 'per-page', rate: 20000 },
     output: { mediaType: 'text/markdown; charset=utf-8', description: 'Markdown text.' },
     thirdParty: false, binaries: ['mutool'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/markdown/index.js').then((m) => m.markdown),
+    work: () => import('../workers/pdf/markdown/index.js').then((m) => m.markdown),
   },
   {
     id: 'pdf.from-markdown', path: '/v1/pdf/from-markdown', tool: 'svc_pdf_from_markdown', title: 'Typeset Markdown as a PDF',
@@ -237,7 +237,7 @@ export const operations: readonly Operation[] = [
     price: { model: 'flat', rate: 10000 },
     output: { mediaType: 'application/pdf', description: 'A typeset A4 PDF.' },
     thirdParty: false, binaries: ['python3', 'weasyprint'], timeoutMs: PDF_TIMEOUT,
-    work: () => import('../../workers/pdf/from-markdown.js').then((m) => m.fromMarkdown),
+    work: () => import('../workers/pdf/from-markdown.js').then((m) => m.fromMarkdown),
   },
   {
     id: 'pdf.ocr', path: '/v1/pdf/ocr', tool: 'svc_pdf_ocr', title: 'Recognise text in a PDF',
@@ -245,7 +245,7 @@ export const operations: readonly Operation[] = [
     category: 'ocr', fields: [], input: modelPdfInput, price: { model: 'per-page', rate: 30000, maxAmount: 900000 },
     output: { mediaType: 'application/json', description: 'JSON { text }.', jsonSchema: TEXT_SCHEMA },
     thirdParty: true, binaries: ['mutool'], timeoutMs: MODEL_TIMEOUT,
-    work: () => import('../../workers/model/ocr.js').then((m) => m.pdfOcr),
+    work: () => import('../workers/model/ocr.js').then((m) => m.pdfOcr),
   },
   {
     id: 'pdf.tables', path: '/v1/pdf/tables', tool: 'svc_pdf_tables', title: 'Extract tables',
@@ -272,7 +272,7 @@ export const operations: readonly Operation[] = [
       },
     },
     thirdParty: true, binaries: ['mutool'], timeoutMs: MODEL_TIMEOUT,
-    work: () => import('../../workers/model/tables.js').then((m) => m.pdfTables),
+    work: () => import('../workers/model/tables.js').then((m) => m.pdfTables),
   },
   {
     id: 'pdf.structured', path: '/v1/pdf/structured', tool: 'svc_pdf_structured', title: 'Extract schema-shaped JSON',
@@ -285,7 +285,7 @@ export const operations: readonly Operation[] = [
       jsonSchema: { type: 'object', required: ['data'], properties: { data: { type: 'object' } } },
     },
     thirdParty: true, binaries: ['mutool'], timeoutMs: MODEL_TIMEOUT,
-    work: () => import('../../workers/model/structured.js').then((m) => m.pdfStructured),
+    work: () => import('../workers/model/structured.js').then((m) => m.pdfStructured),
   },
 ];
 

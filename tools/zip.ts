@@ -1,7 +1,7 @@
 // Builds a ZIP in memory from named entries, bounded in total size. PNG and PDF entries are
 // already compressed, so they are stored rather than deflated again (faster, barely larger).
 import { ZipArchive } from 'archiver';
-import { fail } from '../server/errors.js';
+import { fail } from '../core/errors.js';
 
 export interface ZipEntry {
   name: string;

@@ -1,7 +1,7 @@
 // The page-range syntax shared by /v1/pdf/pages (`pages`) and /v1/pdf/split (`ranges`):
 // comma-separated items, each a page number, `z` (the last page) or a range `a-b` whose ends
 // are numbers or `z`. Parsed before payment, so every mistake is named precisely.
-import { fail } from '../errors.js';
+import { fail } from './errors.js';
 
 /** At most this many ranges in `ranges` (the spec's Limits table). */
 export const MAX_SPLIT_RANGES = 50;

@@ -1,6 +1,6 @@
 // What crosses the thread boundary between the front end and a pool worker.
 // Everything here must survive structured cloning: plain data, typed arrays, no classes.
-import type { ErrorCode } from '../server/errors.js';
+import type { ErrorCode } from './errors.js';
 
 export interface JobFile {
   /** The uploaded bytes (transferred, not copied, into the worker). */

@@ -1,6 +1,6 @@
 // The shape of one operation. The table in ./index.ts declares all 21 once; routes, MCP
 // tools, the OpenAPI document, the discovery catalog and the 402 quotes are derived from it.
-import type { WorkFunction } from '../../workers/contract.js';
+import type { WorkFunction } from './job.js';
 
 export type Category = 'image-processing' | 'pdf-processing' | 'pdf-extraction' | 'ocr';
 

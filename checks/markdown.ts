@@ -1,6 +1,6 @@
 // Pre-payment checks for /v1/pdf/from-markdown: the upload must be UTF-8 and hold something
 // to typeset. Both are cheap, so nobody pays for a file the worker would refuse.
-import { fail } from '../errors.js';
+import { fail } from '../core/errors.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -7,7 +7,7 @@
 // per MB, so 20 ms or more per tool from a service holding uploads, sharp and three V8 heaps,
 // during which the calling thread is blocked and the other threads stall on page faults. Each
 // thread that runs tools therefore hands them to a small launcher process of its own
-// (workers/launcher.ts), which runs them with the same code below at the cost of a lean fork.
+// (tools/launcher.ts), which runs them with the same code below at the cost of a lean fork.
 import { fork, type ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { statfs } from 'node:fs/promises';

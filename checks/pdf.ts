@@ -4,9 +4,9 @@
 // by the paid job, which then fails without charge.
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fail } from '../errors.js';
-import { runTool, RunFailure, type RunResult } from '../../workers/runner.js';
-import { isWrongPassword, qpdfSucceeded, runQpdfJob } from '../../workers/pdf/tool-run.js';
+import { fail } from '../core/errors.js';
+import { runTool, RunFailure, type RunResult } from '../tools/runner.js';
+import { isWrongPassword, qpdfSucceeded, runQpdfJob } from '../tools/tool-run.js';
 
 /** Each inspection step gets this long; a PDF that qpdf cannot count in 10 s is treated as unreadable. */
 const INSPECT_TIMEOUT_MS = 10_000;

@@ -2,7 +2,7 @@
 // bytes, never its name or declared type), its size, and whether it is cut short. Nothing
 // here decodes pixels, so a tiny file declaring 100000 x 100000 pixels costs milliseconds.
 import sharp, { type Metadata } from 'sharp';
-import { fail } from '../errors.js';
+import { fail } from '../core/errors.js';
 
 export type ImageFormat = 'jpeg' | 'png' | 'webp';
 

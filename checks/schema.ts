@@ -4,7 +4,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { fail } from '../errors.js';
+import { fail } from '../core/errors.js';
 
 export type JsonSchemaObject = Record<string, unknown>;
 
