@@ -6,7 +6,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { JobInput } from '../core/job.js';
+import type { Job } from '../core/job.js';
 import { fromMarkdown, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { runTool, runToolsInThisProcess } from '../tools/runner.js';
 
@@ -91,9 +91,9 @@ async function measure(run: () => Promise<Uint8Array>): Promise<Measurement> {
 
 async function ours(markdown: string, workDir: string): Promise<Uint8Array> {
   const jobDir = await mkdtemp(path.join(workDir, 'job-'));
-  const input: JobInput = {
-    operation: 'pdf.from-markdown', files: [{ bytes: new TextEncoder().encode(markdown), format: 'markdown' }],
-    fields: { title: 'Benchmark' }, jobDir, deadline: Date.now() + TIMEOUT_MS,
+  const input: Job<{ title?: string }> = {
+    operation: 'pdf.from-markdown', files: [{ bytes: new TextEncoder().encode(markdown) }],
+    params: { title: 'Benchmark' }, jobDir, deadline: Date.now() + TIMEOUT_MS,
     settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 },
   };
   try {

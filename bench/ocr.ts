@@ -5,7 +5,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { JobInput } from '../core/job.js';
+import type { Job } from '../core/job.js';
 import { pdfOcr } from '../workers/model/ocr.js';
 import { TESSERACT_DPI } from '../workers/model/pages.js';
 import { runTool, runToolsInThisProcess } from '../tools/runner.js';
@@ -50,8 +50,8 @@ async function main(): Promise<void> {
       await runTool('qpdf', [source, '--pages', '.', `${sample.first}-${sample.last}`, '--', subset], { timeoutMs: 60_000 });
       const pages = sample.last - sample.first + 1;
       const bytes = new Uint8Array(await readFile(subset));
-      const input: JobInput = {
-        operation: 'pdf.ocr', files: [{ bytes, path: subset, format: 'pdf', pages }], fields: {}, jobDir,
+      const input: Job = {
+        operation: 'pdf.ocr', files: [{ bytes, path: subset, pages }], params: {}, jobDir,
         deadline: Date.now() + 600_000,
         settings: { modelConcurrency: 4, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 },
       };

@@ -248,7 +248,7 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
         const copy = path.join(scratch, 'input.pdf');
         await writeFile(copy, latex4);
         await markdownWork({
-          operation: 'pdf.markdown', files: [{ bytes: latex4, path: copy, format: 'pdf', pages: 4 }], fields: {}, jobDir: scratch,
+          operation: 'pdf.markdown', files: [{ bytes: latex4, path: copy, pages: 4 }], params: {}, jobDir: scratch,
           deadline: Date.now() + TIMEOUT, settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 },
         });
       },

@@ -7,7 +7,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { compress } from '../workers/pdf/compress.js';
 import { runTool } from '../tools/runner.js';
-import type { JobInput } from '../core/job.js';
+import type { Job } from '../core/job.js';
 import { makePdf, photographedPage } from '../test/pdf-fixtures.js';
 import { CORPUS, parseStepArgs, progress, start, writeResult, photoJpeg } from './lib/common.js';
 
@@ -97,8 +97,8 @@ async function main() {
       for (const level of ['lossless', 'balanced', 'max'] as const) {
         const jobDir = await mkdtemp(path.join(dir, 'job-'));
         const t0 = performance.now();
-        const job: JobInput = {
-          operation: 'pdf.compress', files: [{ bytes: input.bytes, path: source, format: 'pdf' }], fields: { level }, jobDir,
+        const job: Job<{ level: 'lossless' | 'balanced' | 'max' }> = {
+          operation: 'pdf.compress', files: [{ bytes: input.bytes, path: source }], params: { level }, jobDir,
           deadline: Date.now() + 300_000,
           settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'model', ocrLanguages: 'eng', maxZipBytes: 1 << 29 },
         };

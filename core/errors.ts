@@ -76,14 +76,3 @@ export function asServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   return new ServiceError('INTERNAL');
 }
-
-/**
- * Results cross the worker boundary as plain data: custom error classes do not survive
- * structured cloning, so workers return { ok: false, code, message } instead of throwing.
- */
-export interface WorkerFailure {
-  ok: false;
-  code: ErrorCode;
-  message: string;
-  field?: string;
-}

@@ -7,15 +7,11 @@ export interface JobFile {
   bytes: Uint8Array;
   /** The same bytes already written to the job directory, for tools that need a seekable file (PDF inputs). */
   path?: string;
-  /** What inspection found: 'jpeg' | 'png' | 'webp' | 'pdf' | 'markdown'. */
-  format: string;
-  /** Page count for PDFs (as priced), pixel size for images. */
+  /** Page count for PDFs, as priced. */
   pages?: number;
-  width?: number;
-  height?: number;
 }
 
-/** Settings a worker needs that come from configuration, passed per job so workers stay stateless. */
+/** Settings a worker needs that come from configuration: given to each pool thread once, at its start. */
 export interface WorkerSettings {
   modelBaseUrl?: string;
   modelApiKey?: string;
@@ -27,15 +23,20 @@ export interface WorkerSettings {
   maxZipBytes: number;
 }
 
-export interface JobInput {
+/** What the front end hands the pool for one job. */
+export interface JobInput<Params = unknown> {
   operation: string;
   files: JobFile[];
-  /** Validated form fields with defaults applied. */
-  fields: Record<string, string | number | undefined>;
+  /** What the operation's plan decided before payment; the work function takes it as it is. */
+  params: Params;
   /** Private directory (mode 0700) on tmpfs; created and always removed by the front end. */
   jobDir: string;
   /** Epoch milliseconds by which the work must be done; subprocess deadlines end before it. */
   deadline: number;
+}
+
+/** What a work function receives: the job and its thread's settings. */
+export interface Job<Params = unknown> extends JobInput<Params> {
   settings: WorkerSettings;
 }
 
@@ -50,7 +51,7 @@ export type JobResult =
   | { ok: false; code: ErrorCode; message: string; field?: string };
 
 /** A worker-side operation: throws ServiceError (via fail()) for domain failures. */
-export type WorkFunction = (input: JobInput) => Promise<JobOutput>;
+export type WorkFunction<Params = unknown> = (job: Job<Params>) => Promise<JobOutput>;
 
 /** Milliseconds left before the deadline, minus a margin so the worker can still report. */
 export function timeLeft(input: Pick<JobInput, 'deadline'>, marginMs = 250): number {

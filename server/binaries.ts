@@ -2,7 +2,7 @@
 // 503 when one is missing, so an orchestrator never routes traffic to a half-installed box.
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
-import type { Operation } from '../core/operation.js';
+import type { Operation } from '../operations/define.js';
 
 export type BinaryStatus = Record<string, boolean>;
 

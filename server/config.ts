@@ -2,6 +2,7 @@
 // configuration table lists the same names, defaults and meanings.
 import convict from 'convict';
 import os from 'node:os';
+import type { WorkerSettings } from '../core/job.js';
 
 const schema = {
   port: { doc: 'TCP port to listen on.', format: 'port', default: 8080, env: 'PORT' },
@@ -84,8 +85,22 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
 }
 
 /** The model endpoints can run: a provider is configured, or (OCR only) the local engine is chosen. */
-export function providerAvailable(config: Config, opId: string): boolean {
-  if (config.ocrEngine === 'tesseract' && (opId === 'image.ocr' || opId === 'pdf.ocr')) return true;
+export function providerAvailable(config: Config, op: { localOcr?: boolean }): boolean {
+  if (op.localOcr && config.ocrEngine === 'tesseract') return true;
   // A key alone means OpenAI itself; a base URL alone means a keyless OpenAI-compatible server.
   return config.modelBaseUrl !== '' || config.modelApiKey !== '';
+}
+
+/** The settings the pool's threads need, given to each thread once. */
+export function workerSettings(config: Config): WorkerSettings {
+  return {
+    ...(config.modelBaseUrl ? { modelBaseUrl: config.modelBaseUrl } : {}),
+    ...(config.modelApiKey ? { modelApiKey: config.modelApiKey } : {}),
+    modelName: config.modelName,
+    modelConcurrency: config.modelConcurrency,
+    modelDpi: config.modelDpi,
+    ocrEngine: config.ocrEngine,
+    ocrLanguages: config.ocrLanguages,
+    maxZipBytes: config.maxZipBytes,
+  };
 }

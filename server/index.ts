@@ -2,7 +2,7 @@
 // share it. Routes, MCP tools, OpenAPI and the catalog all come from the operation table.
 import Hapi from '@hapi/hapi';
 import { pino, type Logger, type DestinationStream } from 'pino';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, workerSettings, type Config } from './config.js';
 import { operations } from '../operations/index.js';
 import { WorkerPool } from './pool.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -58,7 +58,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   await ensureJobRoot(config.tmpDir);
   const ownRigs = config.payments === 'dev' && !options.rigs;
   const rigs: DevRigs = options.rigs ?? (config.payments === 'dev' ? await startDevRigs(config) : {});
-  const pool = new WorkerPool({ workers: config.workers, queueMax: config.queueMax });
+  const pool = new WorkerPool({ workers: config.workers, queueMax: config.queueMax, settings: workerSettings(config) });
   const metrics = createMetrics({ queueDepth: () => pool.queueDepth, busyWorkers: () => pool.busy });
   let gate: PaymentGate;
   try {

@@ -22,7 +22,7 @@ export function createMetrics(sample: { queueDepth: () => number; busyWorkers: (
       name: 'paydoc_request_duration_seconds', help: 'Request duration by operation.', labelNames: ['operation'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: [registry],
     }),
-    jobs: new Counter({ name: 'paydoc_jobs_total', help: 'Jobs handed to the worker pool, by outcome (ok, failed, timeout).', labelNames: ['operation', 'outcome'], registers: [registry] }),
+    jobs: new Counter({ name: 'paydoc_jobs_total', help: 'Jobs handed to the worker pool: started, then one outcome each (ok, failed, timeout, cancelled when the pool refused it).', labelNames: ['operation', 'outcome'], registers: [registry] }),
     payments: new Counter({
       name: 'paydoc_payments_total', help: 'Payments by stage: verified, settled, refused, settle_failed, cancelled, replay_refused, verify_error.',
       labelNames: ['stage'], registers: [registry],

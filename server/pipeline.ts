@@ -3,20 +3,18 @@
 // payment is asked for:
 //   sizes (413) → fields (422) → input type and readability (422; GIF 501) → page and pixel
 //   limits (413) → model provider disabled (503) → queue full (503) → price.
-import type { Operation } from '../core/operation.js';
+import type { InspectedFile, Operation } from '../operations/define.js';
 import { fail } from '../core/errors.js';
-import { validateFields, type FieldValues } from './derive/fields.js';
+import { validateFields } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import { providerAvailable, type Config } from './config.js';
-import { inspectImage, checkImageRequest, type ImageFormat } from '../checks/image.js';
-import { checkRenderPixels, inspectPdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
+import { readImageHeader } from '../checks/image.js';
+import { inspectPdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
 import type { InspectionCache } from '../checks/cache.js';
 import { inspectMarkdown } from '../checks/markdown.js';
-import { compileUserSchema } from '../checks/schema.js';
-import { parsePageList, parseRanges } from '../core/page-ranges.js';
 import type { WorkerPool } from './pool.js';
 import type { LazyJobDir } from './jobdir.js';
-import type { JobFile, JobInput, JobOutput, WorkerSettings } from '../core/job.js';
+import type { JobFile, JobInput, JobOutput } from '../core/job.js';
 
 export interface RawRequest {
   /** Uploaded files in the order received. */
@@ -27,7 +25,8 @@ export interface RawRequest {
 
 export interface Prepared {
   op: Operation;
-  fields: FieldValues;
+  /** What the operation's plan decided: the work function's parameters. */
+  params: unknown;
   files: JobFile[];
   pageCounts: number[];
   amount: bigint;
@@ -120,19 +119,17 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
   checkSizes(op, raw);
   checkFileCount(op, raw);
   const fields = validateFields(op, raw.fields);
-  if (op.id === 'pdf.structured') compileUserSchema(String(fields.schema));
 
-  const files: JobFile[] = [];
+  const files: InspectedFile[] = [];
   const digests: string[] = [];
   for (const [i, bytes] of raw.uploads.entries()) {
     const which = raw.uploads.length > 1 ? `file ${i + 1}: ` : '';
     try {
       if (op.input.kind === 'image') {
-        const info = await inspectImage(bytes);
-        files.push({ bytes, format: info.format, width: info.width, height: info.height });
+        files.push({ kind: 'image', bytes, header: await readImageHeader(bytes) });
       } else if (op.input.kind === 'markdown') {
         inspectMarkdown(bytes);
-        files.push({ bytes, format: 'markdown' });
+        files.push({ kind: 'markdown', bytes });
       } else {
         const written = jobDir.write(`input-${i + 1}.pdf`, bytes).catch((err: NodeJS.ErrnoException) => {
           if (err.code === 'ENOSPC') fail('UNAVAILABLE', 'the service has no temporary space left for the upload; retry in a moment; nothing was charged', { retryAfterSeconds: 10 });
@@ -143,7 +140,7 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
         const digest = inspections.digest(bytes, password);
         const filePath = await written;
         const info = await inspectUploadedPdf(op, filePath, digest, password, inspections, paid);
-        files.push({ bytes, path: filePath, format: 'pdf', pages: info.pages });
+        files.push({ kind: 'pdf', bytes, path: filePath, pages: info.pages });
         digests.push(digest);
       }
     } catch (err) {
@@ -152,49 +149,32 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
     }
   }
 
-  const pageCounts = files.map((f) => f.pages ?? 0);
-  if (op.input.kind === 'pdf' && !op.input.acceptsEncrypted) {
-    const pages = pageCounts.reduce((a, b) => a + b, 0);
-    if (op.input.maxPages !== undefined && pages > op.input.maxPages) {
-      fail('LIMIT_EXCEEDED', `the PDF has ${pages} pages; ${op.path} takes at most ${op.input.maxPages}`, { field: 'file' });
-    }
-    if (op.id === 'pdf.pages' && fields.pages !== undefined) parsePageList(String(fields.pages), pages, { field: 'pages' });
-    if (op.id === 'pdf.split') parseRanges(String(fields.ranges), pages);
-    // A huge page at a high dpi is refused from its MediaBox before payment, not discovered by the job.
-    if (op.id === 'pdf.render') {
-      const boxes = await renderPageBoxes(files[0].path!, digests[0], inspections);
-      // Unreadable sizes are not a verdict: the render job checks each page again.
-      if (boxes) checkRenderPixels(boxes, Number(fields.dpi));
-    }
+  const pageCounts = files.map((f) => (f.kind === 'pdf' ? f.pages : 0));
+  const pages = pageCounts.reduce((a, b) => a + b, 0);
+  if (op.input.kind === 'pdf' && !op.input.acceptsEncrypted && op.input.maxPages !== undefined && pages > op.input.maxPages) {
+    fail('LIMIT_EXCEEDED', `the PDF has ${pages} pages; ${op.path} takes at most ${op.input.maxPages}`, { field: 'file' });
   }
-  if (op.input.kind === 'image') {
-    // Unless a format is asked for, the output keeps the input's format.
-    fields.format ??= files[0].format;
-    // PNG palette quantisation applies on compress or whenever colors is sent explicitly.
-    if (op.fields.some((f) => f.name === 'colors')) fields.colorsSent = raw.fields.colors !== undefined && raw.fields.colors !== '' ? 1 : 0;
-    // Crop edges and the result's size are known from the header: refuse them before payment.
-    if (op.id !== 'image.ocr') checkImageRequest(op.id, fields, { format: files[0].format as ImageFormat, width: files[0].width!, height: files[0].height! });
-  }
+  const params = await op.plan({
+    fields,
+    sent: (name) => raw.fields[name] !== undefined && raw.fields[name] !== '',
+    files,
+    pages,
+    pageBoxes: () => {
+      const first = files[0];
+      return first?.kind === 'pdf' ? renderPageBoxes(first.path, digests[0], inspections) : Promise.resolve(undefined);
+    },
+  });
 
-  if (op.thirdParty && !providerAvailable(config, op.id)) {
+  if (op.thirdParty && !providerAvailable(config, op)) {
     fail('PROVIDER_DISABLED', `${op.path} is not enabled on this deployment: the model provider is not configured (MODEL_BASE_URL)`, { retryAfterSeconds: 3600 });
   }
   if (!pool.hasRoom()) fail('QUEUE_FULL', 'the service is busy; retry in a few seconds', { retryAfterSeconds: 5 });
 
   const amount = priceOf(op, op.price.model === 'per-page' ? pageCounts : []);
-  return { op, fields, files, pageCounts, amount, jobDir, inputBytes: raw.uploads.reduce((s, b) => s + b.byteLength, 0) };
-}
-
-export function workerSettings(config: Config): WorkerSettings {
   return {
-    ...(config.modelBaseUrl ? { modelBaseUrl: config.modelBaseUrl } : {}),
-    ...(config.modelApiKey ? { modelApiKey: config.modelApiKey } : {}),
-    modelName: config.modelName,
-    modelConcurrency: config.modelConcurrency,
-    modelDpi: config.modelDpi,
-    ocrEngine: config.ocrEngine,
-    ocrLanguages: config.ocrLanguages,
-    maxZipBytes: config.maxZipBytes,
+    op, params, amount, jobDir, pageCounts,
+    files: files.map((f) => (f.kind === 'pdf' ? { bytes: f.bytes, path: f.path, pages: f.pages } : { bytes: f.bytes })),
+    inputBytes: raw.uploads.reduce((s, b) => s + b.byteLength, 0),
   };
 }
 
@@ -204,10 +184,9 @@ export async function execute(prepared: Prepared, config: Config, pool: WorkerPo
   const input: JobInput = {
     operation: prepared.op.id,
     files: prepared.files.map((f) => ({ ...f, bytes: ownBuffer(f.bytes) })),
-    fields: prepared.fields,
+    params: prepared.params,
     jobDir: prepared.jobDir.path(),
     deadline: Date.now() + timeoutMs,
-    settings: workerSettings(config),
   };
   return pool.run(input);
 }

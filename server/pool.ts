@@ -5,12 +5,12 @@ import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
 import { ServiceError } from '../core/errors.js';
 import { killProcessesIn } from './orphans.js';
-import type { JobInput, JobOutput, JobResult } from '../core/job.js';
+import type { JobInput, JobOutput, JobResult, WorkerSettings } from '../core/job.js';
 
 // The pool aborts a task this long after its deadline; the subprocess deadline sits inside it.
 const ABORT_GRACE_MS = 2000;
 
-export interface PoolOptions { workers: number; queueMax: number }
+export interface PoolOptions { workers: number; queueMax: number; settings: WorkerSettings }
 
 export class WorkerPool {
   private readonly piscina: Piscina<JobInput, JobResult>;
@@ -24,8 +24,9 @@ export class WorkerPool {
       maxQueue: options.queueMax,
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
-      // Workers must not inherit secrets they do not need; settings travel with each job.
+      // Workers must not inherit secrets they do not need: they get the settings of their work, once.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: process.env.NODE_ENV ?? 'production' },
+      workerData: { settings: options.settings },
     });
   }
 

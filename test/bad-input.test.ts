@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestService, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { operations, operationById } from '../operations/index.js';
-import type { Operation } from '../core/operation.js';
+import type { Operation } from '../operations/define.js';
 import { runTool } from '../tools/runner.js';
 
 export const lab = Lab.script();

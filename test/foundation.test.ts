@@ -10,6 +10,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
 import { operations } from '../operations/index.js';
+import { workFunctionFor } from '../workers/work-functions.js';
 import { ERROR_CATALOG, ServiceError, type ErrorCode } from '../core/errors.js';
 import { loadConfig, ConfigError, ENVIRONMENT_VARIABLES } from '../server/config.js';
 import { readFile } from 'node:fs/promises';
@@ -24,7 +25,7 @@ const { describe, it, before, after } = lab;
 const { expect } = Code;
 
 describe('the operation table', () => {
-  it('declares 21 operations, 6 image and 15 PDF, with unique paths and svc_ tool names', () => {
+  it('declares 21 operations, 6 image and 15 PDF, with unique paths and svc_ tool names', async () => {
     expect(operations.length).to.equal(21);
     expect(operations.filter((op) => op.path.startsWith('/v1/image/')).length).to.equal(6);
     expect(operations.filter((op) => op.path.startsWith('/v1/pdf/')).length).to.equal(15);
@@ -33,8 +34,15 @@ describe('the operation table', () => {
     for (const op of operations) {
       expect(op.tool).to.match(/^svc_[a-z_]+$/);
       expect(op.price.rate).to.be.above(0);
-      expect(op.work, `${op.id} has no work function`).to.be.a.function();
+      expect(await workFunctionFor(op.id)(), `${op.id} has no work function`).to.be.a.function();
     }
+    // Derived from the id and the price: what the specification lists.
+    const byId = (id: string) => operations.find((o) => o.id === id)!;
+    expect([byId('pdf.merge-compress').path, byId('pdf.merge-compress').tool]).to.equal(['/v1/pdf/merge-compress', 'svc_pdf_merge_compress']);
+    expect([byId('image.ocr').path, byId('image.ocr').tool]).to.equal(['/v1/image/ocr', 'svc_image_ocr']);
+    expect(Object.fromEntries(operations.filter((o) => o.maxAmount !== undefined).map((o) => [o.id, o.maxAmount]))).to.equal({
+      'pdf.render': 500000, 'pdf.ocr': 900000, 'pdf.tables': 900000, 'pdf.structured': 1200000,
+    });
   });
 
   it('treats password, schema, direction and angle as required', () => {

@@ -8,9 +8,11 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { ServiceError } from '../core/errors.js';
-import { checkImageRequest, inspectImage, type ImageFormat } from '../checks/image.js';
-import type { JobInput, JobOutput, WorkFunction } from '../core/job.js';
-import * as transforms from '../workers/image/transform.js';
+import { inspectImage, type ImageFormat } from '../checks/image.js';
+import { imageCrop } from '../operations/image/crop.js';
+import type { JobOutput } from '../core/job.js';
+import type { OperationId } from '../operations/index.js';
+import { plannedJob } from './support/jobs.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -47,23 +49,12 @@ async function encodeAs(raw: Buffer, width: number, height: number, format: Imag
   return image.png().toBuffer();
 }
 
-function job(operation: string, bytes: Uint8Array, fields: JobInput['fields'] = {}): JobInput {
-  return {
-    operation,
-    files: [{ bytes, format: 'unknown' }],
-    fields: { quality: 90, colors: 256, ...fields },
-    jobDir,
-    deadline: Date.now() + 30_000,
-    settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 1e9 },
-  };
-}
+type Fields = Record<string, string | number>;
 
-const work: Record<string, WorkFunction> = {
-  compress: transforms.compress, resize: transforms.resize, crop: transforms.crop, rotate: transforms.rotate, flip: transforms.flip,
-};
-
-function run(operation: string, bytes: Uint8Array, fields: JobInput['fields'] = {}): Promise<JobOutput> {
-  return work[operation](job(`image.${operation}`, bytes, fields));
+/** Runs the transform as the service does: the checks and plan on the bytes, then the work function. */
+async function run(operation: string, bytes: Uint8Array, fields: Fields = {}): Promise<JobOutput> {
+  const planned = await plannedJob(`image.${operation}` as OperationId, [bytes], fields, { root: jobDir, timeoutMs: 30_000 });
+  return planned.run().finally(() => planned.jobDir.remove());
 }
 
 async function rawOf(bytes: Uint8Array): Promise<{ data: Buffer; width: number; height: number; channels: number }> {
@@ -168,7 +159,7 @@ after(async () => {
 });
 
 describe('image operations on every input and output format', () => {
-  const cases: Array<{ operation: string; fields: JobInput['fields']; width: number; height: number }> = [
+  const cases: Array<{ operation: string; fields: Fields; width: number; height: number }> = [
     { operation: 'compress', fields: {}, width: W, height: H },
     { operation: 'resize', fields: { width: 40, fit: 'contain' }, width: 40, height: 27 },
     { operation: 'crop', fields: { x: 10, y: 5, width: 30, height: 20 }, width: 30, height: 20 },
@@ -179,7 +170,7 @@ describe('image operations on every input and output format', () => {
     it(`${operation}: each input to each output, with the real media type and exact size`, async () => {
       for (const input of FORMATS) {
         for (const output of [undefined, ...FORMATS]) {
-          const result = await run(operation, fixtures[input], { ...fields, format: output });
+          const result = await run(operation, fixtures[input], { ...fields, ...(output ? { format: output } : {}) });
           const expected = output ?? input;
           expect(result.mediaType).to.equal(MEDIA[expected]);
           const metadata = await sharp(result.body).metadata();
@@ -273,8 +264,11 @@ describe('encoding', () => {
     const trueColour = (await run('resize', fixtures.jpeg, { width: 48, format: 'png' })).body;
     expect(chunkSize(trueColour, 'PLTE')).to.equal(0);
     expect((await sharp(trueColour).metadata()).isPalette).to.be.false();
-    const palette = (await run('resize', fixtures.jpeg, { width: 48, format: 'png', colors: 8, colorsSent: 1 })).body;
+    const palette = (await run('resize', fixtures.jpeg, { width: 48, format: 'png', colors: 8 })).body;
     expect(chunkSize(palette, 'PLTE') / 3).to.be.within(1, 8);
+    // Sending the default value is still sending it.
+    const sentDefault = (await run('resize', fixtures.jpeg, { width: 48, format: 'png', colors: 256 })).body;
+    expect((await sharp(sentDefault).metadata()).isPalette).to.be.true();
   });
 
   it('a lower quality gives a smaller JPEG and WebP', async () => {
@@ -390,12 +384,16 @@ describe('lossless JPEG rotate and flip', () => {
 });
 
 describe('request checks', () => {
-  const image = { format: 'png' as const, width: 1000, height: 800 };
+  const header = { format: 'png' as const, width: 1000, height: 800, orientation: 1, space: 'srgb', hasAlpha: false, hasProfile: false };
+  const planCrop = (fields: Record<string, number>) => imageCrop.plan({
+    fields: { x: 0, y: 0, quality: 90, colors: 256, ...fields }, sent: (name) => name in fields,
+    files: [{ kind: 'image', bytes: new Uint8Array(), header }], pages: 0, pageBoxes: async () => undefined,
+  });
 
   it('refuses a crop reaching outside the image, naming the edge', async () => {
     const refusal = (fields: Record<string, number>) => {
       try {
-        checkImageRequest('image.crop', fields, image);
+        planCrop(fields);
       } catch (err) {
         return { message: (err as ServiceError).message, field: (err as ServiceError).extra.field, code: (err as ServiceError).code };
       }
@@ -415,7 +413,7 @@ describe('request checks', () => {
   });
 
   it('sizes resizes exactly: one side keeps the aspect ratio, contain fits, cover and fill fill the box', async () => {
-    const sizeOf = async (fields: JobInput['fields']) => {
+    const sizeOf = async (fields: Fields) => {
       const metadata = await sharp((await run('resize', fixtures.png, { format: 'png', ...fields })).body).metadata();
       return [metadata.width, metadata.height];
     };

@@ -9,7 +9,9 @@ import Code from '@hapi/code';
 import sharp from 'sharp';
 import { ServiceError, type ErrorCode } from '../core/errors.js';
 import { compileUserSchema, loadUserSchema } from '../checks/schema.js';
-import type { JobFile, JobInput, WorkerSettings } from '../core/job.js';
+import type { Job, WorkerSettings } from '../core/job.js';
+import type { OperationId } from '../operations/index.js';
+import { plannedJob } from './support/jobs.js';
 import { runTool } from '../tools/runner.js';
 import { imageOcr, pdfOcr } from '../workers/model/ocr.js';
 import { pdfTables, PAGE_TABLES_SCHEMA } from '../workers/model/tables.js';
@@ -83,29 +85,27 @@ function settings(overrides: Partial<WorkerSettings> = {}): WorkerSettings {
 
 interface JobOptions {
   settings?: Partial<WorkerSettings>;
-  fields?: JobInput['fields'];
+  fields?: Record<string, string>;
   deadlineMs?: number;
   /** Leave the page count out, as if the front end had not counted. */
   uncounted?: boolean;
 }
 
-async function pdfJob(operation: string, bytes: Uint8Array, pages: number, options: JobOptions = {}): Promise<JobInput> {
-  const jobDir = await newJobDir();
-  const filePath = path.join(jobDir, 'input.pdf');
-  await writeFile(filePath, bytes);
-  const file: JobFile = { bytes, path: filePath, format: 'pdf', ...(options.uncounted ? {} : { pages }) };
-  return {
-    operation, files: [file], fields: options.fields ?? {}, jobDir,
-    deadline: Date.now() + (options.deadlineMs ?? 60_000), settings: settings(options.settings),
-  };
+/** The job the service would hand the pool: its checks and the operation's plan on the upload. */
+async function pdfJob(operation: OperationId, bytes: Uint8Array, pages: number, options: JobOptions = {}): Promise<Job<never>> {
+  const { job } = await plannedJob(operation, [bytes], options.fields ?? {}, {
+    root: await newJobDir(), timeoutMs: options.deadlineMs ?? 60_000, settings: settings(options.settings),
+  });
+  expect(job.files[0].pages).to.equal(pages);
+  if (options.uncounted) delete job.files[0].pages;
+  return job as Job<never>;
 }
 
-async function imageJob(bytes: Uint8Array, format: string, options: JobOptions = {}): Promise<JobInput> {
-  const meta = await sharp(bytes).metadata();
-  return {
-    operation: 'image.ocr', files: [{ bytes, format, width: meta.width, height: meta.height }], fields: {},
-    jobDir: await newJobDir(), deadline: Date.now() + (options.deadlineMs ?? 60_000), settings: settings(options.settings),
-  };
+async function imageJob(bytes: Uint8Array, _format: string, options: JobOptions = {}): Promise<Job<never>> {
+  const { job } = await plannedJob('image.ocr', [bytes], {}, {
+    root: await newJobDir(), timeoutMs: options.deadlineMs ?? 60_000, settings: settings(options.settings),
+  });
+  return job as Job<never>;
 }
 
 function parse(body: Uint8Array): any {

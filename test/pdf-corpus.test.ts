@@ -4,13 +4,8 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { WorkFunction } from '../core/job.js';
-import { compress, mergeCompress } from '../workers/pdf/compress.js';
-import { merge, pages, split } from '../workers/pdf/assemble.js';
-import { protect, unlock } from '../workers/pdf/security.js';
-import { render } from '../workers/pdf/render.js';
-import { images } from '../workers/pdf/images.js';
-import { extract, TEXTLESS_PAGE_CHARS } from '../workers/pdf/extract.js';
+import type { OperationId } from '../operations/index.js';
+import { TEXTLESS_PAGE_CHARS } from '../workers/pdf/extract.js';
 import { markdown } from '../workers/pdf/markdown/index.js';
 import { pdfFacts, runOperation, tool, withFile, zipEntries } from './pdf-helpers.js';
 
@@ -57,10 +52,10 @@ describe('sample corpus (py-pdf/sample-files)', () => {
   it('agrees with files.json on page counts; refuses the encrypted file, then unlocks it', async () => {
     for (const entry of await sampleEntries()) {
       const bytes = new Uint8Array(await readFile(path.join(samples, entry.path)));
-      const outcome = await runOperation(extract, [bytes], {});
+      const outcome = await runOperation('pdf.extract', [bytes], {});
       if (entry.encrypted) {
         expect(outcome.error!.code, entry.path).to.equal('ENCRYPTED_PDF');
-        const opened = await runOperation(unlock, [bytes], { password: 'openpassword' }, { acceptsEncrypted: true });
+        const opened = await runOperation('pdf.unlock', [bytes], { password: 'openpassword' });
         expect((await pdfFacts(opened.output!.body)).pages, entry.path).to.equal(entry.pages);
       } else if (UNREADABLE.has(entry.path)) {
         expect(outcome.error!.code, entry.path).to.equal('CORRUPT_INPUT');
@@ -79,7 +74,7 @@ describe('sample corpus (py-pdf/sample-files)', () => {
     for (const entry of await sampleEntries()) {
       if (entry.encrypted || UNREADABLE.has(entry.path)) continue;
       const bytes = new Uint8Array(await readFile(path.join(samples, entry.path)));
-      const outcome = await runOperation(images, [bytes], {});
+      const outcome = await runOperation('pdf.images', [bytes], {});
       const count = outcome.output ? (await zipEntries(outcome.output.body)).length : 0;
       if (!outcome.output) expect(outcome.error!.code, entry.path).to.equal('NO_CONTENT');
       expect(count, entry.path).to.equal(await popplerImageObjects(bytes));
@@ -92,7 +87,7 @@ describe('sample corpus (py-pdf/sample-files)', () => {
     // Its font maps a whole word to one glyph of a ligature and nothing to the others, which mupdf reads as U+FFFD.
     for (const name of ['habibi.pdf', 'habibi-oneline-cmap.pdf']) {
       const bytes = new Uint8Array(await readFile(path.join(samples, '015-arabic', name)));
-      const text = new TextDecoder().decode((await runOperation(markdown, [bytes], {})).output!.body);
+      const text = new TextDecoder().decode((await runOperation('pdf.markdown', [bytes], {})).output!.body);
       expect(text, name).to.not.contain('\uFFFD');
       expect(text, name).to.contain('habibi');
       expect(text.match(/حَبيبي/g)?.length, name).to.equal(2);
@@ -100,7 +95,7 @@ describe('sample corpus (py-pdf/sample-files)', () => {
   });
 
   it('Markdown puts right-to-left lines drawn left to right into reading order', async () => {
-    const read = async (file: string) => new TextDecoder().decode((await runOperation(markdown, [new Uint8Array(await readFile(file))], {})).output!.body);
+    const read = async (file: string) => new TextDecoder().decode((await runOperation('pdf.markdown', [new Uint8Array(await readFile(file))], {})).output!.body);
     // Hebrew, one glyph per letter, with punctuation and a comma between words.
     const hebrew = await read(path.join(corpus, 'robustness', 'issue11656.pdf'));
     expect(hebrew).to.contain('שלום עולם מה שלום כולם?');
@@ -113,14 +108,14 @@ describe('sample corpus (py-pdf/sample-files)', () => {
 
   it('Markdown shows the values of a filled form whose fields leave their drawing to the reader (NeedAppearances)', async () => {
     const bytes = new Uint8Array(await readFile(path.join(samples, '012-libreoffice-form/libreoffice-form.pdf')));
-    const text = new TextDecoder().decode((await runOperation(markdown, [bytes], {})).output!.body);
+    const text = new TextDecoder().decode((await runOperation('pdf.markdown', [bytes], {})).output!.body);
     expect(text).to.contain('First Name Alice');
     expect([text.match(/Alice/g)?.length, text.match(/\bBob\b/g)?.length]).to.equal([1, 1]);
   });
 
   it('render draws the values of that form as a viewer shows them', async () => {
     const bytes = new Uint8Array(await readFile(path.join(samples, '012-libreoffice-form/libreoffice-form.pdf')));
-    const [page] = await zipEntries((await runOperation(render, [bytes], { dpi: 150 })).output!.body);
+    const [page] = await zipEntries((await runOperation('pdf.render', [bytes], { dpi: 150 })).output!.body);
     const seen = await withFile(page!.bytes, 'png', (file) => tool('tesseract', [file, 'stdout']));
     expect(seen.out).to.contain('First Name');
     expect(seen.out).to.match(/\bAlice\b/);
@@ -129,33 +124,33 @@ describe('sample corpus (py-pdf/sample-files)', () => {
   it('every operation on a multi-page sample yields valid PDFs with the expected pages', async () => {
     const a = new Uint8Array(await readFile(path.join(samples, '004-pdflatex-4-pages/pdflatex-4-pages.pdf')));
     const b = new Uint8Array(await readFile(path.join(samples, '026-latex-multicolumn/multicolumn.pdf')));
-    const merged = await pdfFacts((await runOperation(merge, [a, b], {})).output!.body);
+    const merged = await pdfFacts((await runOperation('pdf.merge', [a, b], {})).output!.body);
     expect([merged.check, merged.pages]).to.equal([0, 7]);
-    const selected = await pdfFacts((await runOperation(pages, [a], { pages: 'z,1', rotate: 180 })).output!.body);
+    const selected = await pdfFacts((await runOperation('pdf.pages', [a], { pages: 'z,1', rotate: 180 })).output!.body);
     expect([selected.check, selected.pages, selected.rotations]).to.equal([0, 2, [180, 180]]);
-    const parts = await zipEntries((await runOperation(split, [b], { ranges: '1,2-z' })).output!.body);
+    const parts = await zipEntries((await runOperation('pdf.split', [b], { ranges: '1,2-z' })).output!.body);
     expect(parts.map((p) => p.name)).to.equal(['part-01-p1-1.pdf', 'part-02-p2-3.pdf']);
-    const protectedPdf = (await runOperation(protect, [a], { password: 'secret' })).output!.body;
+    const protectedPdf = (await runOperation('pdf.protect', [a], { password: 'secret' })).output!.body;
     expect((await pdfFacts(protectedPdf, 'secret')).encrypted).to.be.true();
-    const rendered = await zipEntries((await runOperation(render, [a], { dpi: 36 })).output!.body);
+    const rendered = await zipEntries((await runOperation('pdf.render', [a], { dpi: 36 })).output!.body);
     expect(rendered.map((e) => e.name)).to.equal(['page-0001.png', 'page-0002.png', 'page-0003.png', 'page-0004.png']);
-    const mc = await pdfFacts((await runOperation(mergeCompress, [a, b], { level: 'max' })).output!.body);
+    const mc = await pdfFacts((await runOperation('pdf.merge-compress', [a, b], { level: 'max' })).output!.body);
     expect([mc.check, mc.pages]).to.equal([0, 7]);
   });
 });
 
-const OPERATIONS: [string, WorkFunction, Record<string, string | number>][] = [
-  ['compress', compress, { level: 'balanced' }],
-  ['merge', merge, {}],
+const OPERATIONS: [string, OperationId, Record<string, string | number>][] = [
+  ['compress', 'pdf.compress', { level: 'balanced' }],
+  ['merge', 'pdf.merge', {}],
   // Ghostscript dominates the run time; compress already drives it on every file, so the quick run merges losslessly.
-  ['merge-compress', mergeCompress, { level: process.env.FULL_CORPUS === '1' ? 'max' : 'lossless' }],
-  ['pages', pages, { pages: 'z,1', rotate: 90 }],
-  ['split', split, { ranges: '1,1-z' }],
-  ['protect', protect, { password: 'robust' }],
-  ['unlock', unlock, { password: 'robust' }],
-  ['render', render, { dpi: 36 }],
-  ['images', images, {}],
-  ['extract', extract, {}],
+  ['merge-compress', 'pdf.merge-compress', { level: process.env.FULL_CORPUS === '1' ? 'max' : 'lossless' }],
+  ['pages', 'pdf.pages', { pages: 'z,1', rotate: 90 }],
+  ['split', 'pdf.split', { ranges: '1,1-z' }],
+  ['protect', 'pdf.protect', { password: 'robust' }],
+  ['unlock', 'pdf.unlock', { password: 'robust' }],
+  ['render', 'pdf.render', { dpi: 36 }],
+  ['images', 'pdf.images', {}],
+  ['extract', 'pdf.extract', {}],
 ];
 
 describe('robustness corpus (pdf.js test files)', () => {
@@ -172,7 +167,7 @@ describe('robustness corpus (pdf.js test files)', () => {
       const bytes = new Uint8Array(await readFile(path.join(dir, name)));
       for (const [op, work, fields] of OPERATIONS) {
         const inputs = op.startsWith('merge') ? [bytes, bytes] : [bytes];
-        const outcome = await runOperation(work, inputs, fields, { acceptsEncrypted: op === 'unlock', timeoutMs: deadlineMs });
+        const outcome = await runOperation(work, inputs, fields, { timeoutMs: deadlineMs });
         const label = outcome.output ? 'ok' : outcome.error!.code;
         timeByOp.set(op, (timeByOp.get(op) ?? 0) + outcome.ms);
         if (process.env.PDF_CORPUS_VERBOSE === '1') console.log(op, name, label, outcome.ms);

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../core/errors.js';
 import { firstInvalidUtf8Offset, inspectMarkdown } from '../checks/markdown.js';
-import type { JobInput } from '../core/job.js';
+import { plannedJob } from './support/jobs.js';
 import { fromMarkdown, renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { runTool } from '../tools/runner.js';
 
@@ -30,15 +30,8 @@ async function newJobDir(): Promise<string> {
 
 async function typeset(markdown: string | Uint8Array, title?: string): Promise<Uint8Array> {
   const bytes = typeof markdown === 'string' ? encoder.encode(markdown) : markdown;
-  const input: JobInput = {
-    operation: 'pdf.from-markdown',
-    files: [{ bytes, format: 'markdown' }],
-    fields: title === undefined ? {} : { title },
-    jobDir: await newJobDir(),
-    deadline: Date.now() + 90_000,
-    settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 1 },
-  };
-  const output = await fromMarkdown(input);
+  const planned = await plannedJob('pdf.from-markdown', [bytes], title === undefined ? {} : { title }, { root: await newJobDir(), timeoutMs: 90_000 });
+  const output = await planned.run().finally(() => planned.jobDir.remove());
   expect(output.mediaType).to.equal('application/pdf');
   return output.body;
 }

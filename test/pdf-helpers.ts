@@ -3,8 +3,9 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
-import { inspectPdf } from '../checks/pdf.js';
-import type { JobFile, JobOutput, WorkFunction } from '../core/job.js';
+import type { JobOutput } from '../core/job.js';
+import type { OperationId } from '../operations/index.js';
+import { plannedJob, type PlannedJob } from './support/jobs.js';
 import { runTool } from '../tools/runner.js';
 
 export const jobRoot = (): string => (os.platform() === 'linux' ? '/dev/shm' : os.tmpdir());
@@ -17,39 +18,32 @@ export interface RunOutcome {
   ms: number;
 }
 
-export async function runOperation(work: WorkFunction, inputs: readonly Uint8Array[], fields: Record<string, string | number | undefined>,
-  options: { acceptsEncrypted?: boolean; timeoutMs?: number; maxZipBytes?: number } = {}): Promise<RunOutcome> {
-  const jobDir = await mkdtemp(path.join(jobRoot(), 'pdf-test-'));
+/** Runs the operation as the service does: its checks and plan, then its work function in a private job directory. */
+export async function runOperation(id: OperationId, inputs: readonly Uint8Array[], fields: Record<string, string | number | undefined>,
+  options: { timeoutMs?: number; maxZipBytes?: number } = {}): Promise<RunOutcome> {
   const started = Date.now();
-  const files: JobFile[] = [];
-  const names: string[] = [];
+  let planned: PlannedJob | undefined;
   try {
-    for (const [i, bytes] of inputs.entries()) {
-      const file = path.join(jobDir, `input-${i}.pdf`);
-      await writeFile(file, bytes);
-      names.push(path.basename(file));
-      files.push({ bytes, path: file, format: 'pdf' });
-    }
-    try {
-      for (const file of files) {
-        const password = typeof fields.password === 'string' ? fields.password : undefined;
-        file.pages = (await inspectPdf(file.path!, { acceptsEncrypted: options.acceptsEncrypted ?? false, password })).pages;
-      }
-      const output = await work({
-        operation: 'test', files, fields, jobDir, deadline: Date.now() + (options.timeoutMs ?? 120_000),
-        settings: { maxZipBytes: options.maxZipBytes ?? 100 * 1024 * 1024, modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng' },
-      });
-      return { output, leftovers: (await readdir(jobDir)).filter((n) => !names.includes(n)), ms: Date.now() - started };
-    } catch (err) {
-      const e = err as { code?: string; status?: number; message: string; extra?: { field?: string } };
-      return {
-        error: { code: e.code ?? 'THROWN', status: e.status ?? 0, message: e.message, field: e.extra?.field },
-        leftovers: (await readdir(jobDir)).filter((n) => !names.includes(n)), ms: Date.now() - started,
-      };
-    }
+    planned = await plannedJob(id, inputs, Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)])), {
+      root: jobRoot(), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.maxZipBytes !== undefined ? { settings: { maxZipBytes: options.maxZipBytes } } : {}),
+    });
+    const output = await planned.run();
+    return { output, leftovers: await leftoversIn(planned.job.jobDir), ms: Date.now() - started };
+  } catch (err) {
+    const e = err as { code?: string; status?: number; message: string; extra?: { field?: string } };
+    return {
+      error: { code: e.code ?? 'THROWN', status: e.status ?? 0, message: e.message, field: e.extra?.field },
+      leftovers: planned ? await leftoversIn(planned.job.jobDir) : [], ms: Date.now() - started,
+    };
   } finally {
-    await rm(jobDir, { recursive: true, force: true });
+    await planned?.jobDir.remove();
   }
+}
+
+/** What a job left in its directory besides the uploads the service wrote there. */
+async function leftoversIn(jobDir: string): Promise<string[]> {
+  return (await readdir(jobDir)).filter((n) => !/^input-\d+\.pdf$/.test(n));
 }
 
 /** Runs a checking tool on bytes written to a scratch file. */

@@ -8,13 +8,11 @@ import sharp from 'sharp';
 import { runTool } from '../tools/runner.js';
 import { markdown } from '../workers/pdf/markdown/index.js';
 import { convertStext } from '../workers/pdf/markdown/convert.js';
-import type { JobInput } from '../core/job.js';
+import { plannedJob, TEST_SETTINGS } from './support/jobs.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
 const { expect } = Code;
-
-const SETTINGS: JobInput['settings'] = { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 };
 
 let scratch: string;
 
@@ -28,13 +26,9 @@ async function pdfFromHtml(html: string): Promise<{ file: string; pages: number 
 }
 
 async function convert(pdf: { file: string; pages: number }): Promise<{ text: string; mediaType: string }> {
-  const jobDir = await mkdtemp(path.join(scratch, 'job-'));
-  const target = path.join(jobDir, 'input.pdf');
-  await writeFile(target, await readFile(pdf.file));
-  const out = await markdown({
-    operation: 'pdf.markdown', fields: {}, jobDir, deadline: Date.now() + 30_000, settings: SETTINGS,
-    files: [{ bytes: new Uint8Array(await readFile(target)), path: target, format: 'pdf', pages: pdf.pages }],
-  });
+  const planned = await plannedJob('pdf.markdown', [new Uint8Array(await readFile(pdf.file))], {}, { root: scratch, timeoutMs: 30_000 });
+  expect(planned.job.files[0].pages).to.equal(pdf.pages);
+  const out = await planned.run().finally(() => planned.jobDir.remove());
   return { text: Buffer.from(out.body).toString('utf8'), mediaType: out.mediaType };
 }
 
@@ -348,8 +342,8 @@ describe('pdf.markdown on hard inputs', () => {
     const target = path.join(jobDir, 'input.pdf');
     await writeFile(target, 'not a pdf at all');
     const error = await expect(markdown({
-      operation: 'pdf.markdown', fields: {}, jobDir, deadline: Date.now() + 30_000, settings: SETTINGS,
-      files: [{ bytes: new Uint8Array(), path: target, format: 'pdf', pages: 1 }],
+      operation: 'pdf.markdown', params: {}, jobDir, deadline: Date.now() + 30_000, settings: TEST_SETTINGS,
+      files: [{ bytes: new Uint8Array(), path: target, pages: 1 }],
     })).to.reject();
     expect((error as { code?: string }).code).to.equal('CORRUPT_INPUT');
   });

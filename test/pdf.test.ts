@@ -6,12 +6,6 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { parsePageList, parseRanges } from '../core/page-ranges.js';
 import { inspectPdf } from '../checks/pdf.js';
-import { compress, mergeCompress } from '../workers/pdf/compress.js';
-import { merge, pages, split } from '../workers/pdf/assemble.js';
-import { protect, unlock } from '../workers/pdf/security.js';
-import { render } from '../workers/pdf/render.js';
-import { images } from '../workers/pdf/images.js';
-import { extract } from '../workers/pdf/extract.js';
 import { ServiceError } from '../core/errors.js';
 import { runTool } from '../tools/runner.js';
 import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
@@ -178,7 +172,7 @@ describe('PDF operations on generated fixtures', () => {
     expect(before.links).to.be.above(0);
     expect(before.outlineItems).to.be.above(0);
     for (const level of ['lossless', 'balanced', 'max']) {
-      const { output, leftovers } = await runOperation(compress, [mixedPdf], { level });
+      const { output, leftovers } = await runOperation('pdf.compress', [mixedPdf], { level });
       expect(leftovers).to.equal([]);
       expect(output!.mediaType).to.equal('application/pdf');
       expect(output!.body.byteLength).to.be.most(mixedPdf.byteLength);
@@ -191,8 +185,8 @@ describe('PDF operations on generated fixtures', () => {
     }
     // Without navigation to lose, Ghostscript's re-encoding wins: the photo is downsampled.
     const photoPdf = makePdf([{ jpeg: photo }, { jpeg: photo, text: 'second' }]);
-    const balanced = (await runOperation(compress, [photoPdf], { level: 'balanced' })).output!;
-    const max = (await runOperation(compress, [photoPdf], { level: 'max' })).output!;
+    const balanced = (await runOperation('pdf.compress', [photoPdf], { level: 'balanced' })).output!;
+    const max = (await runOperation('pdf.compress', [photoPdf], { level: 'max' })).output!;
     expect(balanced.body.byteLength).to.be.below(photoPdf.byteLength * 0.9);
     expect(max.body.byteLength).to.be.at.most(balanced.body.byteLength);
     expect((await pdfFacts(max.body)).pages).to.equal(2);
@@ -202,7 +196,7 @@ describe('PDF operations on generated fixtures', () => {
     // Re-encoding a tight scan JPEG makes it bigger; /ebook copies it through. balanced tries both.
     const page = await photographedPage(1700, 2200);
     const scan = makePdf([{ jpeg: page }, { jpeg: page }]);
-    const balanced = (await runOperation(compress, [scan], { level: 'balanced' })).output!;
+    const balanced = (await runOperation('pdf.compress', [scan], { level: 'balanced' })).output!;
     const ebook = await withFile(scan, 'pdf', async (file, dir) => {
       const out = path.join(dir, 'ebook.pdf');
       expect((await tool('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', '-dPDFSETTINGS=/ebook', `-sOutputFile=${out}`, file])).code).to.equal(0);
@@ -216,7 +210,7 @@ describe('PDF operations on generated fixtures', () => {
 
   it('merge keeps order and sums pages; merge-compress does both', async () => {
     const second = makePdf(textPages(2, 'Second'));
-    const { output } = await runOperation(merge, [textPdf, second, mixedPdf], {});
+    const { output } = await runOperation('pdf.merge', [textPdf, second, mixedPdf], {});
     const facts = await pdfFacts(output!.body);
     expect(facts.check).to.equal(0);
     expect(facts.pages).to.equal(10);
@@ -224,7 +218,7 @@ describe('PDF operations on generated fixtures', () => {
     expect(order).to.equal([...order].sort((a, b) => a - b));
     expect(order[0]).to.be.at.least(0);
     expect(facts.outlineItems).to.be.at.least(5);
-    const mc = await runOperation(mergeCompress, [textPdf, mixedPdf], { level: 'balanced' });
+    const mc = await runOperation('pdf.merge-compress', [textPdf, mixedPdf], { level: 'balanced' });
     const mcFacts = await pdfFacts(mc.output!.body);
     expect(mcFacts.check).to.equal(0);
     expect(mcFacts.pages).to.equal(8);
@@ -232,7 +226,7 @@ describe('PDF operations on generated fixtures', () => {
   });
 
   it('pages selects, reorders and rotates clockwise', async () => {
-    const { output } = await runOperation(pages, [textPdf], { pages: '4,1-2', rotate: 90 });
+    const { output } = await runOperation('pdf.pages', [textPdf], { pages: '4,1-2', rotate: 90 });
     const facts = await pdfFacts(output!.body);
     expect(facts.check).to.equal(0);
     expect(facts.pages).to.equal(3);
@@ -241,15 +235,15 @@ describe('PDF operations on generated fixtures', () => {
     expect(idx[0]).to.be.at.least(0);
     expect(idx).to.equal([...idx].sort((a, b) => a - b));
     expect(facts.text).to.not.contain('markerpage3');
-    const turned = await runOperation(pages, [makePdf([{ text: 'a', rotate: 90 }])], { rotate: 270 });
+    const turned = await runOperation('pdf.pages', [makePdf([{ text: 'a', rotate: 90 }])], { rotate: 270 });
     expect((await pdfFacts(turned.output!.body)).rotations).to.equal([0]);
-    const bad = await runOperation(pages, [textPdf], { pages: '2,9' });
+    const bad = await runOperation('pdf.pages', [textPdf], { pages: '2,9' });
     expect(bad.error!.code).to.equal('FIELD_INVALID');
     expect(bad.error!.message).to.contain('page 9 does not exist: the PDF has 5 pages');
   });
 
   it('split returns one PDF per range, named in range order', async () => {
-    const { output } = await runOperation(split, [textPdf], { ranges: '1-2,3-z,2' });
+    const { output } = await runOperation('pdf.split', [textPdf], { ranges: '1-2,3-z,2' });
     expect(output!.mediaType).to.equal('application/zip');
     const entries = await zipEntries(output!.body);
     expect(entries.map((e) => e.name)).to.equal(['part-01-p1-2.pdf', 'part-02-p3-5.pdf', 'part-03-p2-2.pdf']);
@@ -262,7 +256,7 @@ describe('PDF operations on generated fixtures', () => {
 
   it('protect encrypts with AES-256 under one password; unlock takes it off', async () => {
     const password = '-- tricky pass\nword "é"';
-    const { output } = await runOperation(protect, [textPdf], { password });
+    const { output } = await runOperation('pdf.protect', [textPdf], { password });
     const enc = await pdfFacts(output!.body, 'not-it').catch(() => undefined);
     expect(enc?.pages ?? -1).to.equal(-1);
     const requires = await (async () => {
@@ -280,9 +274,9 @@ describe('PDF operations on generated fixtures', () => {
     expect(requires.show).to.contain('R = 6');
     expect(requires.show).to.contain('AESv3');
     // The same password must open it as owner too: unlock (which tries it) succeeds, wrong ones do not.
-    const wrong = await runOperation(unlock, [output!.body], { password: 'wrong' }, { acceptsEncrypted: true });
+    const wrong = await runOperation('pdf.unlock', [output!.body], { password: 'wrong' });
     expect(wrong.error!.code).to.equal('WRONG_PASSWORD');
-    const opened = await runOperation(unlock, [output!.body], { password }, { acceptsEncrypted: true });
+    const opened = await runOperation('pdf.unlock', [output!.body], { password });
     const facts = await pdfFacts(opened.output!.body);
     expect(facts.encrypted).to.be.false();
     expect(facts.check).to.equal(0);
@@ -292,7 +286,7 @@ describe('PDF operations on generated fixtures', () => {
 
   it('render returns page-NNNN.png in order at the requested dpi, and bounds pages and pixels', async () => {
     const pdf = makePdf([{ text: 'one' }, { text: 'two', size: [300, 200] }]);
-    const { output } = await runOperation(render, [pdf], { dpi: 72 });
+    const { output } = await runOperation('pdf.render', [pdf], { dpi: 72 });
     const entries = await zipEntries(output!.body);
     expect(entries.map((e) => e.name)).to.equal(['page-0001.png', 'page-0002.png']);
     const sizes = await Promise.all(entries.map(async (e) => { const m = await sharp(e.bytes).metadata(); return [m.format, m.width, m.height]; }));
@@ -300,25 +294,25 @@ describe('PDF operations on generated fixtures', () => {
     // A page without a MediaBox (blanked out, offsets kept) is drawn at mupdf's default, US Letter.
     const box = '/MediaBox [0 0 595 842]';
     const boxless = Buffer.from(makePdf([{ text: 'no box' }]).toString('latin1').replace(box, ' '.repeat(box.length)), 'latin1');
-    const letter = await zipEntries((await runOperation(render, [boxless], { dpi: 72 })).output!.body);
+    const letter = await zipEntries((await runOperation('pdf.render', [boxless], { dpi: 72 })).output!.body);
     expect(await sharp(letter[0].bytes).metadata()).to.include({ width: 612, height: 792 });
-    const many = await runOperation(render, [makePdf(textPages(51))], { dpi: 36 });
+    const many = await runOperation('pdf.render', [makePdf(textPages(51))], { dpi: 36 });
     expect(many.error!.code).to.equal('LIMIT_EXCEEDED');
-    const huge = await runOperation(render, [makePdf([{ text: 'a' }, { text: 'b', size: [14400, 14400] }])], { dpi: 300 });
+    const huge = await runOperation('pdf.render', [makePdf([{ text: 'a' }, { text: 'b', size: [14400, 14400] }])], { dpi: 300 });
     expect(huge.error!.code).to.equal('LIMIT_EXCEEDED');
     expect(huge.error!.message).to.contain('page 2');
-    const tooBig = await runOperation(render, [pdf], { dpi: 300 }, { maxZipBytes: 10_000 });
+    const tooBig = await runOperation('pdf.render', [pdf], { dpi: 300 }, { maxZipBytes: 10_000 });
     expect(tooBig.error!.code).to.equal('LIMIT_EXCEEDED');
     expect(tooBig.leftovers).to.equal([]);
   });
 
   it('images returns each embedded image as PNG, and 422 when there is none', async () => {
-    const { output } = await runOperation(images, [mixedPdf], {});
+    const { output } = await runOperation('pdf.images', [mixedPdf], {});
     const entries = await zipEntries(output!.body);
     expect(entries.map((e) => e.name)).to.equal(['image-0001.png']);
     const meta = await sharp(entries[0].bytes).metadata();
     expect([meta.format, meta.width, meta.height]).to.equal(['png', photo.width, photo.height]);
-    const none = await runOperation(images, [textPdf], {});
+    const none = await runOperation('pdf.images', [textPdf], {});
     expect(none.error!.code).to.equal('NO_CONTENT');
     expect(none.error!.status).to.equal(422);
   });
@@ -331,7 +325,7 @@ describe('PDF operations on generated fixtures', () => {
     expect((await sharp(tagged).metadata()).exif).to.exist();
     const meta = await sharp(tagged).metadata();
     const pdf = makePdf([{ jpeg: { bytes: tagged, width: meta.width!, height: meta.height! }, rgb: { pixels, width, height } }]);
-    const { output } = await runOperation(images, [pdf], {});
+    const { output } = await runOperation('pdf.images', [pdf], {});
     const entries = await zipEntries(output!.body);
     expect(entries.map((e) => e.name)).to.equal(['image-0001.png', 'image-0002.png']);
     for (const entry of entries) {
@@ -345,25 +339,25 @@ describe('PDF operations on generated fixtures', () => {
   });
 
   it('extract returns text and page count, and flags the photographed page as likely scanned', async () => {
-    const text = await runOperation(extract, [textPdf], {});
+    const text = await runOperation('pdf.extract', [textPdf], {});
     const body = JSON.parse(new TextDecoder().decode(text.output!.body));
     expect(body.pageCount).to.equal(5);
     expect(body.likelyScanned).to.be.false();
     expect(body.text.split('\f')).to.have.length(5);
     expect(body.text).to.contain('markerpage5');
-    const scanned = JSON.parse(new TextDecoder().decode((await runOperation(extract, [makePdf([{ jpeg: photo }, { jpeg: photo }])], {})).output!.body));
+    const scanned = JSON.parse(new TextDecoder().decode((await runOperation('pdf.extract', [makePdf([{ jpeg: photo }, { jpeg: photo }])], {})).output!.body));
     expect(scanned).to.equal({ text: '\f', pageCount: 2, likelyScanned: true });
     // A page with a photo and a real text layer is not a scan.
-    const mixed = JSON.parse(new TextDecoder().decode((await runOperation(extract, [mixedPdf], {})).output!.body));
+    const mixed = JSON.parse(new TextDecoder().decode((await runOperation('pdf.extract', [mixedPdf], {})).output!.body));
     expect(mixed.likelyScanned).to.be.false();
   });
 });
 
 describe('PDF operations on the sample corpus', () => {
   it('unlocks the encrypted sample with its user password', async () => {
-    const refused = await runOperation(extract, [await sample(ENCRYPTED)], {});
+    const refused = await runOperation('pdf.extract', [await sample(ENCRYPTED)], {});
     expect(refused.error!.code).to.equal('ENCRYPTED_PDF');
-    const { output } = await runOperation(unlock, [await sample(ENCRYPTED)], { password: 'openpassword' }, { acceptsEncrypted: true });
+    const { output } = await runOperation('pdf.unlock', [await sample(ENCRYPTED)], { password: 'openpassword' });
     const facts = await pdfFacts(output!.body);
     expect(facts.encrypted).to.be.false();
     expect(facts.pages).to.equal(1);
@@ -373,7 +367,7 @@ describe('PDF operations on the sample corpus', () => {
   it('keeps the outline and links of a pdfLaTeX document through balanced compression', async () => {
     const input = await sample('006-pdflatex-outline/pdflatex-outline.pdf');
     const before = await pdfFacts(input);
-    const { output } = await runOperation(compress, [input], { level: 'balanced' });
+    const { output } = await runOperation('pdf.compress', [input], { level: 'balanced' });
     const after = await pdfFacts(output!.body);
     expect(before.outlineItems).to.be.above(0);
     expect(before.links).to.be.above(0);
@@ -440,7 +434,7 @@ describe('merge keeps every input\'s outline', () => {
     let expectedLinks = 0;
     for (const bytes of inputs) expectedLinks += await linksOf(bytes);
     expect(expectedLinks).to.be.at.least(5);
-    for (const [work, fields] of [[merge, {}], [mergeCompress, { level: 'lossless' }]] as const) {
+    for (const [work, fields] of [['pdf.merge', {}], ['pdf.merge-compress', { level: 'lossless' }]] as const) {
       const { output, leftovers } = await runOperation(work, inputs, fields);
       expect(leftovers).to.equal([]);
       const facts = await pdfFacts(output!.body);
@@ -471,7 +465,7 @@ describe('merge keeps every input\'s outline', () => {
     expect(cyclic.equals(healthy)).to.be.false();
     const nested = await sample('014-outlines/mistitled_outlines_example.pdf');
 
-    const { output } = await runOperation(merge, [first, ownerOnly, cyclic, nested], {});
+    const { output } = await runOperation('pdf.merge', [first, ownerOnly, cyclic, nested], {});
     const facts = await pdfFacts(output!.body);
     expect([facts.check, facts.pages, facts.encrypted]).to.equal([0, 12, false]);
     const expected = [...await expectedOutline([first, ownerOnly]), ...(await outlineOf(nested)).map((e) => ({ ...e, page: e.page! + 8 }))];
@@ -479,7 +473,7 @@ describe('merge keeps every input\'s outline', () => {
     expect(comparable(await outlineOf(output!.body))).to.equal(comparable(expected));
 
     // A broken outline in the first input stops the outline step; the pages are still merged.
-    const fallback = await runOperation(merge, [cyclic, nested], {});
+    const fallback = await runOperation('pdf.merge', [cyclic, nested], {});
     const fallbackFacts = await pdfFacts(fallback.output!.body);
     expect([fallbackFacts.check, fallbackFacts.pages]).to.equal([0, 7]);
     expect(fallback.leftovers).to.equal([]);

@@ -18,7 +18,7 @@ import { startTestService, form, type TestService } from './support/service.js';
 import { FAKE_MODEL, startFakeProvider, type FakeProvider } from './support/fake-provider.js';
 import { createPayer } from '../server/payment/client.js';
 import { operations } from '../operations/index.js';
-import type { Operation } from '../core/operation.js';
+import type { Operation } from '../operations/define.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 
 export const lab = Lab.script();

@@ -78,7 +78,7 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
       expect(item).to.include({ category: op.category, method: 'POST', type: 'http', x402Version: 2 });
       expect(item.metadata.thirdParty !== undefined, op.path).to.equal(op.thirdParty);
       expect(oa['x-x402']).to.include({ amount: String(op.price.rate), pricingModel: op.price.model });
-      if (op.price.maxAmount !== undefined) expect((oa['x-x402'].dynamicPrice as { maxAmount: string }).maxAmount).to.equal(String(op.price.maxAmount));
+      if (op.maxAmount !== undefined) expect((oa['x-x402'].dynamicPrice as { maxAmount: string }).maxAmount).to.equal(String(op.maxAmount));
       for (const status of ['200', '402', '413', '422', '501', '503']) expect(oa.responses[status], `${op.path} ${status}`).to.exist();
       expect(oa.responses['402'].headers!['PAYMENT-REQUIRED']).to.exist();
     }

@@ -1,6 +1,6 @@
-// Helpers shared by the PDF work functions and the pre-payment inspection: running qpdf
-// with secrets kept off the command line, mapping tool failures to catalog codes, and a
-// private scratch directory per job that is always removed.
+// Helpers shared by the work functions and the pre-payment checks: running qpdf with secrets
+// kept off the command line, the one mapping of tool failures to catalog codes, and a private
+// scratch directory per job that is always removed.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,17 +35,23 @@ export async function runQpdfJob(job: Record<string, unknown>, options: RunOptio
 
 export const NO_SPACE_MESSAGE = 'the service ran out of temporary space for this job; retry in a moment; nothing was charged';
 
-/** Turns a runner failure into the catalog's code: a deadline is JOB_TIMEOUT, anything else a failed job. */
+/**
+ * The one mapping from a failed tool (or a failed job) to the catalog's error: a deadline is
+ * JOB_TIMEOUT, too much output LIMIT_EXCEEDED, a full disk or a tool this deployment lacks
+ * UNAVAILABLE, anything else a failed job. `what` names the tool or operation; no tool output,
+ * path or stack reaches the message.
+ */
 export function asToolError(err: unknown, what: string): ServiceError {
   if (err instanceof ServiceError) return err;
   if (err instanceof RunFailure) {
-    if (err.kind === 'timeout') return new ServiceError('JOB_TIMEOUT', `${what} passed the time limit`);
-    if (err.kind === 'output-too-large') return new ServiceError('LIMIT_EXCEEDED', `${what} produced more output than the limit`);
+    if (err.kind === 'timeout') return new ServiceError('JOB_TIMEOUT', `${what} passed its time limit; nothing was charged`);
+    if (err.kind === 'output-too-large') return new ServiceError('LIMIT_EXCEEDED', `${what} produced more output than the service returns`);
+    if (err.kind === 'spawn-failed') return new ServiceError('UNAVAILABLE', `${err.tool} is not available on this deployment; nothing was charged`);
   }
   if ((err instanceof RunFailure && err.kind === 'no-space') || (err as NodeJS.ErrnoException)?.code === 'ENOSPC') {
     return new ServiceError('UNAVAILABLE', NO_SPACE_MESSAGE);
   }
-  return new ServiceError('JOB_FAILED');
+  return new ServiceError('JOB_FAILED', `${what} failed while processing the file; nothing was charged`);
 }
 
 /**

@@ -177,8 +177,8 @@ const ours: Engine = {
       const n = pagesOf.get(pdf) ?? 1;
       meter.start();
       const out = await markdown({
-        operation: 'pdf.markdown', fields: {}, jobDir, deadline: Date.now() + 60_000,
-        files: [{ bytes: new Uint8Array(), path: path.join(jobDir, 'input.pdf'), format: 'pdf', pages: n }],
+        operation: 'pdf.markdown', params: {}, jobDir, deadline: Date.now() + 60_000,
+        files: [{ bytes: new Uint8Array(), path: path.join(jobDir, 'input.pdf'), pages: n }],
         settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 },
       });
       meter.stop(n);

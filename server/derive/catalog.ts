@@ -1,7 +1,7 @@
 // GET /v1/discovery: the catalog in the specification's shape, with live prices from the
 // operation table and the configured chains.
 import { operations } from '../../operations/index.js';
-import type { Operation } from '../../core/operation.js';
+import type { Operation } from '../../operations/define.js';
 import { formJsonSchema } from './fields.js';
 import { outputMediaTypes } from './resources.js';
 import { priceRange, toUsd } from '../payment/pricing.js';
@@ -25,8 +25,8 @@ function pricingNote(op: Operation): string | undefined {
 
 export function thirdPartyInfo(op: Operation, app: App): Record<string, unknown> | undefined {
   if (!op.thirdParty) return undefined;
-  const local = app.config.ocrEngine === 'tesseract' && (op.id === 'image.ocr' || op.id === 'pdf.ocr');
-  const available = providerAvailable(app.config, op.id);
+  const local = app.config.ocrEngine === 'tesseract' && op.localOcr === true;
+  const available = providerAvailable(app.config, op);
   return local
     ? { sendsContent: false, engine: 'tesseract (local)', languages: app.config.ocrLanguages.split('+'), available }
     : { sendsContent: true, provider: 'OpenAI-compatible model provider', available, ...(available ? {} : { unavailableReason: 'the model provider is not configured on this deployment (answers 503)' }) };

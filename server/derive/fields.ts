@@ -1,10 +1,8 @@
 // Form-field validation and JSON Schemas, both derived from the operation table's FieldSpecs.
 // The same validator serves HTTP (multipart strings) and MCP (JSON values).
 import Joi from 'joi';
-import type { FieldSpec, Operation } from '../../core/operation.js';
+import type { FieldSpec, FieldValues, Operation } from '../../operations/define.js';
 import { fail } from '../../core/errors.js';
-
-export type FieldValues = Record<string, string | number | undefined>;
 
 /** What a field accepts, in words, for error messages: 'an integer from 1 to 100'. */
 export function expectation(field: FieldSpec): string {
@@ -89,8 +87,7 @@ export function validateFields(op: Operation, raw: Record<string, unknown>): Fie
   }
   const fields: FieldValues = {};
   for (const f of op.fields) fields[f.name] = ((value as Record<string, unknown>)[f.name] as string | number | undefined) ?? f.default;
-  const cross = op.crossCheck?.(fields);
-  if (cross) fail('FIELD_INVALID', cross.message, { field: cross.field });
+  op.checkFields?.(fields);
   return fields;
 }
 

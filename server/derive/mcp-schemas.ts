@@ -1,6 +1,6 @@
 // MCP tool input schemas: the operation's fields as JSON values plus the file argument(s),
 // standard base64 in `file.data` (merge tools: a `files` array). Derived from the table.
-import type { Operation } from '../../core/operation.js';
+import type { Operation } from '../../operations/define.js';
 import { fieldJsonSchema, fileDescription } from './fields.js';
 
 export const MCP_MAX_DECODED_BYTES = 73_400_320;

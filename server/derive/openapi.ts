@@ -1,7 +1,7 @@
 // The OpenAPI 3.0.3 description, derived from the operation table. Served at /openapi.json
 // (canonical) and /v1/openapi.json.
 import { operations } from '../../operations/index.js';
-import type { Operation } from '../../core/operation.js';
+import type { Operation } from '../../operations/define.js';
 import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from './shared-schemas.js';
 import { formJsonSchema } from './fields.js';
 import { outputMediaTypes } from './resources.js';
@@ -54,7 +54,7 @@ function operationObject(op: Operation, app: App): Record<string, unknown> {
       content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentRequired' } } },
     },
     413: errorResponse('Payload too large, or a limit exceeded (pages, pixels, ranges, schema size).'),
-    422: errorResponse(op.id === 'pdf.images' ? 'Unsupported or corrupt input, an invalid field, or a PDF with no embedded images.' : 'Unsupported or corrupt input, or an invalid field.'),
+    422: errorResponse(op.output.unprocessable ?? 'Unsupported or corrupt input, or an invalid field.'),
     501: errorResponse(op.input.kind === 'image' ? 'Not implemented: GIF input.' : 'Not implemented.'),
     502: errorResponse('The payment facilitator or the model provider failed; nothing was charged.'),
     503: errorResponse(op.thirdParty ? 'The model provider is not configured on this deployment, or the service is busy (Retry-After).' : 'The service is busy (Retry-After).'),

@@ -1,7 +1,7 @@
 // What a 402 says about the thing being bought: its URL, description, media type and the
 // Bazaar discovery extension, for HTTP routes and for MCP tools. Derived from the table.
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import type { Operation } from '../../core/operation.js';
+import type { Operation } from '../../operations/define.js';
 import type { ResourceDescription } from '../payment/gate.js';
 import { formJsonSchema } from './fields.js';
 import { mcpInputSchema } from './mcp-schemas.js';

@@ -1,6 +1,6 @@
 // Pricing: the only place money is computed. Amounts are atomic USDC (6 decimals) as bigint,
 // so no float rounding can make the paid retry disagree with the quote.
-import type { Operation } from '../../core/operation.js';
+import type { Operation } from '../../operations/define.js';
 
 export const USDC_DECIMALS = 6;
 
@@ -17,7 +17,7 @@ export function priceOf(op: Operation, pageCounts: readonly number[]): bigint {
 export function priceRange(op: Operation): { min: bigint; max?: bigint } {
   const min = BigInt(op.price.rate);
   if (op.price.model === 'flat') return { min, max: min };
-  return { min, ...(op.price.maxAmount !== undefined ? { max: BigInt(op.price.maxAmount) } : {}) };
+  return { min, ...(op.maxAmount !== undefined ? { max: BigInt(op.maxAmount) } : {}) };
 }
 
 /** Atomic units as a US dollar string without float arithmetic: 5000n → "0.005". */

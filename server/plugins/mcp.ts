@@ -1,17 +1,17 @@
 // MCP at /mcp: stateless streamable HTTP, one tool per operation, paid per the x402 MCP
 // transport (PaymentRequired in structuredContent when unpaid, the PaymentPayload in
 // params._meta["x402/payment"], the receipt in result._meta["x402/payment-response"]).
-// Tools go through the same pipeline and payment gate as the HTTP routes.
+// Tools go through the same paid-call path as the HTTP routes; this plugin only translates.
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentPayload } from '@x402/core/types';
 import { operations } from '../../operations/index.js';
-import type { Operation } from '../../core/operation.js';
+import type { Operation } from '../../operations/define.js';
 import { ServiceError, asServiceError, fail } from '../../core/errors.js';
-import { prepare, execute, type RawRequest } from '../pipeline.js';
-import { LazyJobDir } from '../jobdir.js';
+import type { RawRequest } from '../pipeline.js';
+import { paidCall } from '../paid-call.js';
 import { mcpResource } from '../derive/resources.js';
 import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
 import { PAYMENT_META_KEY } from '../derive/catalog.js';
@@ -80,14 +80,9 @@ function errorResult(error: ServiceError): CallToolResult {
 }
 
 async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined): Promise<CallToolResult> {
-  const jobDir = new LazyJobDir(app.config.tmpDir);
   try {
     const raw = readToolArguments(op, args);
-    const prepared = await prepare(op, raw, jobDir, app, payment !== undefined);
-    const outcome = await app.gate.run(prepared.amount, mcpResource(op), payment, async () => {
-      app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
-      return execute(prepared, app.config, app.pool);
-    });
+    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op), ...(payment !== undefined ? { payment: () => payment } : {}) });
     if (outcome.kind === 'payment-required') {
       const pr = outcome.paymentRequired;
       return { isError: true, structuredContent: pr as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(pr) }] };
@@ -95,8 +90,6 @@ async function callTool(app: App, op: Operation, args: Record<string, unknown> |
     return { ...resultContent(op, outcome.result), _meta: { [RECEIPT_META_KEY]: outcome.receipt } };
   } catch (err) {
     return errorResult(asServiceError(err));
-  } finally {
-    await jobDir.remove();
   }
 }
 

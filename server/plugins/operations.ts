@@ -1,14 +1,14 @@
 // One POST route per operation, derived from the table: multipart parsing with the operation's
-// size limit, the shared pipeline (checks, quote), the payment gate, the pool.
+// size limit, then the one paid-call path; this plugin only translates to and from HTTP.
 import { Readable } from 'node:stream';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
 import { operations } from '../../operations/index.js';
-import type { Operation } from '../../core/operation.js';
+import type { Operation } from '../../operations/define.js';
 import { ServiceError, fail } from '../../core/errors.js';
-import { prepare, execute, type RawRequest } from '../pipeline.js';
-import { LazyJobDir } from '../jobdir.js';
+import type { RawRequest } from '../pipeline.js';
+import { paidCall } from '../paid-call.js';
 import { httpResource } from '../derive/resources.js';
 import type { App } from '../index.js';
 
@@ -66,30 +66,23 @@ function readPayment(request: Request): PaymentPayload | undefined {
 function handlerFor(op: Operation, app: App) {
   return async (request: Request, h: ResponseToolkit) => {
     request.plugins.paydoc = { operation: op.id };
-    const jobDir = new LazyJobDir(app.config.tmpDir);
-    try {
-      const raw = await readMultipart(request.payload);
-      const carriesPayment = request.headers['payment-signature'] !== undefined || request.headers['x-payment'] !== undefined;
-      const prepared = await prepare(op, raw, jobDir, app, carriesPayment);
-      const payment = readPayment(request);
-      const outcome = await app.gate.run(prepared.amount, httpResource(op, app), payment, async () => {
-        app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
-        return execute(prepared, app.config, app.pool);
-      });
-      if (outcome.kind === 'payment-required') {
-        return h.response(outcome.paymentRequired)
-          .code(402)
-          .header('payment-required', encodePaymentRequiredHeader(outcome.paymentRequired))
-          .header('cache-control', 'no-store');
-      }
-      const { result, receipt } = outcome;
-      return h.response(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength))
-        .type(result.mediaType)
-        .header('payment-response', encodePaymentResponseHeader(receipt))
+    const raw = await readMultipart(request.payload);
+    const carriesPayment = request.headers['payment-signature'] !== undefined || request.headers['x-payment'] !== undefined;
+    const outcome = await paidCall(app, {
+      op, raw, resource: httpResource(op, app),
+      ...(carriesPayment ? { payment: () => readPayment(request)! } : {}),
+    });
+    if (outcome.kind === 'payment-required') {
+      return h.response(outcome.paymentRequired)
+        .code(402)
+        .header('payment-required', encodePaymentRequiredHeader(outcome.paymentRequired))
         .header('cache-control', 'no-store');
-    } finally {
-      await jobDir.remove();
     }
+    const { result, receipt } = outcome;
+    return h.response(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength))
+      .type(result.mediaType)
+      .header('payment-response', encodePaymentResponseHeader(receipt))
+      .header('cache-control', 'no-store');
   };
 }
 

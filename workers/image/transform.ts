@@ -4,11 +4,9 @@
 // asked to keep them, and the jpegtran path copies at most the ICC profile.
 import sharp, { type Sharp } from 'sharp';
 import { fail, ServiceError } from '../../core/errors.js';
-import {
-  checkImageRequest, MAX_IMAGE_PIXELS, outputFormatOf, planCrop, planResize, readImageHeader,
-  type ImageFormat, type ImageHeader, type ImageOperation,
-} from '../../checks/image.js';
-import type { JobInput, JobOutput, WorkFunction } from '../../core/job.js';
+import { MAX_IMAGE_PIXELS, type ImageFormat, type ImageHeader } from '../../checks/image.js';
+import { DEFAULT_QUALITY, type Encoding, type ImageJob, type ImageTransform } from '../../operations/image/image-job.js';
+import type { Job, JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
 import { RunFailure, runTool } from '../../tools/runner.js';
 
@@ -18,28 +16,10 @@ sharp.concurrency(1);
 sharp.cache({ memory: 32, files: 0, items: 32 });
 
 const MEDIA_TYPES: Record<ImageFormat, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
-const DEFAULT_QUALITY = 90;
 // Fast palette quantisation: effort 1 was several times faster than the default (7) for files
 // within a few per cent of the same size.
 const PALETTE_EFFORT = 1;
 const SHARP_PALETTE_SIZES: readonly number[] = [2, 4, 16, 256];
-
-interface Encoding {
-  format: ImageFormat;
-  quality: number;
-  /** Palette size when the PNG output is quantised; undefined for true colour. */
-  paletteColors?: number;
-}
-
-function chooseEncoding(kind: ImageOperation, input: JobInput, inputFormat: ImageFormat): Encoding {
-  const { fields } = input;
-  const format = outputFormatOf(fields, inputFormat);
-  const quality = typeof fields.quality === 'number' ? fields.quality : DEFAULT_QUALITY;
-  const colors = typeof fields.colors === 'number' ? fields.colors : 256;
-  // Fields arrive with defaults applied; the front end marks an explicitly sent `colors`.
-  const wantsPalette = kind === 'compress' || fields.colorsSent === 1;
-  return { format, quality, paletteColors: format === 'png' && wantsPalette ? colors : undefined };
-}
 
 // ---- Lossless JPEG rotate and flip -------------------------------------------------------
 
@@ -66,9 +46,11 @@ function multiply(a: Matrix, b: Matrix): Matrix {
   return [a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]];
 }
 
-function requestedMatrix(kind: 'rotate' | 'flip', fields: JobInput['fields']): Matrix {
-  if (kind === 'flip') return fields.direction === 'vertical' ? [1, 0, 0, -1] : [-1, 0, 0, 1];
-  return fields.angle === 90 ? [0, -1, 1, 0] : fields.angle === 180 ? [-1, 0, 0, -1] : [0, 1, -1, 0];
+type Turn = Extract<ImageTransform, { kind: 'rotate' | 'flip' }>;
+
+function requestedMatrix(turn: Turn): Matrix {
+  if (turn.kind === 'flip') return turn.direction === 'vertical' ? [1, 0, 0, -1] : [-1, 0, 0, 1];
+  return turn.angle === 90 ? [0, -1, 1, 0] : turn.angle === 180 ? [-1, 0, 0, -1] : [0, 1, -1, 0];
 }
 
 /**
@@ -77,9 +59,9 @@ function requestedMatrix(kind: 'rotate' | 'flip', fields: JobInput['fields']): M
  * missing, the image's edge blocks are partial for this transform (-perfect refuses rather
  * than trimming the edge), or the data has errors it warns about.
  */
-async function losslessJpegTransform(input: JobInput, header: ImageHeader, kind: 'rotate' | 'flip'): Promise<Uint8Array | undefined> {
+async function losslessJpegTransform(input: Job<ImageJob>, header: ImageHeader, turn: Turn): Promise<Uint8Array | undefined> {
   const bytes = input.files[0].bytes;
-  const total = multiply(requestedMatrix(kind, input.fields), ORIENTATION[header.orientation] ?? ORIENTATION[1]);
+  const total = multiply(requestedMatrix(turn), ORIENTATION[header.orientation] ?? ORIENTATION[1]);
   const transform = TRANSFORMS.find((t) => t.matrix.every((v, i) => v === total[i]));
   if (!transform) return undefined;
   // The ICC profile keeps the colours right and identifies no one; EXIF, XMP and comments go.
@@ -99,7 +81,7 @@ async function losslessJpegTransform(input: JobInput, header: ImageHeader, kind:
 
 // ---- The sharp pipeline ------------------------------------------------------------------
 
-function decode(bytes: Uint8Array, input: JobInput): Sharp {
+function decode(bytes: Uint8Array, input: Job<ImageJob>): Sharp {
   return sharp(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
     // 'error' refuses truncated and undecodable data but lets through the benign warnings
     // many camera files carry (such as extraneous bytes before a marker).
@@ -109,21 +91,17 @@ function decode(bytes: Uint8Array, input: JobInput): Sharp {
   }).timeout({ seconds: Math.max(1, Math.floor(timeLeft(input) / 1000)) });
 }
 
-function applyOperation(image: Sharp, kind: ImageOperation, input: JobInput, header: ImageHeader): Sharp {
-  const { fields } = input;
-  switch (kind) {
-    case 'resize': {
-      const plan = planResize(fields, header);
-      return image.resize(plan.width, plan.height, { fit: plan.fit, position: 'centre' });
-    }
-    case 'crop': return image.extract(planCrop(fields, header));
-    case 'rotate': return image.rotate(Number(fields.angle));
-    case 'flip': return fields.direction === 'vertical' ? image.flip() : image.flop();
-    default: return image;
+function applyTransform(image: Sharp, transform: ImageTransform): Sharp {
+  switch (transform.kind) {
+    case 'resize': return image.resize(transform.width, transform.height, { fit: transform.fit, position: 'centre' });
+    case 'crop': return image.extract({ left: transform.left, top: transform.top, width: transform.width, height: transform.height });
+    case 'rotate': return image.rotate(transform.angle);
+    case 'flip': return transform.direction === 'vertical' ? image.flip() : image.flop();
+    case 'compress': return image;
   }
 }
 
-async function encode(image: Sharp, kind: ImageOperation, encoding: Encoding, header: ImageHeader, input: JobInput): Promise<Uint8Array> {
+async function encode(image: Sharp, compressing: boolean, encoding: Encoding, header: ImageHeader, input: Job<ImageJob>): Promise<Uint8Array> {
   const colors = encoding.paletteColors;
   if (encoding.format === 'png' && colors !== undefined && !SHARP_PALETTE_SIZES.includes(colors)) {
     return quantiseWithPngquant(image, colors, input);
@@ -137,7 +115,7 @@ async function encode(image: Sharp, kind: ImageOperation, encoding: Encoding, he
       if (header.space === 'b-w' || header.space === 'grey16') image = image.toColourspace('b-w');
       // mozjpeg's trellis quantisation makes files about a quarter smaller at two to five
       // times the encode time: worth it where size is the point.
-      return image.jpeg(kind === 'compress' ? { quality: encoding.quality, mozjpeg: true } : { quality: encoding.quality }).toBuffer();
+      return image.jpeg(compressing ? { quality: encoding.quality, mozjpeg: true } : { quality: encoding.quality }).toBuffer();
     case 'webp':
       return image.webp({ quality: encoding.quality }).toBuffer();
     case 'png':
@@ -154,7 +132,7 @@ async function encode(image: Sharp, kind: ImageOperation, encoding: Encoding, he
  * libvips takes a palette size only as a PNG bit depth (2, 4, 16 or 256 entries), so other
  * counts go to pngquant, which runs the same quantiser (libimagequant) with an exact count.
  */
-async function quantiseWithPngquant(image: Sharp, colors: number, input: JobInput): Promise<Uint8Array> {
+async function quantiseWithPngquant(image: Sharp, colors: number, input: Job<ImageJob>): Promise<Uint8Array> {
   // Fast deflate: this PNG only crosses a pipe. Colours are converted to sRGB first, since
   // this pngquant build cannot read ICC profiles.
   const { data: trueColour, info } = await image.png({ compressionLevel: 1 }).toBuffer({ resolveWithObject: true });
@@ -171,7 +149,7 @@ async function quantiseWithPngquant(image: Sharp, colors: number, input: JobInpu
 }
 
 /** Whether the data itself fails to decode, as opposed to our own pipeline failing. */
-async function decodes(bytes: Uint8Array, input: JobInput): Promise<boolean> {
+async function decodes(bytes: Uint8Array, input: Job<ImageJob>): Promise<boolean> {
   try {
     await decode(bytes, input).stats();
     return true;
@@ -180,23 +158,21 @@ async function decodes(bytes: Uint8Array, input: JobInput): Promise<boolean> {
   }
 }
 
-async function transform(kind: ImageOperation, input: JobInput): Promise<JobOutput> {
+/** The five image transforms: the plan settled the header, the transform and the encoding before payment. */
+export const transformImage: WorkFunction<ImageJob> = async (input): Promise<JobOutput> => {
   const file = input.files[0];
-  if (!file) fail('FIELD_INVALID', 'an image file is required', { field: 'file' });
-  const header = await readImageHeader(file.bytes);
-  const encoding = chooseEncoding(kind, input, header.format);
-  checkImageRequest(`image.${kind}`, input.fields, header);
+  const { header, encoding, transform } = input.params;
   const mediaType = MEDIA_TYPES[encoding.format];
 
   // The lossless path is taken unless a quality below the default was asked for, which
   // means the caller wants a smaller file and so a re-encode.
-  if ((kind === 'rotate' || kind === 'flip') && header.format === 'jpeg' && encoding.format === 'jpeg' && encoding.quality >= DEFAULT_QUALITY) {
-    const lossless = await losslessJpegTransform(input, header, kind);
+  if ((transform.kind === 'rotate' || transform.kind === 'flip') && header.format === 'jpeg' && encoding.format === 'jpeg' && encoding.quality >= DEFAULT_QUALITY) {
+    const lossless = await losslessJpegTransform(input, header, transform);
     if (lossless) return { body: lossless, mediaType };
   }
 
   try {
-    const body = await encode(applyOperation(decode(file.bytes, input), kind, input, header), kind, encoding, header, input);
+    const body = await encode(applyTransform(decode(file.bytes, input), transform), transform.kind === 'compress', encoding, header, input);
     return { body, mediaType };
   } catch (err) {
     if (err instanceof ServiceError) throw err;
@@ -208,11 +184,4 @@ async function transform(kind: ImageOperation, input: JobInput): Promise<JobOutp
     }
     throw err;
   }
-}
-
-export const compress: WorkFunction = (input) => transform('compress', input);
-export const resize: WorkFunction = (input) => transform('resize', input);
-export const crop: WorkFunction = (input) => transform('crop', input);
-export const rotate: WorkFunction = (input) => transform('rotate', input);
-export const flip: WorkFunction = (input) => transform('flip', input);
-
+};

@@ -4,7 +4,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { fail } from '../../core/errors.js';
-import type { JobInput } from '../../core/job.js';
+import type { Job } from '../../core/job.js';
 import { complete, ProviderFailure, type ChatRequest, type Provider } from './provider.js';
 
 export interface JsonRequest {
@@ -49,7 +49,7 @@ function strictRefused(err: unknown): boolean {
 /** One JSON value that passes `validate`, or PROVIDER_FAILED after a second invalid answer. */
 export async function completeJson(
   provider: Provider,
-  input: Pick<JobInput, 'deadline'>,
+  input: Pick<Job, 'deadline'>,
   request: JsonRequest,
   cancel?: AbortSignal,
 ): Promise<unknown> {

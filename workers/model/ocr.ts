@@ -4,7 +4,8 @@
 import sharp from 'sharp';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { fail } from '../../core/errors.js';
-import type { JobInput, JobOutput, WorkFunction } from '../../core/job.js';
+import type { Job, JobOutput, WorkFunction } from '../../core/job.js';
+import type { ImageFormat } from '../../checks/image.js';
 import { mapInOrder } from './batch.js';
 import { dataUrl, MODEL_MAX_SIDE, modelDpi, modelPages, renderPage, TESSERACT_DPI, TESSERACT_MAX_SIDE } from './pages.js';
 import { complete, createProvider, type Provider } from './provider.js';
@@ -38,12 +39,12 @@ export function imagePart(url: string): ChatCompletionContentPart {
   return { type: 'image_url', image_url: { url, detail: 'high' } };
 }
 
-function usesTesseract(input: JobInput): boolean {
+function usesTesseract(input: Job): boolean {
   return input.settings.ocrEngine === 'tesseract';
 }
 
 // No page label goes with the image: models tend to copy such labels into the transcription.
-async function transcribe(provider: Provider, input: JobInput, url: string, signal?: AbortSignal): Promise<string> {
+async function transcribe(provider: Provider, input: Job, url: string, signal?: AbortSignal): Promise<string> {
   const messages: ChatCompletionMessageParam[] = [
     { role: 'system', content: OCR_INSTRUCTIONS },
     { role: 'user', content: [imagePart(url)] },
@@ -52,7 +53,7 @@ async function transcribe(provider: Provider, input: JobInput, url: string, sign
   return stripFence(text).replace(/\s+$/u, '');
 }
 
-function imageFile(input: JobInput) {
+function imageFile(input: Job) {
   const file = input.files[0];
   if (!file) fail('FIELD_INVALID', 'an image file is required', { field: 'file' });
   return file;
@@ -88,13 +89,13 @@ async function imageForTesseract(bytes: Uint8Array): Promise<Uint8Array> {
   }
 }
 
-export const imageOcr: WorkFunction = async (input) => {
+export const imageOcr: WorkFunction<{ format: ImageFormat }> = async (input) => {
   const file = imageFile(input);
   if (usesTesseract(input)) {
     return jsonOutput({ text: await tesseractText(input, await imageForTesseract(file.bytes)) });
   }
   const provider = createProvider(input.settings);
-  const image = await imageForModel(file.bytes, file.format);
+  const image = await imageForModel(file.bytes, input.params.format);
   return jsonOutput({ text: await transcribe(provider, input, dataUrl(image.bytes, image.mediaType)) });
 };
 

@@ -1,7 +1,7 @@
 // PDF pages as PNG for the model (or for tesseract), rendered one page per mutool run so pages
 // are produced only as fast as they are sent and a job never holds more than a few in memory.
 import { fail } from '../../core/errors.js';
-import { timeLeft, type JobFile, type JobInput } from '../../core/job.js';
+import { timeLeft, type JobFile, type Job } from '../../core/job.js';
 import { RunFailure, runTool } from '../../tools/runner.js';
 import { drawFormFieldValues } from '../pdf/forms.js';
 
@@ -41,7 +41,7 @@ export function toolFailure(err: unknown, what: string): never {
 }
 
 /** The page count as priced; qpdf answers when the front end did not pass one. */
-export async function pdfPageCount(input: JobInput, file: JobFile): Promise<number> {
+export async function pdfPageCount(input: Job, file: JobFile): Promise<number> {
   if (file.pages !== undefined) return file.pages;
   const path = requirePath(file);
   let out;
@@ -59,7 +59,7 @@ export async function pdfPageCount(input: JobInput, file: JobFile): Promise<numb
  * Pages 1..n, refusing (rather than truncating) a document over the limit. A form that leaves
  * drawing its filled values to the reader is first given them, so the rendered pages show them.
  */
-export async function modelPages(input: JobInput): Promise<number[]> {
+export async function modelPages(input: Job): Promise<number[]> {
   const file = input.files[0];
   if (!file) fail('FIELD_INVALID', 'a PDF file is required', { field: 'file' });
   const count = await pdfPageCount(input, file);
@@ -81,7 +81,7 @@ export interface RenderOptions {
   signal?: AbortSignal;
 }
 
-export async function renderPage(input: JobInput, page: number, options: RenderOptions): Promise<Uint8Array> {
+export async function renderPage(input: Job, page: number, options: RenderOptions): Promise<Uint8Array> {
   const path = requirePath(input.files[0] as JobFile);
   const args = [
     'draw', '-q', '-r', String(options.dpi),

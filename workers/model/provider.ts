@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { fail, ServiceError } from '../../core/errors.js';
-import { timeLeft, type JobInput, type WorkerSettings } from '../../core/job.js';
+import { timeLeft, type Job, type WorkerSettings } from '../../core/job.js';
 
 /** Used when the deployment sets a model and a key but no base URL: OpenAI itself. */
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -93,7 +93,7 @@ function timedOut(): never {
  * wait bounded by the job's deadline. `cancel` stops everything early (a sibling request failed).
  */
 export async function withRetries<T>(
-  input: Pick<JobInput, 'deadline'>,
+  input: Pick<Job, 'deadline'>,
   cancel: AbortSignal | undefined,
   call: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
@@ -130,7 +130,7 @@ export type ChatRequest = Omit<ChatCompletionCreateParamsNonStreaming, 'model'>;
 /** One chat completion (with retries); returns the assistant's text. */
 export async function complete(
   provider: Provider,
-  input: Pick<JobInput, 'deadline'>,
+  input: Pick<Job, 'deadline'>,
   request: ChatRequest,
   cancel?: AbortSignal,
 ): Promise<{ content: string; finishReason: string | undefined }> {

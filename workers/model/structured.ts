@@ -77,10 +77,8 @@ const STRUCTURED_INSTRUCTIONS = [
   'Reply with the JSON object only.',
 ].join(' ');
 
-export const pdfStructured: WorkFunction = async (input) => {
-  const text = input.fields.schema;
-  if (typeof text !== 'string') fail('FIELD_INVALID', 'schema is required', { field: 'schema' });
-  const { schema, validate } = loadUserSchema(text);
+export const pdfStructured: WorkFunction<{ schema: string }> = async (input) => {
+  const { schema, validate } = loadUserSchema(input.params.schema);
   const pages = await modelPages(input);
   const provider = createProvider(input.settings);
   const dpi = modelDpi(input.settings.modelDpi);

@@ -1,7 +1,7 @@
 // The local OCR engine: nothing leaves the server. One tesseract run per image, single-threaded
 // (OpenMP threads made it 3 to 4 times slower on 2 shared cores), killed at the job's deadline.
 import { fail } from '../../core/errors.js';
-import { timeLeft, type JobInput } from '../../core/job.js';
+import { timeLeft, type Job } from '../../core/job.js';
 import { runTool } from '../../tools/runner.js';
 import { toolFailure } from './pages.js';
 
@@ -22,7 +22,7 @@ export interface TesseractOptions {
   signal?: AbortSignal;
 }
 
-export async function tesseractText(input: JobInput, image: Uint8Array, options: TesseractOptions = {}): Promise<string> {
+export async function tesseractText(input: Job, image: Uint8Array, options: TesseractOptions = {}): Promise<string> {
   const args = [
     'stdin', 'stdout',
     '-l', ocrLanguages(input.settings.ocrLanguages),

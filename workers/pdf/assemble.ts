@@ -2,11 +2,12 @@
 // copies pages without re-encoding anything.
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { JobInput, JobOutput, WorkFunction } from '../../core/job.js';
+import type { Job, JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
-import { parsePageList, parseRanges } from '../../core/page-ranges.js';
+import type { PagesJob } from '../../operations/pdf/pages.js';
+import type { SplitJob } from '../../operations/pdf/split.js';
 import { runTool } from '../../tools/runner.js';
-import { countPages, inputPath, inputsContain, PDF, qpdf, qpdfPageSpec, readBytes, ZIP } from './common.js';
+import { inputPath, inputsContain, PDF, qpdf, qpdfPageSpec, readBytes, ZIP } from './common.js';
 import { withScratch } from '../../tools/tool-run.js';
 import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
 
@@ -16,7 +17,7 @@ import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
  * result is written unencrypted, as a new document. The later inputs' outlines are then
  * appended after the first one's (see appendOutlines), so every input's bookmarks survive.
  */
-export async function mergeWithQpdf(input: JobInput, sources: readonly string[], out: string, dir: string, extra: readonly string[] = []): Promise<void> {
+export async function mergeWithQpdf(input: Job, sources: readonly string[], out: string, dir: string, extra: readonly string[] = []): Promise<void> {
   await qpdf(input, [sources[0], '--decrypt', ...extra, '--pages', ...sources, '--', out], dir);
   // The catalog's /Outlines shows in the raw bytes unless the catalog sits in a compressed object
   // stream, so a later input with either may have an outline; without both it has none.
@@ -128,7 +129,7 @@ print(JSON.stringify({ entries: entries }));
  * Adds the outlines of the inputs after the first to qpdf's merged file. This is navigation on
  * top of what was paid for (the pages): if it fails for any reason, qpdf's result stands.
  */
-async function appendOutlines(input: JobInput, sources: readonly string[], out: string, dir: string): Promise<void> {
+async function appendOutlines(input: Job, sources: readonly string[], out: string, dir: string): Promise<void> {
   const script = path.join(dir, 'merge-outline.js');
   const outlined = path.join(path.dirname(out), `outlined-${path.basename(out)}`);
   const args = [script, out, outlined];
@@ -156,18 +157,10 @@ export const merge: WorkFunction = async (input): Promise<JobOutput> => {
   });
 };
 
-/** The page count the job sees (the price was computed from the same bytes). */
-async function pageCountOf(input: JobInput, source: string, dir: string): Promise<number> {
-  return input.files[0].pages ?? countPages(input, source, dir);
-}
-
-export const pages: WorkFunction = async (input): Promise<JobOutput> => {
+export const pages: WorkFunction<PagesJob> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
   return withScratch(input.jobDir, async (dir) => {
-    const pageCount = await pageCountOf(input, source, dir);
-    const listText = input.fields.pages;
-    const rotate = input.fields.rotate;
-    const selected = typeof listText === 'string' ? parsePageList(listText, pageCount, { field: 'pages' }) : undefined;
+    const { pages: selected, rotate } = input.params;
     const args = [source, '--object-streams=generate'];
     if (selected) args.push('--pages', '.', qpdfPageSpec(selected), '--');
     // qpdf's "+" rotates relative to each page's current /Rotate, clockwise: what the user sees turns by that much.
@@ -183,11 +176,10 @@ export function splitEntryName(index: number, first: number, last: number): stri
   return `part-${String(index + 1).padStart(2, '0')}-p${first}-${last}.pdf`;
 }
 
-export const split: WorkFunction = async (input): Promise<JobOutput> => {
+export const split: WorkFunction<SplitJob> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
   return withScratch(input.jobDir, async (dir) => {
-    const pageCount = await pageCountOf(input, source, dir);
-    const ranges = parseRanges(String(input.fields.ranges ?? ''), pageCount, { field: 'ranges' });
+    const { ranges } = input.params;
     const entries: ZipEntry[] = [];
     for (const [index, range] of ranges.entries()) {
       const out = path.join(dir, `part-${index}.pdf`);

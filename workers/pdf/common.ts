@@ -2,13 +2,13 @@
 // job's deadline, and reading a result back.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { JobInput } from '../../core/job.js';
+import type { Job } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
 import { runTool, type RunResult } from '../../tools/runner.js';
 import { asToolError, damaged, qpdfSucceeded } from '../../tools/tool-run.js';
 
 /** The seekable copy of file i (the front end writes PDFs to the job directory; tests may not). */
-export async function inputPath(input: JobInput, index = 0): Promise<string> {
+export async function inputPath(input: Job, index = 0): Promise<string> {
   const file = input.files[index];
   if (file.path) return file.path;
   const written = path.join(input.jobDir, `input-${index}.pdf`);
@@ -17,7 +17,7 @@ export async function inputPath(input: JobInput, index = 0): Promise<string> {
   return written;
 }
 
-export async function runIn(input: JobInput, tool: string, args: readonly string[], what: string, cwd = input.jobDir, maxStdout?: number): Promise<RunResult> {
+export async function runIn(input: Job, tool: string, args: readonly string[], what: string, cwd = input.jobDir, maxStdout?: number): Promise<RunResult> {
   try {
     return await runTool(tool, args, { cwd, timeoutMs: timeLeft(input), maxStdout });
   } catch (err) {
@@ -26,7 +26,7 @@ export async function runIn(input: JobInput, tool: string, args: readonly string
 }
 
 /** Runs qpdf; its failure on an input that passed inspection means damage the quick checks could not see. */
-export async function qpdf(input: JobInput, args: readonly string[], cwd: string): Promise<RunResult> {
+export async function qpdf(input: Job, args: readonly string[], cwd: string): Promise<RunResult> {
   const result = await runIn(input, 'qpdf', args, 'qpdf', cwd);
   if (!qpdfSucceeded(result)) damaged('qpdf could not rewrite it (the file is damaged)');
   return result;
@@ -37,7 +37,7 @@ export async function qpdf(input: JobInput, args: readonly string[], cwd: string
  * a cheap look for PDF names that show outside compressed streams (an image's /DCTDecode filter,
  * the catalog's /Outlines), before deciding to run a tool for them.
  */
-export async function inputsContain(input: JobInput, markers: readonly string[], first = 0): Promise<boolean> {
+export async function inputsContain(input: Job, markers: readonly string[], first = 0): Promise<boolean> {
   for (let i = first; i < input.files.length; i++) {
     const given = input.files[i].bytes;
     const bytes = given.byteLength ? given : await readBytes(await inputPath(input, i));
@@ -53,7 +53,7 @@ export async function readBytes(file: string): Promise<Uint8Array> {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
-export async function countPages(input: JobInput, file: string, cwd: string): Promise<number> {
+export async function countPages(input: Job, file: string, cwd: string): Promise<number> {
   const result = await runIn(input, 'qpdf', ['--show-npages', file], 'qpdf', cwd);
   if (!qpdfSucceeded(result)) return 0;
   return Number.parseInt(Buffer.from(result.stdout).toString('utf8').trim(), 10) || 0;

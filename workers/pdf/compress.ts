@@ -4,14 +4,15 @@
 // itself is always a candidate, so the result is never larger than what was sent.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { JobInput, JobOutput, WorkFunction } from '../../core/job.js';
+import type { Job, JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
 import { runTool } from '../../tools/runner.js';
 import { countPages, inputPath, inputsContain, PDF, qpdf, readBytes } from './common.js';
 import { mergeWithQpdf } from './assemble.js';
 import { withScratch } from '../../tools/tool-run.js';
+import type { CompressionLevel } from '../../operations/shared.js';
 
-export type Level = 'lossless' | 'balanced' | 'max';
+type Level = CompressionLevel;
 
 export const QPDF_LOSSLESS = ['--object-streams=generate', '--compress-streams=y', '--recompress-flate', '--compression-level=9'];
 
@@ -56,7 +57,7 @@ print(JSON.stringify({ outline: count(doc.loadOutline()), links: links }));`;
 
 interface Navigation { outline: number; links: number }
 
-async function navigation(input: JobInput, file: string, dir: string): Promise<Navigation | undefined> {
+async function navigation(input: Job, file: string, dir: string): Promise<Navigation | undefined> {
   const script = path.join(dir, 'navigation.js');
   await writeFile(script, NAVIGATION_SCRIPT, { flag: 'w' });
   try {
@@ -69,7 +70,7 @@ async function navigation(input: JobInput, file: string, dir: string): Promise<N
 }
 
 /** Ghostscript drops some outlines (for example /Fit destinations): its result only counts if links and outline survived. */
-async function keptNavigation(input: JobInput, sources: readonly string[], candidate: string, dir: string): Promise<boolean> {
+async function keptNavigation(input: Job, sources: readonly string[], candidate: string, dir: string): Promise<boolean> {
   const after = await navigation(input, candidate, dir);
   if (!after) return false;
   let outline = 0;
@@ -87,7 +88,7 @@ async function keptNavigation(input: JobInput, sources: readonly string[], candi
  * Ghostscript's pass, accepted only if it kept every page. It gets most of the remaining time
  * but not all: when it is too slow the lossless candidate is still returned.
  */
-async function ghostscriptCandidate(input: JobInput, level: Exclude<Level, 'lossless'>, sources: readonly string[], expectedPages: number, dir: string, settings: { name: string; args: readonly string[] } = { name: 'gs', args: GS_LEVEL[level] }): Promise<Candidate | undefined> {
+async function ghostscriptCandidate(input: Job, level: Exclude<Level, 'lossless'>, sources: readonly string[], expectedPages: number, dir: string, settings: { name: string; args: readonly string[] } = { name: 'gs', args: GS_LEVEL[level] }): Promise<Candidate | undefined> {
   const gsOut = path.join(dir, `${settings.name}.pdf`);
   const packed = path.join(dir, `${settings.name}-packed.pdf`);
   try {
@@ -108,7 +109,7 @@ async function ghostscriptCandidate(input: JobInput, level: Exclude<Level, 'loss
  * Ghostscript's candidates for the level. For balanced on PDFs holding JPEGs, both variants run
  * at once (two processes, about the wall time of one) and the smaller wins in smallest().
  */
-async function ghostscriptCandidates(input: JobInput, level: Exclude<Level, 'lossless'>, sources: readonly string[], expectedPages: number, dir: string): Promise<(Candidate | undefined)[]> {
+async function ghostscriptCandidates(input: Job, level: Exclude<Level, 'lossless'>, sources: readonly string[], expectedPages: number, dir: string): Promise<(Candidate | undefined)[]> {
   const variants = [ghostscriptCandidate(input, level, sources, expectedPages, dir)];
   // An image stream's dictionary is never inside a compressed object stream, so its filter name shows in the raw bytes.
   if (level === 'balanced' && await inputsContain(input, ['/DCTDecode'])) {
@@ -117,7 +118,7 @@ async function ghostscriptCandidates(input: JobInput, level: Exclude<Level, 'los
   return Promise.all(variants);
 }
 
-async function smallest(input: JobInput, candidates: readonly (Candidate | undefined)[], dir: string): Promise<Uint8Array> {
+async function smallest(input: Job, candidates: readonly (Candidate | undefined)[], dir: string): Promise<Uint8Array> {
   const ranked = candidates.filter((c): c is Candidate => c !== undefined).sort((a, b) => a.size - b.size);
   for (const candidate of ranked) {
     if (candidate.sources && !(await keptNavigation(input, candidate.sources, candidate.file, dir))) continue;
@@ -126,7 +127,7 @@ async function smallest(input: JobInput, candidates: readonly (Candidate | undef
   return readBytes(ranked[ranked.length - 1].file);
 }
 
-async function compressOne(input: JobInput, source: string, level: Level, dir: string, baseline: Candidate): Promise<Uint8Array> {
+async function compressOne(input: Job, source: string, level: Level, dir: string, baseline: Candidate): Promise<Uint8Array> {
   const lossless = async (): Promise<Candidate> => {
     const file = path.join(dir, 'lossless.pdf');
     await qpdf(input, [...QPDF_LOSSLESS, source, file], dir);
@@ -139,24 +140,19 @@ async function compressOne(input: JobInput, source: string, level: Level, dir: s
   return smallest(input, [baseline, packed, ...gs], dir);
 }
 
-function levelOf(input: JobInput): Level {
-  const level = input.fields.level ?? 'balanced';
-  return level === 'lossless' || level === 'max' ? level : 'balanced';
-}
-
-export const compress: WorkFunction = async (input): Promise<JobOutput> => {
+export const compress: WorkFunction<{ level: Level }> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
-  const level = levelOf(input);
+  const { level } = input.params;
   return withScratch(input.jobDir, async (dir) => {
     const body = await compressOne(input, source, level, dir, { file: source, size: input.files[0].bytes.byteLength });
     return { body, mediaType: PDF };
   });
 };
 
-export const mergeCompress: WorkFunction = async (input): Promise<JobOutput> => {
+export const mergeCompress: WorkFunction<{ level: Level }> = async (input): Promise<JobOutput> => {
   const sources: string[] = [];
   for (let i = 0; i < input.files.length; i++) sources.push(await inputPath(input, i));
-  const level = levelOf(input);
+  const { level } = input.params;
   return withScratch(input.jobDir, async (dir) => {
     // The plain merge is the baseline ("the input"); qpdf's packing is applied to it directly.
     const merged = path.join(dir, 'merged.pdf');

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { timeLeft, type JobInput } from '../../core/job.js';
+import { timeLeft, type Job } from '../../core/job.js';
 import { runTool } from '../../tools/runner.js';
 import { inputsContain } from './common.js';
 
@@ -44,7 +44,7 @@ print('drawn');
  * that has them drawn, before its pages are rendered. Anything that goes wrong leaves the file
  * as it was: the pages are still right, only without those values. Nothing else stays behind.
  */
-export async function drawFormFieldValues(input: JobInput): Promise<void> {
+export async function drawFormFieldValues(input: Job): Promise<void> {
   const file = input.files[0];
   // Most files have no form: a look for the catalog's /AcroForm key in the raw bytes spares them
   // the mutool run. A catalog packed into a compressed object stream hides it; such a form keeps

@@ -9,7 +9,7 @@ import MarkdownIt from 'markdown-it';
 import type { StateCore, Token } from 'markdown-it';
 import { fail } from '../../core/errors.js';
 import { decodeMarkdown } from '../../checks/markdown.js';
-import { timeLeft, type JobInput, type JobOutput, type WorkFunction } from '../../core/job.js';
+import { timeLeft, type Job, type JobOutput, type WorkFunction } from '../../core/job.js';
 import { runTool } from '../../tools/runner.js';
 
 const RENDERER_SCRIPT = 'workers/pdf/weasy_render.py';
@@ -164,11 +164,11 @@ export async function renderHtmlToPdf(html: string, options: { workDir: string; 
   return pdf;
 }
 
-export const fromMarkdown: WorkFunction = async (input: JobInput): Promise<JobOutput> => {
+export const fromMarkdown: WorkFunction<{ title?: string }> = async (input): Promise<JobOutput> => {
   const file = input.files[0];
   if (!file) throw new Error('from-markdown received no file');
   const markdown = decodeMarkdown(file.bytes);
-  const title = typeof input.fields.title === 'string' ? input.fields.title : undefined;
+  const { title } = input.params;
   const body = await renderHtmlToPdf(renderMarkdownHtml(markdown, title), { workDir: input.jobDir, timeoutMs: timeLeft(input) });
   return { body, mediaType: 'application/pdf' };
 };

@@ -17,11 +17,11 @@ export function renderEntryName(page: number): string {
   return `page-${String(page).padStart(4, '0')}.png`;
 }
 
-export const render: WorkFunction = async (input): Promise<JobOutput> => {
+export const render: WorkFunction<{ dpi: number }> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
   // A filled form is rendered as a viewer shows it, values included.
   await drawFormFieldValues(input);
-  const dpi = Number(input.fields.dpi ?? 150);
+  const { dpi } = input.params;
   return withScratch(input.jobDir, async (dir) => {
     const boxes = await pageBoxes(source, { cwd: dir, timeoutMs: timeLeft(input) }).catch((err) => { throw asToolError(err, 'mutool'); });
     if (boxes.length === 0) damaged('no page could be read');

@@ -7,15 +7,9 @@ import { fail } from '../../core/errors.js';
 import { inputPath, PDF, readBytes } from './common.js';
 import { asToolError, damaged, isWrongPassword, qpdfSucceeded, runQpdfJob, withScratch } from '../../tools/tool-run.js';
 
-function passwordOf(fields: Record<string, unknown>): string {
-  const password = fields.password;
-  if (typeof password !== 'string' || password.length === 0) fail('FIELD_INVALID', 'password is required', { field: 'password' });
-  return password;
-}
-
-export const protect: WorkFunction = async (input): Promise<JobOutput> => {
+export const protect: WorkFunction<{ password: string }> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
-  const password = passwordOf(input.fields);
+  const { password } = input.params;
   return withScratch(input.jobDir, async (dir) => {
     const out = path.join(dir, 'protected.pdf');
     const job = {
@@ -28,9 +22,9 @@ export const protect: WorkFunction = async (input): Promise<JobOutput> => {
   });
 };
 
-export const unlock: WorkFunction = async (input): Promise<JobOutput> => {
+export const unlock: WorkFunction<{ password: string }> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
-  const password = passwordOf(input.fields);
+  const { password } = input.params;
   return withScratch(input.jobDir, async (dir) => {
     const out = path.join(dir, 'unlocked.pdf');
     const job = { inputFile: source, password, outputFile: out, decrypt: '', objectStreams: 'generate' };

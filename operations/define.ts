@@ -1,0 +1,151 @@
+// The shape of one operation. Each operation's module (operations/<area>/<name>.ts) declares
+// everything about it with defineOperation(); routes, MCP tools, the OpenAPI document, the
+// discovery catalog, the 402 quotes and the pool's jobs are derived from those declarations.
+import type { ImageHeader } from '../checks/image.js';
+import type { PageBox } from '../checks/pdf.js';
+
+export type Category = 'image-processing' | 'pdf-processing' | 'pdf-extraction' | 'ocr';
+
+interface FieldBase {
+  name: string;
+  description: string;
+  required?: boolean;
+}
+
+export interface IntegerField extends FieldBase {
+  type: 'integer';
+  minimum?: number;
+  maximum?: number;
+  /** Allowed values, when the field is an enumeration of integers (angle, rotate). */
+  enum?: readonly number[];
+  default?: number;
+}
+
+export interface StringField extends FieldBase {
+  type: 'string';
+  enum?: readonly string[];
+  minLength?: number;
+  maxLength?: number;
+  /** A size limit in UTF-8 bytes that answers 413 rather than 422 (the schema's 16 KB). */
+  maxBytes?: number;
+  default?: string;
+  /** Never logged, never echoed (passwords, schemas). */
+  secret?: boolean;
+}
+
+export type FieldSpec = IntegerField | StringField;
+
+export type FieldValues = Record<string, string | number | undefined>;
+
+export type InputKind = 'image' | 'pdf' | 'markdown';
+
+export interface InputSpec {
+  kind: InputKind;
+  /** Bytes per file (50 MB; 1 MB for Markdown). */
+  maxBytes: number;
+  /** Merge endpoints: the file field repeats between min and max times. */
+  count: { min: number; max: number };
+  /** Bytes over all files of one request (95 MB on merges). */
+  maxTotalBytes: number;
+  /** At most this many pages (render 50; ocr, tables, structured 30). */
+  maxPages?: number;
+  /** /v1/pdf/unlock takes encrypted PDFs; every other PDF operation refuses them. */
+  acceptsEncrypted?: boolean;
+}
+
+export interface PriceSpec {
+  model: 'flat' | 'per-page';
+  /** Atomic USDC (6 decimals): 5000 is 0.005 USD. Per page for per-page operations. */
+  rate: number;
+  note?: string;
+}
+
+export interface OutputSpec {
+  /** 'image' means the real type follows the chosen format: image/jpeg, image/png or image/webp. */
+  mediaType: 'image' | 'application/pdf' | 'application/zip' | 'text/markdown; charset=utf-8' | 'application/json';
+  description: string;
+  /** JSON Schema of the body, for JSON results (MCP outputSchema, OpenAPI). */
+  jsonSchema?: Record<string, unknown>;
+  /** What a 422 means for this operation, when it can mean more than bad input (OpenAPI). */
+  unprocessable?: string;
+}
+
+/** An upload as the pre-payment checks found it. */
+export type InspectedFile =
+  | { kind: 'image'; bytes: Uint8Array; header: ImageHeader }
+  | { kind: 'pdf'; bytes: Uint8Array; path: string; pages: number }
+  | { kind: 'markdown'; bytes: Uint8Array };
+
+/** What an operation's plan sees: every check before it has passed. */
+export interface PlanInput {
+  /** Validated fields with defaults applied. */
+  fields: FieldValues;
+  /** Whether the client sent the field itself (a default was not applied). */
+  sent(name: string): boolean;
+  files: readonly InspectedFile[];
+  /** Pages over all PDF inputs, as priced. */
+  pages: number;
+  /** The PDF's page sizes, cached with its inspection; undefined when mutool cannot list them. */
+  pageBoxes(): Promise<PageBox[] | undefined>;
+}
+
+export interface OperationSpec<Id extends string, Params> {
+  /** Stable id used in logs and metrics, e.g. 'pdf.split'; the path and tool name follow from it. */
+  id: Id;
+  title: string;
+  description: string;
+  category: Category;
+  fields: readonly FieldSpec[];
+  input: InputSpec;
+  price: PriceSpec;
+  output: OutputSpec;
+  /** Sends file content to the third-party model provider (unless a local engine is configured). */
+  thirdParty: boolean;
+  /** Runs on the local OCR engine instead of the provider when OCR_ENGINE=tesseract. */
+  localOcr?: boolean;
+  /** Binaries the work needs; /v1/health reports them. */
+  binaries: readonly string[];
+  /** The job's deadline; subprocess deadlines sit inside it and the pool abort just outside it. */
+  timeoutMs: number;
+  /** Checks on the fields that a per-field schema cannot express; throws the client's error (fail()). */
+  checkFields?: (fields: FieldValues) => void;
+  /**
+   * Runs before payment, after every generic check, on the inspection results: refuses what
+   * the operation cannot do (with the error the client sees) and returns the job's parameters,
+   * which the work function receives as they are.
+   */
+  plan(input: PlanInput): Params | Promise<Params>;
+}
+
+export interface Operation<Id extends string = string, Params = unknown> extends OperationSpec<Id, Params> {
+  path: string;
+  tool: string;
+  /** The largest price the API description advertises, in atomic units: rate × page limit for per-page operations that have one. */
+  maxAmount?: number;
+}
+
+/** 'pdf.merge-compress' → '/v1/pdf/merge-compress'. */
+export function pathOf(id: string): string {
+  return `/v1/${id.replace('.', '/')}`;
+}
+
+/** 'pdf.merge-compress' → 'svc_pdf_merge_compress'. */
+export function toolOf(id: string): string {
+  return `svc_${id.replace(/[.-]/g, '_')}`;
+}
+
+export function defineOperation<const Id extends string, Params>(spec: OperationSpec<Id, Params>): Operation<Id, Params> {
+  const { model, rate } = spec.price;
+  const maxPages = spec.input.maxPages;
+  return {
+    ...spec,
+    path: pathOf(spec.id),
+    tool: toolOf(spec.id),
+    ...(model === 'per-page' && maxPages !== undefined ? { maxAmount: rate * maxPages } : {}),
+  };
+}
+
+/** The job parameters an operation's plan produces. */
+export type ParamsOf<Op> = Op extends Operation<string, infer P> ? P : never;
+
+export const MB = 1024 * 1024;

@@ -1,0 +1,19 @@
+import { defineOperation } from '../define.js';
+import { IMAGE_INPUT, IMAGE_TIMEOUT_MS } from '../shared.js';
+import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImageJob } from './image-job.js';
+
+export const imageFlip = defineOperation({
+  id: 'image.flip', title: 'Mirror an image',
+  description: 'Mirrors the image horizontally (left-right) or vertically (top-bottom).',
+  category: 'image-processing',
+  fields: [
+    { name: 'direction', type: 'string', enum: ['horizontal', 'vertical'], required: true, description: 'horizontal mirrors left-right; vertical mirrors top-bottom.' },
+    ...IMAGE_ENCODING_FIELDS,
+  ],
+  input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
+  output: { mediaType: 'image', description: 'The mirrored image (image/jpeg, image/png or image/webp).' },
+  thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
+  plan: (input) => planImageJob(input, 'flip', (image) => ({
+    transform: { kind: 'flip', direction: input.fields.direction as 'horizontal' | 'vertical' }, width: image.width, height: image.height,
+  })),
+});

@@ -1,0 +1,21 @@
+import { defineOperation } from '../define.js';
+import { IMAGE_INPUT, IMAGE_TIMEOUT_MS } from '../shared.js';
+import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImageJob } from './image-job.js';
+
+export const imageRotate = defineOperation({
+  id: 'image.rotate', title: 'Rotate an image',
+  description: 'Rotates clockwise by 90, 180 or 270 degrees, moving pixels without resampling.',
+  category: 'image-processing',
+  fields: [
+    { name: 'angle', type: 'integer', enum: [90, 180, 270], required: true, description: 'Clockwise angle in degrees.' },
+    ...IMAGE_ENCODING_FIELDS,
+  ],
+  input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
+  output: { mediaType: 'image', description: 'The rotated image (image/jpeg, image/png or image/webp).' },
+  thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
+  plan: (input) => planImageJob(input, 'rotate', (image) => {
+    const angle = input.fields.angle as 90 | 180 | 270;
+    const upright = angle === 180;
+    return { transform: { kind: 'rotate', angle }, width: upright ? image.width : image.height, height: upright ? image.height : image.width };
+  }),
+});

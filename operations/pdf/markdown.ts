@@ -1,0 +1,11 @@
+import { defineOperation } from '../define.js';
+import { PDF_INPUT, PDF_TIMEOUT_MS } from '../shared.js';
+
+export const pdfMarkdown = defineOperation({
+  id: 'pdf.markdown', title: 'Convert a PDF to Markdown',
+  description: 'Markdown with headings, lists, tables, code, links and reading order recovered from the text layer, locally.',
+  category: 'pdf-extraction', fields: [], input: PDF_INPUT, price: { model: 'per-page', rate: 20000 },
+  output: { mediaType: 'text/markdown; charset=utf-8', description: 'Markdown text.' },
+  thirdParty: false, binaries: ['mutool'], timeoutMs: PDF_TIMEOUT_MS,
+  plan: () => ({}),
+});

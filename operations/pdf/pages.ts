@@ -1,0 +1,31 @@
+import { fail } from '../../core/errors.js';
+import { parsePageList } from '../../core/page-ranges.js';
+import { defineOperation } from '../define.js';
+import { PDF_INPUT, PDF_TIMEOUT_MS } from '../shared.js';
+
+export interface PagesJob {
+  /** The output pages in order (repeats allowed); undefined keeps every page. */
+  pages?: number[];
+  /** Clockwise rotation of every output page. */
+  rotate?: 90 | 180 | 270;
+}
+
+export const pdfPages = defineOperation({
+  id: 'pdf.pages', title: 'Select, reorder, delete or rotate pages',
+  description: 'Keeps the listed pages in the listed order (which deletes and reorders) and/or rotates the output pages clockwise. At least one of pages and rotate is required (422 otherwise).',
+  category: 'pdf-processing',
+  fields: [
+    { name: 'pages', type: 'string', minLength: 1, maxLength: 4096, description: 'Page list such as "3,1-2,z": numbers, ranges a-b, z for the last page.' },
+    { name: 'rotate', type: 'integer', enum: [90, 180, 270], description: 'Clockwise rotation applied to every output page.' },
+  ],
+  checkFields: (f) => {
+    if (f.pages === undefined && f.rotate === undefined) fail('FIELD_INVALID', 'pages needs at least one of "pages" and "rotate"; neither was sent', { field: 'pages' });
+  },
+  input: PDF_INPUT, price: { model: 'per-page', rate: 5000 },
+  output: { mediaType: 'application/pdf', description: 'The recomposed PDF.' },
+  thirdParty: false, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,
+  plan: ({ fields, pages }): PagesJob => ({
+    ...(fields.pages !== undefined ? { pages: parsePageList(String(fields.pages), pages, { field: 'pages' }) } : {}),
+    ...(fields.rotate !== undefined ? { rotate: fields.rotate as 90 | 180 | 270 } : {}),
+  }),
+});

@@ -1,0 +1,25 @@
+// Declarations several operations share: input kinds, deadlines, the image encoding fields and
+// the PDF compression level.
+import { MB, type FieldSpec, type InputSpec } from './define.js';
+
+const FILE_BYTES = 50 * MB;
+
+export const IMAGE_INPUT: InputSpec = { kind: 'image', maxBytes: FILE_BYTES, count: { min: 1, max: 1 }, maxTotalBytes: FILE_BYTES };
+export const PDF_INPUT: InputSpec = { kind: 'pdf', maxBytes: FILE_BYTES, count: { min: 1, max: 1 }, maxTotalBytes: FILE_BYTES };
+export const MERGE_INPUT: InputSpec = { kind: 'pdf', maxBytes: FILE_BYTES, count: { min: 2, max: 20 }, maxTotalBytes: 95 * MB };
+export const MODEL_PDF_INPUT: InputSpec = { ...PDF_INPUT, maxPages: 30 };
+
+export const IMAGE_TIMEOUT_MS = 30_000;
+export const PDF_TIMEOUT_MS = 120_000;
+export const MODEL_TIMEOUT_MS = 240_000;
+
+export const LEVEL: FieldSpec = {
+  name: 'level', type: 'string', enum: ['lossless', 'balanced', 'max'], default: 'balanced',
+  description: 'lossless: restructure and recompress streams only; balanced: images re-encoded at ebook quality; max: smallest file.',
+};
+export type CompressionLevel = 'lossless' | 'balanced' | 'max';
+
+export const TEXT_SCHEMA = {
+  type: 'object', required: ['text'], additionalProperties: false,
+  properties: { text: { type: 'string', description: 'The recognised text, pages separated by form feeds (U+000C) for PDFs.' } },
+};

@@ -1,0 +1,54 @@
+// One paid call, the same for HTTP routes and MCP tools: a private job directory, every check
+// before payment (prepare), the payment gate around the job, and the job's outcome counted.
+// The plugins only translate a request into a PaidCall and the outcome into their protocol.
+import type { PaymentPayload } from '@x402/core/types';
+import type { Operation } from '../operations/define.js';
+import type { JobOutput } from '../core/job.js';
+import { ServiceError } from '../core/errors.js';
+import { prepare, execute, type RawRequest } from './pipeline.js';
+import { LazyJobDir } from './jobdir.js';
+import type { PaidOutcome, ResourceDescription } from './payment/gate.js';
+import type { App } from './index.js';
+
+export interface PaidCall {
+  op: Operation;
+  raw: RawRequest;
+  resource: ResourceDescription;
+  /**
+   * Present when the request carries a payment; read only after the checks, so that bad input
+   * is reported before a malformed payment.
+   */
+  payment?: () => PaymentPayload;
+}
+
+export type JobOutcome = 'ok' | 'failed' | 'timeout' | 'cancelled';
+
+function outcomeOf(err: unknown): JobOutcome {
+  if (!(err instanceof ServiceError)) return 'failed';
+  if (err.code === 'JOB_TIMEOUT') return 'timeout';
+  // Refused by the pool before it started (the queue filled up after the quote).
+  if (err.code === 'QUEUE_FULL') return 'cancelled';
+  return 'failed';
+}
+
+/** Runs one call to its outcome: a quote, or a result with its receipt; refusals are thrown as ServiceError. */
+export async function paidCall(app: App, call: PaidCall): Promise<PaidOutcome<JobOutput>> {
+  const { op } = call;
+  const jobDir = new LazyJobDir(app.config.tmpDir);
+  try {
+    const prepared = await prepare(op, call.raw, jobDir, app, call.payment !== undefined);
+    return await app.gate.run(prepared.amount, call.resource, call.payment?.(), async () => {
+      app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
+      try {
+        const output = await execute(prepared, app.config, app.pool);
+        app.metrics.jobs.inc({ operation: op.id, outcome: 'ok' });
+        return output;
+      } catch (err) {
+        app.metrics.jobs.inc({ operation: op.id, outcome: outcomeOf(err) });
+        throw err;
+      }
+    });
+  } finally {
+    await jobDir.remove();
+  }
+}

@@ -1,0 +1,36 @@
+// Which work function does each operation's job: the worker side of the operation table. The
+// type ties each function to the parameters its operation's plan returns.
+import type { WorkFunction } from '../core/job.js';
+import type { JobParams, OperationId } from '../operations/index.js';
+
+type WorkTable = { [Id in OperationId]: () => Promise<WorkFunction<JobParams<Id>>> };
+
+export const workFunctions: WorkTable = {
+  'image.compress': () => import('./image/transform.js').then((m) => m.transformImage),
+  'image.resize': () => import('./image/transform.js').then((m) => m.transformImage),
+  'image.crop': () => import('./image/transform.js').then((m) => m.transformImage),
+  'image.rotate': () => import('./image/transform.js').then((m) => m.transformImage),
+  'image.flip': () => import('./image/transform.js').then((m) => m.transformImage),
+  'image.ocr': () => import('./model/ocr.js').then((m) => m.imageOcr),
+  'pdf.compress': () => import('./pdf/compress.js').then((m) => m.compress),
+  'pdf.merge': () => import('./pdf/assemble.js').then((m) => m.merge),
+  'pdf.merge-compress': () => import('./pdf/compress.js').then((m) => m.mergeCompress),
+  'pdf.pages': () => import('./pdf/assemble.js').then((m) => m.pages),
+  'pdf.split': () => import('./pdf/assemble.js').then((m) => m.split),
+  'pdf.protect': () => import('./pdf/security.js').then((m) => m.protect),
+  'pdf.unlock': () => import('./pdf/security.js').then((m) => m.unlock),
+  'pdf.render': () => import('./pdf/render.js').then((m) => m.render),
+  'pdf.images': () => import('./pdf/images.js').then((m) => m.images),
+  'pdf.extract': () => import('./pdf/extract.js').then((m) => m.extract),
+  'pdf.markdown': () => import('./pdf/markdown/index.js').then((m) => m.markdown),
+  'pdf.from-markdown': () => import('./pdf/from-markdown.js').then((m) => m.fromMarkdown),
+  'pdf.ocr': () => import('./model/ocr.js').then((m) => m.pdfOcr),
+  'pdf.tables': () => import('./model/tables.js').then((m) => m.pdfTables),
+  'pdf.structured': () => import('./model/structured.js').then((m) => m.pdfStructured),
+};
+
+export function workFunctionFor(operation: string): () => Promise<WorkFunction<never>> {
+  const load = (workFunctions as Record<string, () => Promise<WorkFunction<never>>>)[operation];
+  if (!load) throw new Error(`no work function for ${operation}`);
+  return load;
+}
