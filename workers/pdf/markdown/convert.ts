@@ -1,10 +1,14 @@
 // The pure pipeline: structured-text XML and link areas in, Markdown out. No I/O here, so
 // every step can be tested on fixtures and timed without subprocesses.
 import { parseStext, type StextPage } from './stext.js';
-import { dropRunningText, fragmentsOf, readingRegions, type Fragment, type LinkArea } from './layout.js';
-import { assignHeadingLevels, blocksOf, bodySizeOf, joinSpans, type Block, type Cell } from './structure.js';
+import type { Block, Cell, Fragment, LinkArea, Rect } from './types.js';
+import { fragmentsOf } from './fragments.js';
+import { dropRunningText } from './running-text.js';
+import { readingRegions } from './reading-regions.js';
+import { joinSpans } from './rows.js';
+import { assignHeadingLevels, blocksOf, bodySizeOf } from './structure.js';
 import { emit } from './emit.js';
-import { ruledTables, rulesOf, type Rect, type Rules } from './rules.js';
+import { ruledTables, rulesOf, type Rules } from './rules.js';
 import { withDocumentWords, wordsOf } from './hyphens.js';
 
 function tableWidth(rows: Cell[][]): number {

@@ -1,7 +1,6 @@
 // Markdown text for blocks: inline bold, italic, code and links; pipe tables when no cell
 // spans columns, HTML tables when one does; fenced code; nested list indentation.
-import type { Span } from './layout.js';
-import type { Block, Cell } from './structure.js';
+import type { Block, Cell, Span } from './types.js';
 
 function wrap(text: string, open: string, close = open): string {
   const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(text)!;

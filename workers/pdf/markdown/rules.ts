@@ -1,13 +1,8 @@
 // Ruled tables: drawn lines and thin rectangles become horizontal and vertical rules, rules
 // that touch form grids, and a grid of two or more boxes is a table whose cells are
 // the grid's boxes, merged wherever the rule between two boxes is missing (spanning cells).
-import { rowsOf, type Fragment, type Span } from './layout.js';
-import { joinSpans, type Cell } from './structure.js';
-
-export type Rect = [number, number, number, number];
-
-/** A rule: `at` is its y (horizontal) or x (vertical); from..to its extent along it. */
-export interface Rule { at: number; from: number; to: number }
+import type { Cell, Fragment, Rect, Rule, Span, TableCells } from './types.js';
+import { joinSpans, rowsOf } from './rows.js';
 
 export interface Rules { horizontal: Rule[]; vertical: Rule[] }
 
@@ -55,9 +50,6 @@ function clusters(values: number[]): number[] {
 
 const covers = (rules: Rule[], at: number, point: number) =>
   rules.some((r) => Math.abs(r.at - at) <= NEAR && r.from <= point && r.to >= point);
-
-/** Cells of a table; open at the top or bottom when a break cut its first or last row. */
-export interface TableCells { rows: Cell[][]; openTop: boolean; openBottom: boolean }
 
 export interface RuledTable extends TableCells { x0: number; x1: number; y0: number; y1: number }
 

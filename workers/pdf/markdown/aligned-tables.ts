@@ -1,0 +1,283 @@
+// Tables without ruling lines, found from column alignment: runs of rows whose pieces line
+// up in columns split by empty gutters, built into cells, with spans for header cells over
+// several columns or rows. Tables drawn with rules are found in rules.ts.
+import type { Cell, Fragment, Row, Span } from './types.js';
+import { joinSpans, rowText } from './rows.js';
+import { BULLET } from './list-markers.js';
+
+/** A table found among a region's rows: its first and last row, and its columns. */
+export interface TableFound { start: number; end: number; columns: { x0: number; x1: number }[] }
+
+/**
+ * Columns of a borderless table: x ranges that the fuller rows cover, separated by empty
+ * gutters. Rows with fewer pieces than usual (headers spanning columns, wrapped lines)
+ * would bridge gutters, so they do not vote; a piece lying outside every column found
+ * (a label column whose other cells are empty) adds a column of its own.
+ */
+function columnsOf(all: Row[]): { x0: number; x1: number }[] {
+  const counts = all.map((r) => r.fragments.length).filter((n) => n >= 2).sort((a, b) => a - b);
+  const typical = counts[Math.floor(counts.length / 2)] ?? 2;
+  const full = all.filter((r) => r.fragments.length >= typical);
+  const rows = full.length >= 2 ? full : all;
+  const columns = gutterColumns(rows);
+  for (const r of all) for (const f of r.fragments) {
+    if (columns.some((c) => f.x0 < c.x1 && f.x1 > c.x0)) continue;
+    columns.push({ x0: f.x0, x1: f.x1 });
+  }
+  columns.sort((a, b) => a.x0 - b.x0);
+  // Added pieces that overlap one another are one column.
+  const out: { x0: number; x1: number }[] = [];
+  for (const c of columns) {
+    const last = out[out.length - 1];
+    if (last && c.x0 < last.x1) last.x1 = Math.max(last.x1, c.x1);
+    else out.push({ ...c });
+  }
+  return out;
+}
+
+function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
+  let minX = Infinity, maxX = -Infinity;
+  for (const r of rows) { minX = Math.min(minX, r.x0); maxX = Math.max(maxX, r.x1); }
+  const start = Math.floor(minX);
+  const cells = Math.ceil(maxX) - start + 1;
+  if (!Number.isFinite(cells) || cells <= 0 || cells > 5000) return [];
+  const cover = new Uint16Array(cells);
+  for (const r of rows) for (const f of r.fragments) {
+    const a = Math.max(0, Math.floor(f.x0) - start);
+    const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
+    for (let x = a; x <= b; x++) cover[x]!++;
+  }
+  // Cells spanning columns cross gutters; a gutter may be crossed by a few of them.
+  const allowed = Math.floor(rows.length * 0.12);
+  const columns: { x0: number; x1: number }[] = [];
+  let from = -1;
+  let gapRun = 0;
+  for (let x = 0; x <= cells; x++) {
+    const open = x < cells && cover[x]! > allowed;
+    if (open) {
+      if (from < 0) from = x;
+      else if (gapRun > 0 && gapRun < 4) { /* a narrow dip inside a column */ }
+      gapRun = 0;
+      continue;
+    }
+    gapRun++;
+    if (from >= 0 && (gapRun >= 4 || x === cells)) {
+      columns.push({ x0: start + from, x1: start + x - gapRun + 1 });
+      from = -1;
+    }
+  }
+  return columns;
+}
+
+/** Whether every piece of a row stays inside one column slot (never runs across the start of a column). */
+function fitsColumns(row: Row, columns: { x0: number; x1: number }[], tolerance: number): boolean {
+  const right = columns[columns.length - 1]!.x1;
+  for (const f of row.fragments) {
+    if (f.x1 > right + tolerance) return false;
+    for (let c = 1; c < columns.length; c++) {
+      const edge = columns[c]!.x0;
+      if (f.x0 < edge - tolerance && f.x1 > edge + tolerance) return false;
+    }
+  }
+  return true;
+}
+
+export function findTables(rows: Row[], bodySize: number): TableFound[] {
+  const found: TableFound[] = [];
+  const multi = rows.map((r) => r.fragments.length >= 2 && !r.fragments.every((f) => f.mono) && !BULLET.test(r.fragments[0]!.text) || false);
+  const ruled = rows.map((r) => r.fragments.some((f) => f.table));
+  let i = 0;
+  while (i < rows.length) {
+    if (!multi[i]) { i++; continue; }
+    let j = i;
+    // Extend over multi-cell rows, and over runs of single lines between them: wrapped cell
+    // text (indented inside the table, however long the cell) or a row whose other cells
+    // are empty (short); never over a line as wide as running text or a wide vertical gap.
+    const tableLeft = rows[i]!.x0;
+    let tableWidth = rows[i]!.x1 - rows[i]!.x0;
+    for (;;) {
+      let k = j + 1;
+      while (k < rows.length && !multi[k] && !ruled[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 1.2) {
+        const r = rows[k]!;
+        const indented = r.x0 > tableLeft + bodySize * 0.8;
+        if (!indented && (r.x1 - r.x0 > tableWidth * 0.5 || r.x0 < tableLeft - bodySize)) break;
+        k++;
+      }
+      if (k < rows.length && multi[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 2.2) {
+        j = k; tableWidth = Math.max(tableWidth, rows[k]!.x1 - tableLeft);
+        continue;
+      }
+      break;
+    }
+    const multiCount = rows.slice(i, j + 1).filter((_, k) => multi[i + k]).length;
+    const columns = columnsOf(rows.slice(i, j + 1));
+    // Lines after the last multi-cell row still belong to the table while they keep its row
+    // spacing and stay inside its columns: the wrapped rest of the last row's cells, and
+    // rows whose cells right of the first are empty (labels of a form left to fill in).
+    let end = j;
+    if (columns.length >= 2) {
+      let left = columns[0]!.x0;
+      const right = columns[columns.length - 1]!.x1;
+      // The row pitch: the widest step between the table's lines so far. With only a header
+      // to go by, the first step may be up to two and a half lines (a line and its padding).
+      let pitch = 0;
+      for (let k = i + 1; k <= j; k++) pitch = Math.max(pitch, rows[k]!.base - rows[k - 1]!.base);
+      for (let k = j + 1; k < rows.length && !multi[k] && !ruled[k]; k++) {
+        const r = rows[k]!, step = r.base - rows[k - 1]!.base;
+        const limit = pitch > 0 ? Math.max(pitch * 1.15 + 1, r.size * 1.9) : r.size * 2.5;
+        // The text after a table stands further off than its rows; a heading is no row.
+        if (step > limit || r.y0 - rows[k - 1]!.y1 > bodySize * 1.2 || Math.abs(r.size - rows[j]!.size) > 0.9
+          || !fitsColumns(r, columns, bodySize * 0.3)) break;
+        // Short: a label, or a line of one cell; a longer line is the text after the table.
+        left = Math.min(left, r.x0);
+        if (r.x1 - r.x0 > (right - left) * 0.5) break;
+        pitch = Math.max(pitch, step);
+        end = k;
+      }
+    }
+    // One multi-cell row is enough when two or more label rows follow it, all starting at
+    // one x, either where its first cell does or left of it (under an empty corner cell).
+    // After a line of prose with a wide space in it, the lines that follow are long.
+    const labels = () => {
+      const first = rows[i]!.fragments[0]!, x = rows[j + 1]!.x0;
+      if (Math.abs(x - first.x0) > 1.5 && rows.slice(j + 1, end + 1).some((r) => r.x1 > first.x0)) return false;
+      return rows.slice(j + 1, end + 1).every((r) => Math.abs(r.x0 - x) <= 1.5);
+    };
+    if ((multiCount >= 2 || (end - j >= 2 && labels())) && columns.length >= 2) {
+      const span = rows.slice(i, end + 1);
+      const avgLen = span.reduce((n, r) => n + rowText(r).length, 0) / span.length;
+      if (avgLen < 400) found.push({ start: i, end, columns: end > j ? columnsOf(span) : columns });
+    }
+    i = end + 1;
+  }
+  return found;
+}
+
+export function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][] {
+  // Rows of the table: visual rows closer than the usual line step belong to one logical row.
+  const steps: number[] = [];
+  for (let k = 1; k < rows.length; k++) steps.push(rows[k]!.base - rows[k - 1]!.base);
+  // The line step inside a cell: the smallest of the steps that are at least a line apart
+  // (cells centred vertically can put lines closer than that). One wrapped header cell is
+  // enough to show it, so no quantile.
+  const real = steps.filter((s, k) => s >= rows[k + 1]!.size * 0.9).sort((a, b) => a - b);
+  const lineStep = real.length ? real[0]! : 0;
+  const bimodal = real.some((s) => s > lineStep * 1.12 + 0.5);
+  const groups: Row[][] = [];
+  rows.forEach((row, k) => {
+    if (k === 0 || !bimodal || steps[k - 1]! > lineStep * 1.12 + 0.5) groups.push([row]);
+    else groups[groups.length - 1]!.push(row);
+  });
+  const colOf = (x: number) => {
+    let best = 0;
+    for (let c = 0; c < columns.length; c++) if (x >= columns[c]!.x0 - 2) best = c;
+    return best;
+  };
+  const lastColOf = (x: number) => {
+    let best = 0;
+    for (let c = 0; c < columns.length; c++) if (x > columns[c]!.x0 + 1) best = c;
+    return best;
+  };
+  type Placed = { f: Fragment; first: number; last: number };
+  const cellsOf = (placed: Placed[], only?: Set<number>, rowspanFor?: Set<number>): Cell[] => {
+    const parts: { first: number; last: number; spans: Span[][] }[] = [];
+    const byColumn = new Map<number, { first: number; last: number; spans: Span[][] }>();
+    for (const p of placed) {
+      let cell = byColumn.get(p.first);
+      if (!cell) { cell = { first: p.first, last: p.last, spans: [] }; byColumn.set(p.first, cell); parts.push(cell); }
+      cell.last = Math.max(cell.last, p.last);
+      cell.spans.push(p.f.spans);
+    }
+    parts.sort((a, b) => a.first - b.first);
+    const cells: Cell[] = [];
+    const blank = (c: number) => { if (!only || only.has(c)) cells.push({ spans: [], colspan: 1, rowspan: rowspanFor?.has(c) ? 2 : 1 }); };
+    let next = 0;
+    for (const part of parts) {
+      if (part.first < next) { // overlaps a spanning cell before it: fold it in
+        const prev = cells[cells.length - 1];
+        if (prev) prev.spans = joinSpans([prev.spans, joinSpans(part.spans)]);
+        continue;
+      }
+      while (next < part.first) blank(next++);
+      const colspan = part.last - part.first + 1;
+      cells.push({ spans: joinSpans(part.spans), colspan, rowspan: colspan === 1 && rowspanFor?.has(part.first) ? 2 : 1 });
+      next += colspan;
+    }
+    while (next < columns.length) blank(next++);
+    return cells;
+  };
+  const out: Cell[][] = [];
+  for (const group of groups) {
+    const placed: Placed[] = [];
+    for (const row of group) for (const f of row.fragments) {
+      const first = colOf(f.x0);
+      placed.push({ f, first, last: Math.max(first, lastColOf(f.x1)) });
+    }
+    // A header cell spanning columns over cells of its own (a two-level header) makes two
+    // rows; the cells beside it span both.
+    const spanning = placed.filter((p) => p.last > p.first);
+    if (spanning.length) {
+      const under = new Set<number>();
+      for (const p of spanning) for (let c = p.first; c <= p.last; c++) under.add(c);
+      const cut = Math.max(...spanning.map((p) => p.f.y1));
+      const lower = placed.filter((p) => p.f.y0 >= cut - 0.5 && p.last === p.first && under.has(p.first));
+      if (lower.length && lower.length < placed.length) {
+        const upper = placed.filter((p) => !lower.includes(p));
+        const beside = new Set<number>();
+        for (let c = 0; c < columns.length; c++) if (!under.has(c)) beside.add(c);
+        out.push(cellsOf(upper, undefined, beside));
+        out.push(cellsOf(lower, under));
+        continue;
+      }
+    }
+    out.push(cellsOf(placed));
+  }
+  spanHeaders(out, columns.length);
+  return out;
+}
+
+const isBlank = (c: Cell) => c.spans.every((s) => !s.text.trim());
+
+/**
+ * A header of several levels, its group cells left-aligned: a group cell already wider
+ * than one column reaches on to the next cell of its row (the empty cells after it are
+ * the rest of its group), and a header cell with nothing under it down to the lowest
+ * header row spans those rows (the column's one label).
+ */
+function spanHeaders(rows: Cell[][], width: number): void {
+  let last = -1;
+  for (let r = 0; r < Math.min(rows.length - 1, 4); r++) if (rows[r]!.some((c) => c.colspan > 1 && !isBlank(c))) last = r;
+  if (last < 0) return;
+  const head = rows.slice(0, last + 2);
+  if (head.some((row) => row.some((c) => c.rowspan > 1) || row.reduce((n, c) => n + c.colspan, 0) !== width)) return;
+  // Each header row as the cell starting in every column (undefined under a colspan).
+  const grid = head.map((row) => {
+    const at: (Cell | undefined)[] = new Array(width).fill(undefined);
+    let x = 0;
+    for (const c of row) { at[x] = c; x += c.colspan; }
+    return at;
+  });
+  const gone = new Set<Cell>();
+  for (let r = 0; r <= last; r++) {
+    const at = grid[r]!;
+    for (let x = 0; x < width; x++) {
+      const c = at[x];
+      if (!c || c.colspan < 2 || isBlank(c)) continue;
+      let end = x + c.colspan;
+      while (end < width && at[end] && at[end]!.colspan === 1 && isBlank(at[end]!)) { gone.add(at[end]!); at[end] = undefined; end++; c.colspan++; }
+    }
+  }
+  for (let r = 0; r <= last; r++) {
+    for (let x = 0; x < width; x++) {
+      const c = grid[r]![x];
+      if (!c || c.colspan !== 1 || isBlank(c) || gone.has(c)) continue;
+      const below = grid.slice(r + 1).map((at) => at[x]);
+      if (below.length && below.every((b) => b && b.colspan === 1 && isBlank(b))) {
+        for (const b of below) gone.add(b!);
+        c.rowspan = below.length + 1;
+      }
+    }
+  }
+  if (!gone.size) return;
+  for (let r = 0; r < head.length; r++) rows[r] = rows[r]!.filter((c) => !gone.has(c));
+}

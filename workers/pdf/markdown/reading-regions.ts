@@ -1,0 +1,175 @@
+// Reading order of a page: a recursive XY cut into bands and text columns; the fragments
+// of each region are read top to bottom. A table's own gutters do not make columns.
+import type { Fragment } from './types.js';
+import { rowsOf } from './rows.js';
+
+interface Box { x0: number; x1: number; y0: number; y1: number }
+
+function bounds(fragments: Fragment[]): Box {
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const f of fragments) {
+    if (f.x0 < x0) x0 = f.x0; if (f.x1 > x1) x1 = f.x1;
+    if (f.y0 < y0) y0 = f.y0; if (f.y1 > y1) y1 = f.y1;
+  }
+  return { x0, x1, y0, y1 };
+}
+
+/**
+ * Short fragments that continue a line begun further left (a table cell after another).
+ * A table a little too wide for its text column spills such cells into the gutter; a few
+ * of them must not hide the gutter.
+ */
+function continuingCells(fragments: Fragment[], width: number): Set<Fragment> {
+  const out = new Set<Fragment>();
+  for (const row of rowsOf(fragments)) {
+    for (let k = 1; k < row.fragments.length; k++) {
+      const f = row.fragments[k]!;
+      if (f.x1 - f.x0 < width * 0.3) out.add(f);
+    }
+  }
+  return out;
+}
+
+/** Vertical strips at least 6 pt wide, away from the edges, where `open(x)` holds; nearest the middle first. */
+function stripsWhere(cells: number, open: (x: number) => boolean): { from: number; to: number }[] {
+  const strips: { from: number; to: number }[] = [];
+  let runFrom = -1;
+  for (let x = 0; x <= cells; x++) {
+    if (x < cells && open(x)) { if (runFrom < 0) runFrom = x; continue; }
+    if (runFrom >= 0) {
+      const mid = (runFrom + x) / 2;
+      if (x - runFrom >= 6 && mid > cells * 0.25 && mid < cells * 0.75) strips.push({ from: runFrom, to: x });
+      runFrom = -1;
+    }
+  }
+  return strips.sort((a, b) => Math.abs((a.from + a.to) / 2 - cells / 2) - Math.abs((b.from + b.to) / 2 - cells / 2));
+}
+
+/** Which side of a column cut a fragment reads on: where it starts (a cell spilling over the gutter stays left). */
+function leftOf(f: Fragment, cut: number): boolean {
+  return f.x0 < cut;
+}
+
+/**
+ * A vertical gutter that splits these fragments into two text columns, or undefined.
+ * Tables also have gutters; a column of running text is told apart by its lines filling
+ * most of the column's width and by both sides being wide.
+ */
+function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePage = false): number | undefined {
+  const width = box.x1 - box.x0;
+  if (width < pageWidth * 0.45 || fragments.length < 6) return undefined;
+  const start = Math.floor(box.x0);
+  const cells = Math.ceil(box.x1) - start + 1;
+  const mark = (list: Iterable<Fragment>): Uint16Array => {
+    const cover = new Uint16Array(cells);
+    for (const f of list) {
+      const a = Math.max(0, Math.floor(f.x0) - start);
+      const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
+      for (let x = a; x <= b; x++) cover[x]!++;
+    }
+    return cover;
+  };
+  const fills = (side: Fragment[]): number => {
+    if (side.length < 3) return 0;
+    const b = bounds(side);
+    const sideWidth = b.x1 - b.x0;
+    if (sideWidth < width * 0.3) return 0;
+    const rows = rowsOf(side);
+    // A line of running text is one fragment across the column; a table row is several cells.
+    const full = rows.filter((r) => r.fragments.some((f) => f.x1 - f.x0 > sideWidth * 0.7)).length;
+    return rows.length >= 3 ? full / rows.length : 0;
+  };
+  // Empty vertical strips; a column gutter is the one nearest the middle that leaves
+  // running text on both sides (a table's own gutters fail that test). Fragments crossing
+  // the cut take part in neither side's test.
+  const test = (strips: { from: number; to: number }[]): number | undefined => {
+    for (const strip of strips.slice(0, 3)) {
+      const cut = start + (strip.from + strip.to) / 2;
+      const left = fragments.filter((f) => f.x1 <= cut);
+      const right = fragments.filter((f) => f.x0 >= cut);
+      if (wholePage) {
+        // Lines of running text: one fragment across most of its side (table rows are several cells).
+        const prose = (side: Fragment[]) => {
+          const b = bounds(side);
+          const w = b.x1 - b.x0;
+          if (side.length < 1 || w < width * 0.3) return 0;
+          return rowsOf(side).filter((r) => r.fragments.some((f) => f.x1 - f.x0 > w * 0.7)).length;
+        };
+        const a = prose(left), b = prose(right);
+        if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return cut;
+        continue;
+      }
+      const a = fills(left), b = fills(right);
+      if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return cut;
+    }
+    return undefined;
+  };
+  const cover = mark(fragments);
+  const strict = test(stripsWhere(cells, (x) => cover[x] === 0));
+  if (strict !== undefined) return strict;
+  // A table spilling into the gutter: a strip crossed only by a few cells that continue a
+  // row from the left, and by nothing else.
+  const spilling = continuingCells(fragments, width);
+  if (!spilling.size) return undefined;
+  const solid = mark(fragments.filter((f) => !spilling.has(f)));
+  const allowed = Math.max(2, Math.round(fragments.length * 0.08));
+  return test(stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
+}
+
+/**
+ * Recursive XY cut: bands separated by horizontal whitespace, and within a run of bands
+ * that share a column gutter, the left column before the right. Returns the fragments of
+ * each reading-order region.
+ */
+export function readingRegions(fragments: Fragment[], pageWidth: number, depth = 0): Fragment[][] {
+  if (fragments.length === 0) return [];
+  const box = bounds(fragments);
+  // A strip empty from the top of the page to the bottom is a strong sign of columns.
+  const whole = depth < 4 ? findGutter(fragments, box, pageWidth, depth === 0) : undefined;
+  if (whole !== undefined) {
+    return [
+      ...readingRegions(fragments.filter((f) => leftOf(f, whole)), pageWidth, depth + 1),
+      ...readingRegions(fragments.filter((f) => !leftOf(f, whole)), pageWidth, depth + 1),
+    ];
+  }
+  if (depth >= 4) return [fragments];
+  // Bands: maximal groups of fragments whose vertical extents chain together.
+  const sorted = [...fragments].sort((a, b) => a.y0 - b.y0);
+  const bands: Fragment[][] = [];
+  let band: Fragment[] = [];
+  let bandBottom = -Infinity;
+  for (const f of sorted) {
+    if (band.length && f.y0 > bandBottom + 0.5) { bands.push(band); band = []; bandBottom = -Infinity; }
+    band.push(f);
+    bandBottom = Math.max(bandBottom, f.y1);
+  }
+  if (band.length) bands.push(band);
+  if (bands.length <= 1) return [fragments];
+  // Merge consecutive bands into groups: a group with a gutter is read column by column.
+  const out: Fragment[][] = [];
+  let group: Fragment[] = [];
+  let plain: Fragment[] = [];
+  const flushPlain = () => { if (plain.length) { out.push(plain); plain = []; } };
+  const flushGroup = () => {
+    if (!group.length) return;
+    const g = group; group = [];
+    const cut = findGutter(g, bounds(g), pageWidth);
+    if (cut === undefined) { plain.push(...g); return; }
+    flushPlain();
+    out.push(...readingRegions(g.filter((f) => leftOf(f, cut)), pageWidth, depth + 1));
+    out.push(...readingRegions(g.filter((f) => !leftOf(f, cut)), pageWidth, depth + 1));
+  };
+  // A band is "columnar" when its lines sit on both sides of the page middle without crossing it.
+  const mid = box.x0 + (box.x1 - box.x0) / 2;
+  for (const b of bands) {
+    const crosses = b.some((f) => f.x0 < mid - 3 && f.x1 > mid + 3);
+    const twoSided = b.some((f) => f.x1 <= mid + 3) && b.some((f) => f.x0 >= mid - 3);
+    if (!crosses && twoSided) { group.push(...b); continue; }
+    if (!crosses && group.length) { group.push(...b); continue; }
+    flushGroup();
+    plain.push(...b);
+  }
+  flushGroup();
+  flushPlain();
+  return out;
+}
