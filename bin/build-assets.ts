@@ -155,10 +155,35 @@ async function readWebStamp(): Promise<WebStamp | undefined> {
 }
 
 /**
- * Bundles web/app.ts with the x402 client and viem into dist/web/app.js (tree-shaken, minified)
- * and copies the page's static files. The browser needs no build step or third-party script at
- * run time. Skipped when no input of the previous bundle changed; without the sources or
- * esbuild (a trimmed production image) an existing dist/web is used as it is.
+ * Type-checks web/ with web/tsconfig.json: esbuild only strips the types and the root tsconfig
+ * leaves web/ out, so without this a type error in the page would bundle silently. Returns the
+ * page's own files that tsc read, as paths from the project root: modules imported only for
+ * their types never reach esbuild's list of inputs, yet a change to them must rebuild.
+ */
+async function typeCheckWeb(): Promise<string[]> {
+  const { execFile } = await import('node:child_process');
+  const tsc = path.join(projectRoot, 'node_modules/typescript/bin/tsc');
+  const args = [tsc, '-p', path.join(webSourceDir, 'tsconfig.json'), '--pretty', 'false', '--listFiles'];
+  const { failed, output } = await new Promise<{ failed: boolean; output: string }>((resolve) => {
+    execFile(process.execPath, args, { cwd: projectRoot, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ failed: error !== null, output: `${stdout}${stderr}` });
+    });
+  });
+  // --listFiles prints every file read as an absolute path; everything else is tsc's report.
+  const lines = output.split('\n').map((line) => line.trimEnd());
+  if (failed) {
+    const report = lines.filter((line) => line && !path.isAbsolute(line)).join('\n');
+    throw new Error(`web/ does not type-check (tsc -p web/tsconfig.json):\n${report}`);
+  }
+  return lines.filter((line) => line.startsWith(webSourceDir + path.sep)).map((file) => path.relative(projectRoot, file));
+}
+
+/**
+ * Type-checks the page, then bundles web/app.ts with the x402 client and viem into
+ * dist/web/app.js (tree-shaken, minified) and copies the page's static files. The browser needs
+ * no build step or third-party script at run time. Skipped when no input of the previous bundle
+ * changed; without the sources or esbuild (a trimmed production image) an existing dist/web is
+ * used as it is.
  */
 export async function ensureWebBuilt(): Promise<void> {
   const stamp = await readWebStamp();
@@ -171,6 +196,7 @@ export async function ensureWebBuilt(): Promise<void> {
     if (stamp) return;
     throw new Error(`the web page cannot be built: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const typeChecked = await typeCheckWeb();
   await mkdir(webDistDir, { recursive: true });
   const result = await esbuild.build({
     absWorkingDir: projectRoot,
@@ -188,11 +214,12 @@ export async function ensureWebBuilt(): Promise<void> {
   for (const file of webStaticFiles) {
     await writeFile(path.join(webDistDir, file), await readFile(path.join(webSourceDir, file)));
   }
-  const inputs = [
+  const inputs = [...new Set([
     ...Object.keys(result.metafile.inputs),
+    ...typeChecked,
     ...webStaticFiles.map((file) => path.join('web', file)),
     'web/tsconfig.json',
-  ].sort();
+  ])].sort();
   const hash = await hashFiles(inputs);
   if (hash) await writeFile(webStampPath, `${JSON.stringify({ hash, inputs }, null, 2)}\n`);
 }

@@ -1,0 +1,68 @@
+// The list of operations: loaded from the service's catalog and API description, grouped by
+// category, each with its live price. Choosing one builds its form.
+import { byId, element, present } from './dom.js';
+import { chooseOperation } from './form.js';
+import { formatUsdc } from './format.js';
+import type { CatalogItem, OpenApiDocument, Operation } from './service-types.js';
+import { state } from './state.js';
+
+export async function loadOperations(): Promise<void> {
+  const container = byId('operations');
+  let catalog: { items: CatalogItem[] };
+  let openapi: OpenApiDocument | undefined;
+  try {
+    const [catalogResponse, openapiResponse] = await Promise.all([fetch('/v1/discovery'), fetch('/openapi.json')]);
+    if (!catalogResponse.ok) throw new Error(`status ${catalogResponse.status}`);
+    catalog = await catalogResponse.json() as { items: CatalogItem[] };
+    openapi = openapiResponse.ok ? await openapiResponse.json() as OpenApiDocument : undefined;
+  } catch {
+    container.replaceChildren(element('p', {}, 'The list of operations could not be loaded from the service. Reload the page to try again.'));
+    container.removeAttribute('aria-busy');
+    return;
+  }
+
+  state.operations = catalog.items.map((item) => {
+    const path = new URL(item.resource).pathname;
+    const post = openapi?.paths[path]?.post;
+    // The form follows the API description; the catalog carries the same schema and is the fallback.
+    const schema = post?.requestBody?.content?.['multipart/form-data']?.schema ?? item.metadata.inputSchema;
+    const name = path.replace(/^\/v1\//, '');
+    return { path, name, title: post?.summary ?? name, item, schema };
+  });
+
+  const groups: Array<[string, string]> = [
+    ['image-processing', 'Images'],
+    ['pdf-processing', 'PDF documents'],
+    ['pdf-extraction', 'Getting content out of PDFs'],
+    ['ocr', 'Text recognition (OCR)'],
+  ];
+  const fieldsets = groups.map(([category, legend]) => {
+    const members = state.operations.filter((op) => op.item.category === category);
+    if (members.length === 0) return undefined;
+    return element('fieldset', {}, element('legend', {}, legend), element('div', { class: 'operations' }, ...members.map(operationChoice)));
+  });
+  const unknown = state.operations.filter((op) => !groups.some(([category]) => category === op.item.category));
+  if (unknown.length) fieldsets.push(element('fieldset', {}, element('legend', {}, 'Other'), element('div', { class: 'operations' }, ...unknown.map(operationChoice))));
+  container.replaceChildren(
+    element('p', { class: 'hint' }, `${state.operations.length} operations. Prices are live from the service, in USD, paid in USDC.`),
+    ...present(...fieldsets),
+  );
+  container.removeAttribute('aria-busy');
+}
+
+function priceLabel(op: Operation): string {
+  const amount = op.item.accepts[0]?.amount;
+  const usd = amount !== undefined ? formatUsdc(amount) : op.item.metadata.priceUsd;
+  return op.item.metadata.pricingModel === 'per-page' ? `${usd} USD per page` : `${usd} USD`;
+}
+
+function operationChoice(op: Operation): HTMLElement {
+  const id = `op-${op.name.replace(/[^a-z0-9]+/g, '-')}`;
+  const input = element('input', { type: 'radio', name: 'operation', id, value: op.path });
+  input.addEventListener('change', () => { if (input.checked) chooseOperation(op); });
+  return element('div', { class: 'operation' },
+    element('label', { for: id },
+      input,
+      element('span', { class: 'title' }, op.title),
+      element('span', { class: 'price', 'data-path': op.path }, priceLabel(op))));
+}

@@ -1,0 +1,22 @@
+// What the form holds right now, read straight from its controls.
+import { byId } from './dom.js';
+import type { Operation } from './service-types.js';
+
+export function hasFile(): boolean {
+  const input = document.getElementById('field-file') as HTMLInputElement | null;
+  return (input?.files?.length ?? 0) > 0;
+}
+
+/** The request body exactly as the form stands: the files in order, and only the fields filled in. */
+export function currentBody(op: Operation): FormData {
+  const form = byId<HTMLFormElement>('job');
+  const body = new FormData();
+  const input = form.querySelector<HTMLInputElement>('#field-file');
+  for (const file of Array.from(input?.files ?? [])) body.append('file', file, file.name);
+  for (const name of Object.keys(op.schema.properties)) {
+    if (name === 'file') continue;
+    const control = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | null;
+    if (control && control.value !== '') body.append(name, control.value);
+  }
+  return body;
+}

@@ -1,0 +1,91 @@
+// Paying for the quoted job: sign, send the file again with the payment, and show the result or
+// say in plain words why nothing was charged.
+import type { PaymentPayload } from '@x402/core/types';
+import { byId, element } from './dom.js';
+import { formatUsdc, sentence } from './format.js';
+import { NOT_CHARGED, clearProblem, describeErrorResponse, setStatus, showProblem } from './messages.js';
+import { isEvm, networkName } from './networks.js';
+import { updatePayButtons } from './pay-buttons.js';
+import { paymentHeaders } from './payment-headers.js';
+import { requestQuote } from './quote.js';
+import { showResult } from './result.js';
+import { signWithDemoPayer, signWithWallet, walletErrorWords } from './signing.js';
+import { state } from './state.js';
+
+/** The reasons a facilitator or the service gives for refusing a payment, in plain words. */
+function refusalWords(reason: string): string {
+  if (!reason) return '';
+  const known: Array<[RegExp, string]> = [
+    [/insufficient_(balance|funds)/i, 'The paying account does not hold enough USDC for this price.'],
+    [/expired|valid_?before|valid_?after|too early/i, 'The signed payment was not valid at this time (it may have expired). Sign again.'],
+    [/signature/i, 'The signature on the payment could not be verified.'],
+    [/already (been )?used|nonce/i, 'This payment was already used.'],
+    [/no matching payment requirements|amount|pay_?to|recipient/i, 'The payment does not match this price, chain or recipient. Ask for a new price and pay again.'],
+    [/settlement failed/i, 'The payment could not be settled on the chain.'],
+  ];
+  const words = known.find(([pattern]) => pattern.test(reason))?.[1];
+  const detail = reason.replace(/_/g, ' ');
+  return words ? `${words} (The service said: ${detail}.)` : `The service said: ${sentence(detail)}`;
+}
+
+export async function pay(method: 'wallet' | 'demo'): Promise<void> {
+  const quote = state.quote;
+  if (!quote || state.busy) return;
+  const accept = quote.paymentRequired.accepts.find((a) => isEvm(a.network));
+  if (!accept) return;
+  state.busy = true;
+  updatePayButtons();
+  clearProblem();
+  const price = `${formatUsdc(accept.amount)} USDC`;
+  try {
+    setStatus(method === 'wallet' ? `Waiting for your wallet to sign a payment of ${price} on ${networkName(accept.network)}…` : `The demo payer is signing ${price} on the local chain…`);
+    let payload: PaymentPayload;
+    try {
+      payload = method === 'wallet' ? await signWithWallet(quote.paymentRequired, accept) : await signWithDemoPayer(quote.paymentRequired, accept);
+    } catch (error) {
+      setStatus('');
+      showProblem(method === 'wallet' ? walletErrorWords(error) : sentence(error instanceof Error ? error.message : 'The demo payer did not sign'), NOT_CHARGED);
+      return;
+    }
+
+    setStatus('Payment signed. Sending the file and processing it…');
+    const headers = paymentHeaders.encodePaymentSignatureHeader(payload);
+    let response: Response;
+    try {
+      response = await fetch(quote.operation.path, { method: 'POST', body: quote.body, headers });
+    } catch {
+      setStatus('');
+      showProblem('The connection to the service broke while the paid request was on its way.',
+        'The service charges only after the job succeeds and the answer is sent, so a charge is unlikely; your wallet shows any payment. The signed authorisation expires within 5 minutes.');
+      return;
+    }
+
+    if (response.ok) {
+      await showResult(quote, response);
+      // The quote is spent: paying again needs a new quote, so one click can never pay twice.
+      state.quote = undefined;
+      const again = element('button', { type: 'button', id: 'quote-again' }, 'Get a new price to run it again');
+      again.addEventListener('click', () => void requestQuote());
+      byId('quote').append(element('p', { class: 'hint' }, 'This price is paid. ', again));
+      setStatus(`Paid ${price}. The result is below.`);
+      return;
+    }
+    setStatus('');
+    if (response.status === 402) {
+      let reason = '';
+      try {
+        reason = paymentHeaders.getPaymentRequiredResponse((name) => response.headers.get(name), await response.json().catch(() => undefined)).error ?? '';
+      } catch {
+        reason = '';
+      }
+      showProblem('The payment was refused.', refusalWords(reason), `${NOT_CHARGED} No work was done.`);
+      return;
+    }
+    const { headline, detail } = await describeErrorResponse(response);
+    // Failed or timed-out work is never settled, and every check before payment refuses for free.
+    showProblem(headline, detail, `${NOT_CHARGED} The payment was not settled; the signed authorisation was not used.`);
+  } finally {
+    state.busy = false;
+    updatePayButtons();
+  }
+}

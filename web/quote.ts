@@ -1,0 +1,84 @@
+// The price of the job as the form stands: the service's 402 answer to the unpaid request, shown
+// before anything is signed.
+import type { PaymentRequired } from '@x402/core/types';
+import { byId, element } from './dom.js';
+import { currentBody, hasFile } from './form-values.js';
+import { formatUsdc, shortAddress } from './format.js';
+import { NOT_CHARGED, clearProblem, describeErrorResponse, setStatus, showProblem } from './messages.js';
+import { isEvm, networkName } from './networks.js';
+import { updatePayButtons } from './pay-buttons.js';
+import { paymentHeaders } from './payment-headers.js';
+import type { Quote } from './service-types.js';
+import { state } from './state.js';
+
+export async function requestQuote(): Promise<void> {
+  const op = state.current;
+  if (!op || !hasFile()) return;
+  const sequence = ++state.quoteSequence;
+  state.quote = undefined;
+  updatePayButtons();
+  clearProblem();
+  byId('result-section').hidden = true;
+  const quoteBox = byId('quote');
+  quoteBox.setAttribute('aria-busy', 'true');
+  quoteBox.replaceChildren(element('p', {}, 'Asking the service for the exact price…'));
+  setStatus('');
+  const body = currentBody(op);
+  let response: Response;
+  try {
+    response = await fetch(op.path, { method: 'POST', body });
+  } catch {
+    if (sequence !== state.quoteSequence) return;
+    quoteBox.removeAttribute('aria-busy');
+    quoteBox.replaceChildren(element('p', {}, 'No price yet.'));
+    showProblem('The service could not be reached.', `Check the connection and choose the file again. ${NOT_CHARGED}`);
+    return;
+  }
+  if (sequence !== state.quoteSequence) return;
+  quoteBox.removeAttribute('aria-busy');
+  if (response.status !== 402) {
+    quoteBox.replaceChildren(element('p', {}, 'No price: the service did not accept this request.'));
+    if (response.ok) {
+      showProblem('The service answered without asking for a payment, which this page does not expect.', NOT_CHARGED);
+      return;
+    }
+    const { headline, detail } = await describeErrorResponse(response);
+    if (sequence !== state.quoteSequence) return;
+    showProblem(headline, detail, `${NOT_CHARGED} No payment was asked for; fix the file or the options and the price is asked again.`);
+    return;
+  }
+  let paymentRequired: PaymentRequired;
+  try {
+    const json: unknown = await response.json().catch(() => undefined);
+    paymentRequired = paymentHeaders.getPaymentRequiredResponse((name) => response.headers.get(name), json);
+  } catch {
+    showProblem('The price sent by the service could not be read.', NOT_CHARGED);
+    return;
+  }
+  // A newer quote was asked for while this one was read: that one wins.
+  if (sequence !== state.quoteSequence) return;
+  state.quote = { operation: op, body, paymentRequired };
+  showQuote(state.quote);
+  updatePayButtons();
+}
+
+function showQuote(quote: Quote): void {
+  const accepts = quote.paymentRequired.accepts;
+  const amount = accepts[0]?.amount ?? '0';
+  const sameEverywhere = accepts.every((a) => a.amount === amount);
+  const perPage = quote.operation.item.metadata.pricingModel === 'per-page';
+  const rate = quote.operation.item.accepts[0]?.amount;
+  const pages = perPage && rate && BigInt(rate) > 0n ? BigInt(amount) / BigInt(rate) : undefined;
+  const chains = accepts.map((a) => element('li', { 'data-network': a.network },
+    `${networkName(a.network)} (${a.network}): ${formatUsdc(a.amount)} USDC to `, element('code', { title: a.payTo }, shortAddress(a.payTo)),
+    isEvm(a.network) ? ' — this page pays here' : ' — pay with an x402 client for this chain'));
+  byId('quote').replaceChildren(element('div', { class: 'quote' },
+    element('p', { class: 'amount', id: 'quote-amount' }, `${formatUsdc(amount)} USD`),
+    element('p', { id: 'quote-usdc' },
+      `Exactly ${formatUsdc(amount)} USDC (${amount} in USDC's smallest unit)`,
+      pages !== undefined ? `, for ${pages} ${pages === 1n ? 'page' : 'pages'} at ${formatUsdc(rate!)} USD per page` : '',
+      sameEverywhere ? '.' : '; the amount differs by chain, see below.'),
+    element('p', {}, 'Chains offered:'),
+    element('ul', { id: 'quote-chains' }, ...chains),
+    element('p', { class: 'hint' }, 'Nothing has been signed or paid. You are charged only if the job succeeds.')));
+}

@@ -1,0 +1,64 @@
+// The two ways this page signs a payment: an injected EIP-1193 browser wallet, or in dev mode the
+// service's demo payer on the local chain.
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import type { ClientEvmSigner } from '@x402/evm';
+import { createWalletClient, custom, type EIP1193Provider } from 'viem';
+import { sentence } from './format.js';
+import { describeErrorResponse } from './messages.js';
+import { networkName } from './networks.js';
+
+declare global {
+  interface Window { ethereum?: EIP1193Provider }
+}
+
+export function walletErrorWords(error: unknown): string {
+  const code = (error as { code?: number })?.code;
+  if (code === 4001) return 'You declined the request in your wallet.';
+  if (code === 4100) return 'The wallet did not allow this page to use the account.';
+  if (code === 4900 || code === 4901) return 'The wallet is not connected to a network.';
+  const message = error instanceof Error ? error.message : typeof (error as { message?: unknown })?.message === 'string' ? String((error as { message: string }).message) : '';
+  // viem wraps a refusal; its short message still says so.
+  if (/reject|denied|declined/i.test(message)) return 'You declined the request in your wallet.';
+  return message ? `The wallet could not sign: ${sentence(message.split('\n')[0])}` : 'The wallet could not sign the payment.';
+}
+
+export async function signWithWallet(paymentRequired: PaymentRequired, accept: PaymentRequirements): Promise<PaymentPayload> {
+  const provider = window.ethereum;
+  if (!provider) throw new Error('No browser wallet was found.');
+  const accounts = await provider.request({ method: 'eth_requestAccounts' }) as string[];
+  const address = accounts[0] as `0x${string}` | undefined;
+  if (!address) throw new Error('The wallet shared no account.');
+  const wanted = Number(accept.network.split(':')[1]);
+  const current = Number(await provider.request({ method: 'eth_chainId' }));
+  if (current !== wanted) {
+    try {
+      await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: `0x${wanted.toString(16)}` }] });
+    } catch (error) {
+      if ((error as { code?: number })?.code === 4001) throw error;
+      throw new Error(`the wallet is on chain ${current}; switch it to ${networkName(accept.network)} (chain ${wanted}) and pay again`);
+    }
+  }
+  const wallet = createWalletClient({ account: address, transport: custom(provider) });
+  const signer: ClientEvmSigner = {
+    address,
+    signTypedData: (typed) => wallet.signTypedData({ account: address, ...typed } as Parameters<typeof wallet.signTypedData>[0]),
+  };
+  const client = new x402Client();
+  client.register(accept.network as `${string}:${string}`, new ExactEvmScheme(signer));
+  return new x402HTTPClient(client).createPaymentPayload({ ...paymentRequired, accepts: [accept] });
+}
+
+export async function signWithDemoPayer(paymentRequired: PaymentRequired, accept: PaymentRequirements): Promise<PaymentPayload> {
+  const response = await fetch('/dev/sign', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ paymentRequired: { ...paymentRequired, accepts: [accept] } }),
+  });
+  if (!response.ok) {
+    const { detail } = await describeErrorResponse(response);
+    throw new Error(`the demo payer did not sign: ${detail || `status ${response.status}`}`);
+  }
+  return await response.json() as PaymentPayload;
+}
