@@ -8,7 +8,8 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorSvmSigner } from '@x402/svm';
 import { ExactSvmScheme } from '@x402/svm/exact/facilitator';
 import { serveFacilitator, type FacilitatorServer } from './facilitator-http.js';
-import { SOLANA_USDC_MINT, startSvmRpc } from './svm-rpc.js';
+import { startSvmRpc } from './svm-rpc/server.js';
+import { SOLANA_USDC_MINT } from './svm-rpc/token.js';
 
 export const SOLANA_NETWORK = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' as const;
 export { SOLANA_USDC_MINT };
