@@ -8,6 +8,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -27,7 +28,8 @@ const { expect } = Code;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // What the image has besides node_modules (see the Dockerfile): the build output without the
-// tests and benchmarks, package.json, and the one uncompiled script the workers run.
+// tests, the benchmarks and the rig contracts' cache, package.json, and the one uncompiled script
+// the workers run.
 const builtOutputLeftOut = new Set(['test', 'bench', 'vendor'].map((dir) => path.join(root, 'dist', dir)));
 const uncompiledFiles = ['workers/pdf/weasy_render.py'];
 const DEV_ONLY_PACKAGES = ['litesvm', 'solc', '@foundry-rs/anvil-linux-amd64/package.json'];
@@ -138,6 +140,23 @@ describe('a production install (no development dependencies) in live mode', () =
     for (const name of ['@x402/core', '@hapi/hapi', 'sharp', 'viem']) {
       expect(existsSync(path.join(scratch!, 'node_modules', name, 'package.json')), name).to.be.true();
     }
+  });
+
+  it('refuses dev mode, whose local chains need the development dependencies, with a message that says so', async () => {
+    const devMode = spawn(process.execPath, ['dist/bin/start.js'], {
+      cwd: scratch,
+      env: { PATH: process.env.PATH, HOME: scratch, PAYMENTS: 'dev', PORT: String(await freePort()), HOST: '127.0.0.1', TMP_DIR: jobRoot, WORKERS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    devMode.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    devMode.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    const timer = setTimeout(() => devMode.kill('SIGKILL'), START_TIMEOUT_MS);
+    const [code] = await once(devMode, 'exit');
+    clearTimeout(timer);
+    expect(code, output).to.equal(1);
+    expect(output).to.contain('paydoc failed to start: PAYMENTS=dev needs the development dependencies');
+    expect(output).to.contain('litesvm');
   });
 
   it('starts in live mode and takes a paid call through the configured facilitator', async () => {

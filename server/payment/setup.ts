@@ -14,7 +14,15 @@ export const BASE_USDC_EXTRA = { name: 'USD Coin', version: '2' };
 
 // The local chains are loaded only here, in dev mode: live mode and a production install (which
 // lacks anvil, litesvm and solc) never load them.
-const loadDevChains = () => import('../../devchains/index.js');
+async function loadDevChains(): Promise<typeof import('../../devchains/index.js')> {
+  try {
+    return await import('../../devchains/index.js');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    const missing = (err as Error).message.split('\n')[0];
+    throw new Error(`PAYMENTS=dev needs the development dependencies, which this install lacks (${missing}); install them (npm ci without --omit=dev) or run with PAYMENTS=live`);
+  }
+}
 
 /** Starts the local chains named by DEV_CHAINS (tests pass rigs they own instead). */
 export async function startDevRigs(config: Config): Promise<DevRigs> {
