@@ -7,9 +7,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY server server
+COPY devchains devchains
 COPY workers workers
 COPY bin bin
-COPY vendor vendor
 COPY web web
 RUN npx tsc -p tsconfig.json && node dist/bin/build-assets.js && npm prune --omit=dev
 

@@ -13,7 +13,7 @@ import type { Piscina } from 'piscina';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { startTestService, form, type TestService } from './support/service.js';
 import { FAKE_MODEL, startFakeProvider, type FakeProvider } from './support/fake-provider.js';
-import { revertNextSettlement } from '../server/payment/dev/evm-rig.js';
+import { revertNextSettlement } from '../devchains/index.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 
 export const lab = Lab.script();

@@ -7,7 +7,7 @@ import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { revertNextSettlement } from '../server/payment/dev/evm-rig.js';
+import { revertNextSettlement } from '../devchains/index.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

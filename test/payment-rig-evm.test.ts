@@ -14,7 +14,7 @@ import {
   revertNextSettlement,
   startEvmRig,
   type EvmRig,
-} from '../server/payment/dev/evm-rig.js';
+} from '../devchains/index.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

@@ -8,16 +8,16 @@ import { x402Client } from '@x402/core/client';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { decodeTransactionFromPayload, transactionMessageHash } from '@x402/svm';
-import { serveFacilitator, type FacilitatorServer } from '../server/payment/dev/facilitator-http.js';
 import {
   SOLANA_NETWORK,
   SOLANA_USDC_MINT,
-  createSvmClientSigner,
   createSvmFacilitator,
-  registerSvmPayer,
+  serveFacilitator,
   startSvmRig,
+  type FacilitatorServer,
   type SvmRig,
-} from '../server/payment/dev/svm-rig.js';
+} from '../devchains/index.js';
+import { createSvmClientSigner, registerSvmPayer } from '../server/payment/svm-payer.js';
 import { solanaPaymentId } from '../server/payment/svm-payment-id.js';
 
 export const lab = Lab.script();

@@ -6,7 +6,7 @@ import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { startTestService, form, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { createSvmClientSigner, registerSvmPayer } from '../server/payment/dev/svm-rig.js';
+import { createSvmClientSigner, registerSvmPayer } from '../server/payment/svm-payer.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

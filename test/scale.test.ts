@@ -17,8 +17,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { startTestService, form, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { startEvmRig, type EvmRig } from '../server/payment/dev/evm-rig.js';
-import { startSvmRig, createSvmClientSigner, registerSvmPayer, type SvmRig } from '../server/payment/dev/svm-rig.js';
+import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../devchains/index.js';
+import { createSvmClientSigner, registerSvmPayer } from '../server/payment/svm-payer.js';
 import { createPayer } from '../server/payment/client.js';
 import { leftoverJobDirs } from '../server/jobdir.js';
 

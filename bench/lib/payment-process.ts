@@ -2,7 +2,7 @@
 // meets them: the facilitator is another party's server, reached over HTTP. Started by the
 // throughput benchmark with fork(); it sends the rig's public facts once, then serves until
 // told to stop (or until its parent goes away).
-import { startEvmRig } from '../../server/payment/dev/evm-rig.js';
+import { startEvmRig } from '../../devchains/index.js';
 
 export interface PaymentProcessReady {
   kind: 'ready';

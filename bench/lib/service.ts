@@ -7,8 +7,7 @@ import path from 'node:path';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { createServer, type Service } from '../../server/index.js';
 import type { Config } from '../../server/config.js';
-import { startEvmRig, type EvmRig } from '../../server/payment/dev/evm-rig.js';
-import { startSvmRig, type SvmRig } from '../../server/payment/dev/svm-rig.js';
+import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../../devchains/index.js';
 import { createPayer, type PayChain } from '../../server/payment/client.js';
 
 /** Milliseconds spent in each stage, summed over the calls since the last reset. */

@@ -3,7 +3,7 @@
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createSvmClientSigner, registerSvmPayer } from './dev/svm-rig.js';
+import { createSvmClientSigner, registerSvmPayer } from './svm-payer.js';
 
 export type PayChain = 'base' | 'solana';
 

@@ -6,29 +6,34 @@ import { PaymentGate, type ChainConfig } from './gate.js';
 import { MemoryGuard, type PaymentGuard } from './guard.js';
 import { RedisGuard } from './redis-guard.js';
 import type { Metrics } from '../metrics.js';
-import { startEvmRig, type EvmRig } from './dev/evm-rig.js';
-import { startSvmRig, type SvmRig } from './dev/svm-rig.js';
+import type { DevRigs } from '../../devchains/index.js';
 
-export interface DevRigs { evm?: EvmRig; svm?: SvmRig }
+export type { DevRigs };
 
 export const BASE_USDC_EXTRA = { name: 'USD Coin', version: '2' };
+
+// The local chains are loaded only here, in dev mode: live mode and a production install (which
+// lacks anvil, litesvm and solc) never load them.
+async function loadDevChains(): Promise<typeof import('../../devchains/index.js')> {
+  try {
+    return await import('../../devchains/index.js');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    const missing = (err as Error).message.split('\n')[0];
+    throw new Error(`PAYMENTS=dev needs the development dependencies, which this install lacks (${missing}); install them (npm ci without --omit=dev) or run with PAYMENTS=live`);
+  }
+}
 
 /** Starts the local chains named by DEV_CHAINS (tests pass rigs they own instead). */
 export async function startDevRigs(config: Config): Promise<DevRigs> {
   const wanted = new Set(config.devChains.split(',').map((s) => s.trim()).filter(Boolean));
-  const rigs: DevRigs = {};
-  try {
-    if (wanted.has('evm')) rigs.evm = await startEvmRig();
-    if (wanted.has('svm')) rigs.svm = await startSvmRig();
-  } catch (err) {
-    await stopDevRigs(rigs);
-    throw err;
-  }
-  return rigs;
+  const devChains = await loadDevChains();
+  return devChains.startDevRigs({ evm: wanted.has('evm'), svm: wanted.has('svm') });
 }
 
 export async function stopDevRigs(rigs: DevRigs): Promise<void> {
-  await Promise.allSettled([rigs.evm?.stop(), rigs.svm?.stop()]);
+  const devChains = await loadDevChains();
+  await devChains.stopDevRigs(rigs);
 }
 
 export function chainsFor(config: Config, rigs: DevRigs | undefined): ChainConfig[] {

@@ -7,7 +7,7 @@ import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { fail } from '../../core/errors.js';
 import { createPayer } from '../payment/client.js';
-import type { EvmRig } from '../payment/dev/evm-rig.js';
+import type { EvmRig } from '../../devchains/index.js';
 import type { App } from '../index.js';
 
 // This file runs as dist/server/plugins/web.js; the build puts the page in dist/web.

@@ -10,9 +10,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { createServer, type Service } from '../../server/index.js';
 import type { Config } from '../../server/config.js';
-import { startEvmRig, type EvmRig } from '../../server/payment/dev/evm-rig.js';
-import { startSvmRig, type SvmRig } from '../../server/payment/dev/svm-rig.js';
-import type { DevRigs } from '../../server/payment/setup.js';
+import { startEvmRig, startSvmRig, type DevRigs, type EvmRig, type SvmRig } from '../../devchains/index.js';
 import { createPayer } from '../../server/payment/client.js';
 import { leftoverJobDirs } from '../../server/jobdir.js';
 

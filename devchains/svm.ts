@@ -4,13 +4,12 @@
 // build for mainnet, so the unmodified @x402 client, server and facilitator run against it. Used by
 // `npm start` with PAYMENTS=dev and by the tests.
 import { createKeyPairSignerFromBytes, getBase58Encoder, type KeyPairSigner } from '@solana/kit';
-import { x402Client } from '@x402/core/client';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorSvmSigner } from '@x402/svm';
-import { ExactSvmScheme as ExactSvmClientScheme } from '@x402/svm/exact/client';
-import { ExactSvmScheme as ExactSvmFacilitatorScheme } from '@x402/svm/exact/facilitator';
+import { ExactSvmScheme } from '@x402/svm/exact/facilitator';
 import { serveFacilitator, type FacilitatorServer } from './facilitator-http.js';
-import { SOLANA_USDC_MINT, startSvmRpc } from './svm-rpc.js';
+import { startSvmRpc } from './svm-rpc/server.js';
+import { SOLANA_USDC_MINT } from './svm-rpc/token.js';
 
 export const SOLANA_NETWORK = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' as const;
 export { SOLANA_USDC_MINT };
@@ -61,32 +60,16 @@ export interface SvmRig {
   stop(): Promise<void>;
 }
 
-/** A signer from a base58 64-byte secret key (the format of Solana CLI and wallet exports). */
-export async function createSvmClientSigner(secretKeyBase58: string): Promise<KeyPairSigner> {
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(getBase58Encoder().encode(secretKeyBase58.trim()));
-  } catch {
-    throw new Error('the Solana secret key is not base58');
-  }
-  if (bytes.length !== 64) throw new Error(`the Solana secret key must be 64 bytes, found ${bytes.length}`);
-  return createKeyPairSignerFromBytes(bytes);
-}
-
-/**
- * Registers the exact Solana scheme on an x402 client, talking to the given RPC. Done by hand
- * because `registerExactSvmScheme` from @x402/svm takes no RPC URL and silently uses the public
- * mainnet endpoint.
- */
-export function registerSvmPayer(client: x402Client, signer: KeyPairSigner, rpcUrl: string): x402Client {
-  return client.register('solana:*', new ExactSvmClientScheme(signer, { rpcUrl }));
+// The keys above are valid 64-byte keys, so they need none of the checks a user's key gets.
+function signerFromSecretKey(secretKeyBase58: string): Promise<KeyPairSigner> {
+  return createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(secretKeyBase58)));
 }
 
 /** An x402 facilitator settling Solana exact payments through the given RPC with the dev fee payer. */
 export async function createSvmFacilitator(rpcUrl: string): Promise<{ facilitator: x402Facilitator; feePayerAddress: string }> {
-  const feePayer = await createSvmClientSigner(DEV_SVM_FEE_PAYER_SECRET_KEY);
+  const feePayer = await signerFromSecretKey(DEV_SVM_FEE_PAYER_SECRET_KEY);
   const signer = toFacilitatorSvmSigner(feePayer, { defaultRpcUrl: rpcUrl });
-  const facilitator = new x402Facilitator().register(SOLANA_NETWORK, new ExactSvmFacilitatorScheme(signer));
+  const facilitator = new x402Facilitator().register(SOLANA_NETWORK, new ExactSvmScheme(signer));
   return { facilitator, feePayerAddress: feePayer.address };
 }
 
@@ -94,7 +77,7 @@ export async function startSvmRig(options: SvmRigOptions = {}): Promise<SvmRig> 
   const rpc = await startSvmRpc({ port: options.rpcPort });
   let facilitatorServer: FacilitatorServer | undefined;
   try {
-    const payer = await createSvmClientSigner(DEV_SVM_PAYER_SECRET_KEY);
+    const payer = await signerFromSecretKey(DEV_SVM_PAYER_SECRET_KEY);
     const { facilitator, feePayerAddress } = await createSvmFacilitator(rpc.url);
 
     rpc.setLamports(feePayerAddress, 100n * LAMPORTS_PER_SOL);

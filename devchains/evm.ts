@@ -22,7 +22,7 @@ import {
   type Hash,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ensureContractsBuilt } from '../../../bin/build-assets.js';
+import { ensureContractsBuilt } from './evm-contracts.js';
 import { serveFacilitator, type FacilitatorServer } from './facilitator-http.js';
 
 export const BASE_NETWORK = 'eip155:8453' as const;
