@@ -6,9 +6,13 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
-COPY server server
-COPY devchains devchains
+COPY core core
+COPY tools tools
+COPY checks checks
+COPY operations operations
 COPY workers workers
+COPY devchains devchains
+COPY server server
 COPY bin bin
 COPY web web
 RUN npx tsc -p tsconfig.json && node dist/bin/build-assets.js && npm prune --omit=dev

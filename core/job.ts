@@ -11,6 +11,9 @@ export interface JobFile {
   pages?: number;
 }
 
+/** The bounds of MODEL_DPI: what the configuration accepts is what the workers render at. */
+export const MODEL_DPI = { min: 72, max: 300, default: 150 } as const;
+
 /** Settings a worker needs that come from configuration: given to each pool thread once, at its start. */
 export interface WorkerSettings {
   modelBaseUrl?: string;

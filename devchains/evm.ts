@@ -71,7 +71,6 @@ export interface EvmRig {
 
 interface RigControls {
   armForcedRevert(): void;
-  setTransfersFailing(enabled: boolean): Promise<void>;
 }
 
 const controls = new WeakMap<EvmRig, RigControls>();
@@ -293,7 +292,6 @@ export async function startEvmRig(options: EvmRigOptions = {}): Promise<EvmRig> 
     };
     controls.set(rig, {
       armForcedRevert: () => { forcedRevertArmed = true; },
-      setTransfersFailing: (enabled) => adminCall('setFailTransfers', [enabled]),
     });
     return rig;
   } catch (error) {
@@ -324,6 +322,3 @@ export function revertNextSettlement(rig: EvmRig): void {
  * Test-only: while enabled every test USDC transfer reverts, so verification (which simulates
  * the transfer) fails too.
  */
-export async function setTransfersFailing(rig: EvmRig, enabled: boolean): Promise<void> {
-  await controlsOf(rig).setTransfersFailing(enabled);
-}

@@ -6,7 +6,7 @@
 import { startEvmRig, type EvmRig } from './evm.js';
 import { startSvmRig, type SvmRig } from './svm.js';
 
-export { startEvmRig, revertNextSettlement, setTransfersFailing, BASE_NETWORK, BASE_USDC_ADDRESS, MULTICALL3_ADDRESS } from './evm.js';
+export { startEvmRig, revertNextSettlement, BASE_NETWORK, BASE_USDC_ADDRESS, MULTICALL3_ADDRESS } from './evm.js';
 export type { EvmRig, EvmRigOptions } from './evm.js';
 export { startSvmRig, createSvmFacilitator, SOLANA_NETWORK, SOLANA_USDC_MINT } from './svm.js';
 export type { SvmRig, SvmRigOptions } from './svm.js';

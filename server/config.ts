@@ -2,7 +2,7 @@
 // configuration table lists the same names, defaults and meanings.
 import convict from 'convict';
 import os from 'node:os';
-import type { WorkerSettings } from '../core/job.js';
+import { MODEL_DPI, type WorkerSettings } from '../core/job.js';
 
 const schema = {
   port: { doc: 'TCP port to listen on.', format: 'port', default: 8080, env: 'PORT' },
@@ -34,23 +34,19 @@ const schema = {
   modelApiKey: { doc: 'API key for the model provider.', format: String, default: '', env: 'MODEL_API_KEY', sensitive: true },
   modelName: { doc: 'Model name, e.g. gpt-4o-mini.', format: String, default: 'gpt-4o-mini', env: 'MODEL_NAME' },
   modelConcurrency: { doc: 'Concurrent provider requests per job.', format: 'nat', default: 4, env: 'MODEL_CONCURRENCY' },
-  modelDpi: { doc: 'Resolution at which PDF pages are rendered for the model.', format: 'nat', default: 150, env: 'MODEL_DPI' },
+  modelDpi: { doc: 'Resolution at which PDF pages are rendered for the model (72 to 300).', format: 'nat', default: 150, env: 'MODEL_DPI' },
   ocrEngine: { doc: 'OCR engine: model (the provider) or tesseract (local; files never leave the server).', format: ['model', 'tesseract'], default: 'model', env: 'OCR_ENGINE' },
   ocrLanguages: { doc: 'tesseract languages, joined with + (e.g. eng+deu).', format: String, default: 'eng', env: 'OCR_LANGUAGES' },
-};
+} as const;
 
 /** The environment variables the service reads (the README's configuration table lists them all). */
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(schema).map((s) => s.env);
 
-export type Config = {
-  port: number; host: string; baseUrl: string; workers: number; queueMax: number; jobTimeoutMs: number;
-  tmpDir: string; logLevel: string; maxZipBytes: number; corsOrigins: string;
-  payments: 'dev' | 'live'; evmNetwork: string; evmPayTo: string; evmAsset: string; evmFacilitatorUrl: string;
-  evmFacilitatorAuth: string; svmNetwork: string; svmPayTo: string; svmAsset: string; svmFacilitatorUrl: string;
-  svmFacilitatorAuth: string; devChains: string; redisUrl: string;
-  modelBaseUrl: string; modelApiKey: string; modelName: string; modelConcurrency: number; modelDpi: number;
-  ocrEngine: 'model' | 'tesseract'; ocrLanguages: string;
-};
+type SettingType<S> = S extends { format: readonly (infer Choice)[] } ? Choice
+  : S extends { format: 'port' | 'nat' } ? number : string;
+
+/** The validated configuration: one property per setting of the schema, typed by its format. */
+export type Config = { -readonly [K in keyof typeof schema]: SettingType<(typeof schema)[K]> };
 
 export class ConfigError extends Error {}
 
@@ -73,7 +69,9 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   if (!config.baseUrl) config.baseUrl = `http://localhost:${config.port}`;
   config.baseUrl = config.baseUrl.replace(/\/+$/, '');
   if (config.modelConcurrency < 1) throw new ConfigError('invalid configuration: MODEL_CONCURRENCY (modelConcurrency): must be at least 1');
-  if (config.modelDpi < 36 || config.modelDpi > 300) throw new ConfigError('invalid configuration: MODEL_DPI (modelDpi): must be between 36 and 300');
+  if (config.modelDpi < MODEL_DPI.min || config.modelDpi > MODEL_DPI.max) {
+    throw new ConfigError(`invalid configuration: MODEL_DPI (modelDpi): must be between ${MODEL_DPI.min} and ${MODEL_DPI.max}`);
+  }
   if (config.payments === 'live' && !config.evmFacilitatorUrl && !config.svmFacilitatorUrl) {
     throw new ConfigError('invalid configuration: PAYMENTS=live needs EVM_FACILITATOR_URL or SVM_FACILITATOR_URL (at least one chain must be offered)');
   }

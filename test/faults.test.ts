@@ -108,7 +108,7 @@ describe('injected faults, each followed by a normal paid request', () => {
 
   before(async () => {
     fake = await startFakeProvider(() => ({ content: 'recognised text' }));
-    t = await startTestService({ config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, modelDpi: 36 } });
+    t = await startTestService({ config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, modelDpi: 72 } });
     payFetch = await t.payFetch('base');
   });
 
@@ -291,14 +291,13 @@ describe('injected faults, each followed by a normal paid request', () => {
 
   it('the model provider down: 502 PROVIDER_FAILED after bounded retries, nothing charged', async () => {
     const before = await payer();
-    const config = t.service.app.config;
-    const saved = config.modelBaseUrl;
-    config.modelBaseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
+    // The pool's threads take their provider settings at start: a service of its own, on the same chain.
+    const down = await startTestService({ rigs: { evm: t.evm }, config: { modelBaseUrl: `http://127.0.0.1:${await closedPort()}/v1`, modelName: FAKE_MODEL, modelDpi: 72 } });
     let res: Response;
     try {
-      res = await post('/v1/pdf/ocr', form([small]));
+      res = await (await down.payFetch('base'))(`${down.url}/v1/pdf/ocr`, { method: 'POST', body: form([small]) });
     } finally {
-      config.modelBaseUrl = saved;
+      await down.stop();
     }
     expect(res.status).to.equal(502);
     expect(await errorCode(res)).to.equal('PROVIDER_FAILED');

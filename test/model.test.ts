@@ -101,6 +101,12 @@ async function pdfJob(operation: OperationId, bytes: Uint8Array, pages: number, 
   return job as Job<never>;
 }
 
+async function writeInto(dir: string, bytes: Uint8Array): Promise<string> {
+  const file = path.join(dir, 'other.pdf');
+  await writeFile(file, bytes);
+  return file;
+}
+
 async function imageJob(bytes: Uint8Array, _format: string, options: JobOptions = {}): Promise<Job<never>> {
   const { job } = await plannedJob('image.ocr', [bytes], {}, {
     root: await newJobDir(), timeoutMs: options.deadlineMs ?? 60_000, settings: settings(options.settings),
@@ -207,9 +213,16 @@ describe('model provider work functions', () => {
     expect(fake.received.reduce((sum, r) => sum + r.imageUrls.length, 0)).to.equal(30);
 
     fake.reset(ocrAnswer);
-    const counted = await failure(pdfOcr(await pdfJob('pdf.ocr', tinyPdf(31), 31)));
+    // Refused before payment by the page limit; the work function refuses too if it is ever handed more.
+    const refused = await failure(pdfJob('pdf.ocr', tinyPdf(31), 31));
+    expect(refused.code).to.equal('LIMIT_EXCEEDED');
+    const handed = await pdfJob('pdf.ocr', tinyPdf(30), 30);
+    handed.files = [{ bytes: tinyPdf(31), path: await writeInto(handed.jobDir, tinyPdf(31)), pages: 31 }];
+    const counted = await failure(pdfOcr(handed));
     expect(counted.code).to.equal('LIMIT_EXCEEDED');
-    const uncounted = await failure(pdfTables(await pdfJob('pdf.tables', tinyPdf(31), 31, { uncounted: true })));
+    const unknownCount = await pdfJob('pdf.tables', tinyPdf(30), 30);
+    unknownCount.files = [{ bytes: tinyPdf(31), path: await writeInto(unknownCount.jobDir, tinyPdf(31)) }];
+    const uncounted = await failure(pdfTables(unknownCount));
     expect(uncounted.code).to.equal('LIMIT_EXCEEDED');
     expect(uncounted.message).to.contain('31 pages');
     expect(fake.received).to.have.length(0);

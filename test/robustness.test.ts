@@ -90,7 +90,7 @@ describe('robustness corpus over HTTP, paid on the local chain', () => {
     fake = await startFakeProvider(() => ({ content: '' }));
     fakeAnswers(fake);
     t = await startTestService({
-      config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, modelDpi: 36, logLevel: 'warn' },
+      config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, modelDpi: 72, logLevel: 'warn' },
     });
     // The full run buys thousands of results; the rig's default balance is not meant for that.
     await t.evm.mint(t.evm.payerAddress, 100_000_000_000n);

@@ -1,7 +1,7 @@
 // PDF pages as PNG for the model (or for tesseract), rendered one page per mutool run so pages
 // are produced only as fast as they are sent and a job never holds more than a few in memory.
 import { fail } from '../../core/errors.js';
-import { timeLeft, type JobFile, type Job } from '../../core/job.js';
+import { MODEL_DPI, timeLeft, type JobFile, type Job } from '../../core/job.js';
 import { RunFailure, runTool } from '../../tools/runner.js';
 import { drawFormFieldValues } from '../pdf/forms.js';
 
@@ -13,9 +13,7 @@ export const MAX_MODEL_PAGES = 30;
  * an A4 page stays at 1241 x 1754, inside the 2048 px box OpenAI scales every image into anyway.
  * More resolution costs upload time and, on servers that bill by pixels (Qwen-VL on vLLM), tokens.
  */
-export const DEFAULT_MODEL_DPI = 150;
-const MIN_MODEL_DPI = 72;
-const MAX_MODEL_DPI = 300;
+export const DEFAULT_MODEL_DPI = MODEL_DPI.default;
 /** Longest side sent to a model: oversized pages (A2, posters) are scaled down to fit. */
 export const MODEL_MAX_SIDE = 2048;
 
@@ -26,7 +24,7 @@ export const TESSERACT_MAX_SIDE = 4200;
 
 export function modelDpi(configured: number | undefined): number {
   if (configured === undefined || !Number.isFinite(configured)) return DEFAULT_MODEL_DPI;
-  return Math.min(MAX_MODEL_DPI, Math.max(MIN_MODEL_DPI, Math.round(configured)));
+  return Math.min(MODEL_DPI.max, Math.max(MODEL_DPI.min, Math.round(configured)));
 }
 
 /** Turns a subprocess that did not complete into the job's failure. */
