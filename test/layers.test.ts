@@ -3,7 +3,7 @@
 // erased). A cycle between folders, or an import upwards, fails here with the file that made it.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,6 +12,7 @@ const { describe, it } = lab;
 const { expect } = Code;
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(dist, '..');
 
 /** Lowest first. The local chains stand beside the service: only server/ loads them, and only in dev mode. */
 const LAYERS = ['core', 'tools', 'checks', 'operations', 'workers', 'devchains', 'server', 'bin'] as const;
@@ -26,6 +27,11 @@ function filesIn(dir: string): string[] {
   return entries.flatMap((e) => (e.isDirectory() ? filesIn(path.join(dir, e.name)) : e.name.endsWith('.js') ? [path.join(dir, e.name)] : []));
 }
 
+/** Compiled output whose source still exists: a build over an older checkout leaves files behind. */
+function hasSource(file: string): boolean {
+  return existsSync(path.join(root, path.relative(dist, file)).replace(/\.js$/, '.ts'));
+}
+
 const IMPORT = /(?:^\s*import\s[^'"]*?from\s*|^\s*import\s*|^\s*export\s[^'"]*?from\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 interface Edge { from: string; to: string; file: string; target: string }
@@ -33,7 +39,7 @@ interface Edge { from: string; to: string; file: string; target: string }
 function runTimeEdges(): Edge[] {
   const edges: Edge[] = [];
   for (const layer of LAYERS) {
-    for (const file of filesIn(path.join(dist, layer))) {
+    for (const file of filesIn(path.join(dist, layer)).filter(hasSource)) {
       for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
         const target = path.relative(dist, path.resolve(path.dirname(file), match[1]));
         const to = target.split(path.sep)[0];
