@@ -10,7 +10,7 @@
 // (tools/launcher.ts), which runs them with the same code at the cost of a lean fork.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { killGroup, live, RunFailure, type RunOptions, type RunResult } from './run-here.js';
+import { killGroup, live, RunFailure, runToolHere, type RunFailureKind, type RunOptions, type RunResult } from './run-here.js';
 
 export { RunFailure, runToolHere, type RunFailureKind, type RunOptions, type RunResult } from './run-here.js';
 
