@@ -204,9 +204,3 @@ export async function readImageHeader(bytes: Uint8Array): Promise<ImageHeader> {
     hasProfile: metadata.hasProfile,
   };
 }
-
-/** Before payment: the accepted format and the upright size, or the failure the client sees. */
-export async function inspectImage(bytes: Uint8Array): Promise<ImageInfo> {
-  const { format, width, height } = await readImageHeader(bytes);
-  return { format, width, height };
-}

@@ -1,6 +1,7 @@
 // The shape of one operation. Each operation's module (operations/<area>/<name>.ts) declares
 // everything about it with defineOperation(); routes, MCP tools, the OpenAPI document, the
 // discovery catalog, the 402 quotes and the pool's jobs are derived from those declarations.
+import { fail } from '../core/errors.js';
 import type { ImageHeader } from '../checks/image.js';
 import type { PageBox } from '../checks/pdf.js';
 
@@ -122,6 +123,15 @@ export interface Operation<Id extends string = string, Params = unknown> extends
   tool: string;
   /** The largest price the API description advertises, in atomic units: rate × page limit for per-page operations that have one. */
   maxAmount?: number;
+}
+
+/** A checkFields for an operation that needs at least one of two optional fields (named after the first). */
+export function atLeastOneOf(operation: string, first: string, second: string): (fields: FieldValues) => void {
+  return (fields) => {
+    if (fields[first] === undefined && fields[second] === undefined) {
+      fail('FIELD_INVALID', `${operation} needs at least one of "${first}" and "${second}"; neither was sent`, { field: first });
+    }
+  };
 }
 
 /** 'pdf.merge-compress' → '/v1/pdf/merge-compress'. */

@@ -119,22 +119,27 @@ describe('injected faults, each followed by a normal paid request', () => {
 
   const payer = () => t.evm.balanceOf(t.evm.payerAddress);
   const jobsStarted = () => t.metric('paydoc_jobs_total', { outcome: 'started' });
+  const jobsEnded = (outcome: 'ok' | 'failed' | 'timeout') => t.metric('paydoc_jobs_total', { outcome });
   const post = (route: string, body: FormData) => payFetch(`${t.url}${route}`, { method: 'POST', body });
   const slowRender = () => post('/v1/pdf/render', form([slow], { dpi: 300 }));
 
   /** The pool is idle, nothing is left on the job tmpfs, and a normal paid request succeeds and costs exactly its price. */
   /** The job ended in 500 JOB_FAILED and the payer's balance did not move. */
   async function failedUncharged(pending: Promise<Response>, before: bigint): Promise<void> {
+    const failed = await jobsEnded('failed');
     const res = await pending;
     expect(res.status).to.equal(500);
     expect(await errorCode(res)).to.equal('JOB_FAILED');
     expect(await payer()).to.equal(before);
+    expect(await jobsEnded('failed')).to.equal(failed + 1);
   }
 
   async function recovered(): Promise<void> {
     const before = await payer();
+    const ok = await jobsEnded('ok');
     const res = await post('/v1/pdf/extract', form([small]));
     expect(res.status).to.equal(200);
+    expect(await jobsEnded('ok')).to.equal(ok + 1);
     expect(((await res.json()) as { pageCount: number }).pageCount).to.equal(2);
     expect(decodePaymentResponseHeader(res.headers.get('payment-response')!).success).to.be.true();
     expect(before - await payer()).to.equal(20_000n);
@@ -231,6 +236,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     const saved = config.jobTimeoutMs;
     // JOB_TIMEOUT_MS is read for each job; a tiny one makes the render overrun.
     config.jobTimeoutMs = 1_000;
+    const timeouts = await jobsEnded('timeout');
     let res: Response;
     let ms: number;
     try {
@@ -244,6 +250,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     }
     expect(res.status).to.equal(504);
     expect(await errorCode(res)).to.equal('JOB_TIMEOUT');
+    expect(await jobsEnded('timeout')).to.equal(timeouts + 1);
     // From the first page drawn: the 1 s deadline, the pool's 2 s grace at most, and the answer.
     expect(ms).to.be.below(5_000);
     expect(await noneDrawing(2_000)).to.be.true();

@@ -16,6 +16,7 @@ import { loadConfig, ConfigError, ENVIRONMENT_VARIABLES } from '../server/config
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { runTool, RunFailure } from '../tools/runner.js';
+import { asToolError, NO_SPACE_MESSAGE } from '../tools/tool-run.js';
 import { LazyJobDir, SYNC_BYTES } from '../server/jobdir.js';
 import { startTestService, form, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
@@ -190,6 +191,25 @@ describe('the subprocess runner', () => {
     for (let i = 0; i < 100 && launchers().includes(first); i++) await new Promise((r) => setTimeout(r, 20));
     expect(launchers()).to.not.include(first);
     expect(launchers()).to.include(replacement);
+  });
+
+  it('maps every tool failure to one catalog error, with no tool output in the message', async () => {
+    const mapped = async (run: Promise<unknown>) => {
+      const err = asToolError(await run.then(() => undefined, (e: unknown) => e), 'the tool');
+      return [err.code, err.status];
+    };
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'tool-failures-'));
+    try {
+      expect(await mapped(runTool('no-such-binary-here', [], { cwd: dir, timeoutMs: 5_000 }))).to.equal(['UNAVAILABLE', 503]);
+      expect(await mapped(runTool('sleep', ['5'], { cwd: dir, timeoutMs: 200 }))).to.equal(['JOB_TIMEOUT', 504]);
+      expect(await mapped(runTool('head', ['-c', '4096', '/dev/zero'], { cwd: dir, timeoutMs: 5_000, maxStdout: 100 }))).to.equal(['LIMIT_EXCEEDED', 413]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write /secret/path'), { code: 'ENOSPC' });
+    expect([asToolError(enospc, 'x').code, asToolError(enospc, 'x').message]).to.equal(['UNAVAILABLE', NO_SPACE_MESSAGE]);
+    const unknown = asToolError(new Error('qpdf: /dev/shm/job-1/input.pdf: damaged'), '/v1/pdf/split');
+    expect([unknown.code, unknown.message]).to.equal(['JOB_FAILED', '/v1/pdf/split failed while processing the file; nothing was charged']);
   });
 
   it('reports a crashed tool without throwing away the exit status', async () => {

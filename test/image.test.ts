@@ -8,11 +8,17 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { ServiceError } from '../core/errors.js';
-import { inspectImage, type ImageFormat } from '../checks/image.js';
+import { readImageHeader, type ImageFormat } from '../checks/image.js';
 import { imageCrop } from '../operations/image/crop.js';
 import type { JobOutput } from '../core/job.js';
 import type { OperationId } from '../operations/index.js';
 import { plannedJob } from './support/jobs.js';
+
+/** What the pre-payment check reports: the accepted format and the upright size. */
+async function inspectImage(bytes: Uint8Array): Promise<{ format: ImageFormat; width: number; height: number }> {
+  const { format, width, height } = await readImageHeader(bytes);
+  return { format, width, height };
+}
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -441,7 +447,7 @@ describe('request checks', () => {
   });
 });
 
-describe('inspectImage', () => {
+describe('readImageHeader', () => {
   const refusal = async (bytes: Uint8Array) => {
     const err = await failure(inspectImage(bytes));
     return { code: err.code, status: err.status, message: err.message };

@@ -43,6 +43,12 @@ export function parseTransaction(bytes: Uint8Array): WireTransaction {
   const need = (offset: number, length: number) => {
     if (offset + length > bytes.length) throw new RpcError(-32602, 'invalid transaction: truncated');
   };
+  /** A compact-u16 length and that many bytes; returns them and the offset after them. */
+  const readLengthPrefixed = (offset: number): [Uint8Array, number] => {
+    const [length, start] = readShortVec(bytes, offset);
+    need(start, length);
+    return [bytes.subarray(start, start + length), start + length];
+  };
   let [count, at] = readShortVec(bytes, 0);
   if (count < 1) throw new RpcError(-32602, 'invalid transaction: no signatures');
   const signatures: Uint8Array[] = [];
@@ -76,16 +82,11 @@ export function parseTransaction(bytes: Uint8Array): WireTransaction {
   for (let i = 0; i < instructionCount; i += 1) {
     need(at, 1);
     const programIdIndex = bytes[at];
-    let accountCount: number;
-    [accountCount, at] = readShortVec(bytes, at + 1);
-    need(at, accountCount);
-    const accounts = Array.from(bytes.subarray(at, at + accountCount));
-    at += accountCount;
-    let dataLength: number;
-    [dataLength, at] = readShortVec(bytes, at);
-    need(at, dataLength);
-    instructions.push({ programIdIndex, accounts, data: bytes.subarray(at, at + dataLength) });
-    at += dataLength;
+    let accounts: Uint8Array;
+    let data: Uint8Array;
+    [accounts, at] = readLengthPrefixed(at + 1);
+    [data, at] = readLengthPrefixed(at);
+    instructions.push({ programIdIndex, accounts: Array.from(accounts), data });
   }
   const lookups: WireTransaction['lookups'] = [];
   if (versioned) {
@@ -94,17 +95,11 @@ export function parseTransaction(bytes: Uint8Array): WireTransaction {
     for (let i = 0; i < lookupCount; i += 1) {
       need(at, 32);
       const accountKey = bytes.subarray(at, at + 32);
-      let writableCount: number;
-      [writableCount, at] = readShortVec(bytes, at + 32);
-      need(at, writableCount);
-      const writableIndexes = Array.from(bytes.subarray(at, at + writableCount));
-      at += writableCount;
-      let readonlyCount: number;
-      [readonlyCount, at] = readShortVec(bytes, at);
-      need(at, readonlyCount);
-      const readonlyIndexes = Array.from(bytes.subarray(at, at + readonlyCount));
-      at += readonlyCount;
-      lookups.push({ accountKey, writableIndexes, readonlyIndexes });
+      let writable: Uint8Array;
+      let readonly: Uint8Array;
+      [writable, at] = readLengthPrefixed(at + 32);
+      [readonly, at] = readLengthPrefixed(at);
+      lookups.push({ accountKey, writableIndexes: Array.from(writable), readonlyIndexes: Array.from(readonly) });
     }
   }
   return { bytes, signatures, messageHash, versioned, header, staticKeys, blockhashOffset, instructions, lookups };

@@ -1,6 +1,5 @@
-import { fail } from '../../core/errors.js';
 import type { ImageHeader } from '../../checks/image.js';
-import { defineOperation, type FieldValues } from '../define.js';
+import { atLeastOneOf, defineOperation, type FieldValues } from '../define.js';
 import { IMAGE_INPUT, IMAGE_TIMEOUT_MS } from '../shared.js';
 import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImageJob, type ImageTransform } from './image-job.js';
 
@@ -31,9 +30,7 @@ export const imageResize = defineOperation({
     { name: 'fit', type: 'string', enum: ['contain', 'cover', 'fill'], default: 'contain', description: 'How the image fits a width x height box.' },
     ...IMAGE_ENCODING_FIELDS,
   ],
-  checkFields: (f) => {
-    if (f.width === undefined && f.height === undefined) fail('FIELD_INVALID', 'resize needs at least one of "width" and "height"; neither was sent', { field: 'width' });
-  },
+  checkFields: atLeastOneOf('resize', 'width', 'height'),
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
   output: { mediaType: 'image', description: 'The resized image (image/jpeg, image/png or image/webp).' },
   thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,

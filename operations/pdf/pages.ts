@@ -1,6 +1,5 @@
-import { fail } from '../../core/errors.js';
 import { parsePageList } from '../../core/page-ranges.js';
-import { defineOperation } from '../define.js';
+import { atLeastOneOf, defineOperation } from '../define.js';
 import { PDF_INPUT, PDF_TIMEOUT_MS } from '../shared.js';
 
 export interface PagesJob {
@@ -18,9 +17,7 @@ export const pdfPages = defineOperation({
     { name: 'pages', type: 'string', minLength: 1, maxLength: 4096, description: 'Page list such as "3,1-2,z": numbers, ranges a-b, z for the last page.' },
     { name: 'rotate', type: 'integer', enum: [90, 180, 270], description: 'Clockwise rotation applied to every output page.' },
   ],
-  checkFields: (f) => {
-    if (f.pages === undefined && f.rotate === undefined) fail('FIELD_INVALID', 'pages needs at least one of "pages" and "rotate"; neither was sent', { field: 'pages' });
-  },
+  checkFields: atLeastOneOf('pages', 'pages', 'rotate'),
   input: PDF_INPUT, price: { model: 'per-page', rate: 5000 },
   output: { mediaType: 'application/pdf', description: 'The recomposed PDF.' },
   thirdParty: false, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,

@@ -57,7 +57,7 @@ function operationObject(op: Operation, app: App): Record<string, unknown> {
     422: errorResponse(op.output.unprocessable ?? 'Unsupported or corrupt input, or an invalid field.'),
     501: errorResponse(op.input.kind === 'image' ? 'Not implemented: GIF input.' : 'Not implemented.'),
     502: errorResponse('The payment facilitator or the model provider failed; nothing was charged.'),
-    503: errorResponse(op.thirdParty ? 'The model provider is not configured on this deployment, or the service is busy (Retry-After).' : 'The service is busy (Retry-After).'),
+    503: errorResponse(`${op.thirdParty ? 'The model provider is not configured on this deployment, or the service is busy (Retry-After)' : 'The service is busy (Retry-After)'}; or a tool the job needs cannot start here (nothing charged).`),
     504: errorResponse('The job passed its time limit; nothing was charged.'),
   };
   const thirdParty = thirdPartyInfo(op, app);

@@ -3,6 +3,7 @@
 import { fail } from '../../core/errors.js';
 import { MODEL_DPI, timeLeft, type JobFile, type Job } from '../../core/job.js';
 import { RunFailure, runTool } from '../../tools/runner.js';
+import { asToolError } from '../../tools/tool-run.js';
 import { drawFormFieldValues } from '../pdf/forms.js';
 
 /** The service's limit for ocr, tables and structured (also enforced before payment). */
@@ -27,15 +28,9 @@ export function modelDpi(configured: number | undefined): number {
   return Math.min(MODEL_DPI.max, Math.max(MODEL_DPI.min, Math.round(configured)));
 }
 
-/** Turns a subprocess that did not complete into the job's failure. */
+/** A subprocess that did not complete fails the job through the one mapping; anything else goes on as it is. */
 export function toolFailure(err: unknown, what: string): never {
-  if (err instanceof RunFailure) {
-    if (err.kind === 'timeout') fail('JOB_TIMEOUT', `${what} did not finish within the job time limit; nothing was charged`);
-    if (err.kind === 'output-too-large') fail('LIMIT_EXCEEDED', `${what} produced more output than the service accepts`);
-    if (err.kind === 'spawn-failed') fail('UNAVAILABLE', `${err.tool} is not available on this deployment`);
-    fail('JOB_FAILED', `${what} was stopped before it finished; nothing was charged`);
-  }
-  throw err;
+  throw err instanceof RunFailure ? asToolError(err, what) : err;
 }
 
 /** The page count as priced; qpdf answers when the front end did not pass one. */
