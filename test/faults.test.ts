@@ -5,7 +5,6 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +14,7 @@ import { startTestService, form, type TestService } from './support/service.js';
 import { FAKE_MODEL, startFakeProvider, type FakeProvider } from './support/fake-provider.js';
 import { revertNextSettlement } from '../devchains/index.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
+import { errorCode, freePort } from './support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -83,18 +83,6 @@ async function noneDrawing(timeoutMs = 10_000): Promise<boolean> {
     await delay(50);
   }
   return false;
-}
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function errorCode(res: Response): Promise<string> {
-  return ((await res.json()) as { error: { code: string } }).error.code;
 }
 
 describe('injected faults, each followed by a normal paid request', () => {
@@ -299,7 +287,7 @@ describe('injected faults, each followed by a normal paid request', () => {
   it('the model provider down: 502 PROVIDER_FAILED after bounded retries, nothing charged', async () => {
     const before = await payer();
     // The pool's threads take their provider settings at start: a service of its own, on the same chain.
-    const down = await startTestService({ rigs: { evm: t.evm }, config: { modelBaseUrl: `http://127.0.0.1:${await closedPort()}/v1`, modelName: FAKE_MODEL, modelDpi: 72 } });
+    const down = await startTestService({ rigs: { evm: t.evm }, config: { modelBaseUrl: `http://127.0.0.1:${await freePort()}/v1`, modelName: FAKE_MODEL, modelDpi: 72 } });
     let res: Response;
     try {
       res = await (await down.payFetch('base'))(`${down.url}/v1/pdf/ocr`, { method: 'POST', body: form([small]) });

@@ -3,10 +3,10 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { startFakeProvider, FAKE_MODEL, type FakeProvider, type Script } from './support/fake-provider.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
+import { paidAt, quoteAt } from './support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -39,11 +39,9 @@ describe('model endpoints over HTTP, paid on the local chain', () => {
   const balance = () => t.evm.balanceOf(t.evm.payerAddress);
 
   async function paid(path: string, body: () => FormData) {
-    const quote = await fetch(`${t.url}${path}`, { method: 'POST', body: body() });
-    expect(quote.status, path).to.equal(402);
-    const pr = decodePaymentRequiredHeader(quote.headers.get('payment-required')!);
+    const pr = await quoteAt(`${t.url}${path}`, body());
     const payload = await signOnBase(pr, t.evm.payerKey);
-    return { amount: BigInt(pr.accepts[0].amount), res: await fetch(`${t.url}${path}`, { method: 'POST', body: body(), headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) } }) };
+    return { amount: BigInt(pr.accepts[0].amount), res: await paidAt(`${t.url}${path}`, body(), payload) };
   }
 
   it('without a provider, the four endpoints answer 503 before the 402, after field and size checks', async () => {

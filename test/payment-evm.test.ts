@@ -2,12 +2,13 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { revertNextSettlement } from '../devchains/index.js';
+import { balancesOf, paidAt, quoteAt } from './support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -27,18 +28,14 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
   after(async () => { await t?.stop(); });
 
   const post = (path: string, body: FormData, headers: Record<string, string> = {}) => fetch(`${t.url}${path}`, { method: 'POST', body, headers });
-  const balances = async () => ({ payer: await t.evm.balanceOf(t.evm.payerAddress), payTo: await t.evm.balanceOf(t.evm.payTo) });
+  const balances = () => balancesOf(t.evm);
   const jobsStarted = () => t.metric('paydoc_jobs_total', { outcome: 'started' });
 
-  async function quote(path: string, body: () => FormData): Promise<PaymentRequired> {
-    const res = await post(path, body());
-    expect(res.status).to.equal(402);
-    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
-  }
+  const quote = (path: string, body: () => FormData): Promise<PaymentRequired> => quoteAt(`${t.url}${path}`, body());
 
   const sign = (pr: PaymentRequired, key: string = t.evm.payerKey): Promise<PaymentPayload> => signOnBase(pr, key);
 
-  const paidWith = (path: string, body: FormData, payload: PaymentPayload) => post(path, body, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
+  const paidWith = (path: string, body: FormData, payload: PaymentPayload) => paidAt(`${t.url}${path}`, body, payload);
 
   it('quotes a flat price, a per-page price and a merge (summed pages) with a 402 and the header', async () => {
     const flat = await post('/v1/image/resize', form([jpeg], { width: 32 }));

@@ -1,12 +1,13 @@
 // The Solana leg: a LiteSVM-backed local chain, its own facilitator, the standard client.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { startTestService, form, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { createSvmClientSigner, registerSvmPayer } from '../server/payment/svm-payer.js';
+import { balancesOf, paidAt, quoteAt } from './support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -23,22 +24,17 @@ describe('payments on Solana (LiteSVM chain, its own facilitator, standard clien
   before(async () => { t = await startTestService({ solana: true }); });
   after(async () => { await t?.stop(); });
 
-  const post = (p: string, body: FormData, headers: Record<string, string> = {}) => fetch(`${t.url}${p}`, { method: 'POST', body, headers });
-  const balances = async () => ({ payer: await t.svm!.balanceOf(t.svm!.payerAddress), payTo: await t.svm!.balanceOf(t.svm!.payTo) });
+  const balances = () => balancesOf(t.svm!);
   const jobsStarted = () => t.metric('paydoc_jobs_total', { outcome: 'started' });
 
-  async function quote(p: string, body: () => FormData): Promise<PaymentRequired> {
-    const res = await post(p, body());
-    expect(res.status).to.equal(402);
-    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
-  }
+  const quote = (p: string, body: () => FormData): Promise<PaymentRequired> => quoteAt(`${t.url}${p}`, body());
 
   async function sign(pr: PaymentRequired): Promise<PaymentPayload> {
     const client = registerSvmPayer(new x402Client(), await createSvmClientSigner(t.svm!.payerSecretKey), t.svm!.rpcUrl);
     return client.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((a) => a.network === SOLANA) });
   }
 
-  const paidWith = (p: string, body: FormData, payload: PaymentPayload) => post(p, body, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
+  const paidWith = (p: string, body: FormData, payload: PaymentPayload) => paidAt(`${t.url}${p}`, body, payload);
 
   it('every 402 offers Base and Solana for the same amount, Solana with the mint and the fee payer', async () => {
     const pr = await quote('/v1/pdf/extract', () => form([pdf2]));

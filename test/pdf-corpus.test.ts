@@ -6,7 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OperationId } from '../operations/index.js';
 import { TEXTLESS_PAGE_CHARS } from '../workers/pdf/extract.js';
-import { markdown } from '../workers/pdf/markdown/index.js';
 import { pdfFacts, runOperation, tool, withFile, zipEntries } from './pdf-helpers.js';
 
 export const lab = Lab.script();

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ServiceError } from '../core/errors.js';
 import { firstInvalidUtf8Offset, inspectMarkdown } from '../checks/markdown.js';
 import { plannedJob } from './support/jobs.js';
-import { fromMarkdown, renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
+import { renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { runTool } from '../tools/runner.js';
 
 export const lab = Lab.script();

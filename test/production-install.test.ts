@@ -12,7 +12,6 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +20,7 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import { startEvmRig, type EvmRig } from '../devchains/index.js';
 import { createPayer } from '../server/payment/client.js';
 import { form } from './support/service.js';
+import { freePort } from './support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -36,15 +36,6 @@ const DEV_ONLY_PACKAGES = ['litesvm', 'solc', '@foundry-rs/anvil-linux-amd64/pac
 // npm's cache, filled by the project's own install, makes this a copy rather than a download.
 const INSTALL_TIMEOUT_MS = 180_000;
 const START_TIMEOUT_MS = 30_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs a command to its end; rejects with its output when it fails or outlives the timeout. */
 function runToEnd(command: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<void> {

@@ -9,18 +9,17 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { privateKeyToAccount } from 'viem/accounts';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
-import { startTestService, form, type TestService } from './support/service.js';
+import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../devchains/index.js';
 import { createSvmClientSigner, registerSvmPayer } from '../server/payment/svm-payer.js';
 import { createPayer } from '../server/payment/client.js';
 import { leftoverJobDirs } from '../server/jobdir.js';
+import { balancesOf, freePort, paidAt, quoteAt } from './support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -29,16 +28,6 @@ const { expect } = Code;
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BASE = 'eip155:8453';
 const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -134,24 +123,13 @@ describe('replicas sharing one Redis and one chain', () => {
     if (redisDir) await rm(redisDir, { recursive: true, force: true });
   });
 
-  const post = (t: TestService, p: string, body: FormData, headers: Record<string, string> = {}) => fetch(`${t.url}${p}`, { method: 'POST', body, headers });
-  const paidWith = (t: TestService, p: string, body: FormData, payload: PaymentPayload) =>
-    post(t, p, body, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
-  const evmBalances = async () => ({ payer: await evm.balanceOf(evm.payerAddress), payTo: await evm.balanceOf(evm.payTo) });
-  const svmBalances = async () => ({ payer: await svm.balanceOf(svm.payerAddress), payTo: await svm.balanceOf(svm.payTo) });
+  const paidWith = (t: TestService, p: string, body: FormData, payload: PaymentPayload) => paidAt(`${t.url}${p}`, body, payload);
+  const evmBalances = () => balancesOf(evm);
+  const svmBalances = () => balancesOf(svm);
   const jobsStarted = async () => (await a.metric('paydoc_jobs_total', { outcome: 'started' })) + (await b.metric('paydoc_jobs_total', { outcome: 'started' }));
 
-  async function quote(t: TestService, p: string, body: () => FormData): Promise<PaymentRequired> {
-    const res = await post(t, p, body());
-    expect(res.status).to.equal(402);
-    return decodePaymentRequiredHeader(res.headers.get('payment-required')!);
-  }
-
-  async function signBase(pr: PaymentRequired): Promise<PaymentPayload> {
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer: privateKeyToAccount(evm.payerKey) });
-    return client.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((x) => x.network === BASE) });
-  }
+  const quote = (t: TestService, p: string, body: () => FormData): Promise<PaymentRequired> => quoteAt(`${t.url}${p}`, body());
+  const signBase = (pr: PaymentRequired): Promise<PaymentPayload> => signOnBase(pr, evm.payerKey);
 
   async function signSolana(pr: PaymentRequired): Promise<PaymentPayload> {
     const client = registerSvmPayer(new x402Client(), await createSvmClientSigner(svm.payerSecretKey), svm.rpcUrl);

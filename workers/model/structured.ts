@@ -4,7 +4,6 @@
 // ajv checks the result; a second invalid answer fails the job, and nothing is charged.
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { loadUserSchema } from '../../checks/schema.js';
-import { fail } from '../../core/errors.js';
 import type { WorkFunction } from '../../core/job.js';
 import { mapInOrder } from './batch.js';
 import { completeJson } from './json.js';

@@ -9,7 +9,7 @@ import MarkdownIt from 'markdown-it';
 import type { StateCore, Token } from 'markdown-it';
 import { fail } from '../../core/errors.js';
 import { decodeMarkdown } from '../../checks/markdown.js';
-import { timeLeft, type Job, type JobOutput, type WorkFunction } from '../../core/job.js';
+import { timeLeft, type JobOutput, type WorkFunction } from '../../core/job.js';
 import { runTool } from '../../tools/runner.js';
 
 const RENDERER_SCRIPT = 'workers/pdf/weasy_render.py';

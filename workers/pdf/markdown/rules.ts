@@ -140,7 +140,6 @@ export function ruledTables(fragments: Fragment[], rules: Rules): { tables: Rule
       boxes.get(root)!.fragments.push(f);
     }
     const filled = [...boxes.values()].filter((b) => b.fragments.length > 0).length;
-    const columns = new Set([...boxes.values()].map((b) => b.c0)).size;
     if (filled < 2) continue;
     // A grid row where no box starts (only lower parts of taller boxes) is no row of its own.
     const live = new Array<boolean>(ny).fill(false);
