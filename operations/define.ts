@@ -155,7 +155,4 @@ export function defineOperation<const Id extends string, Params>(spec: Operation
   };
 }
 
-/** The job parameters an operation's plan produces. */
-export type ParamsOf<Op> = Op extends Operation<string, infer P> ? P : never;
-
 export const MB = 1024 * 1024;

@@ -83,7 +83,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
 }
 
 /** The model endpoints can run: a provider is configured, or (OCR only) the local engine is chosen. */
-export function providerAvailable(config: Config, op: { localOcr?: boolean }): boolean {
+export function providerAvailable(config: Pick<Config, 'ocrEngine' | 'modelBaseUrl' | 'modelApiKey'>, op: { localOcr?: boolean }): boolean {
   if (op.localOcr && config.ocrEngine === 'tesseract') return true;
   // A key alone means OpenAI itself; a base URL alone means a keyless OpenAI-compatible server.
   return config.modelBaseUrl !== '' || config.modelApiKey !== '';

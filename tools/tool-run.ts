@@ -54,6 +54,11 @@ export function asToolError(err: unknown, what: string): ServiceError {
   return new ServiceError('JOB_FAILED', `${what} failed while processing the file; nothing was charged`);
 }
 
+/** A tool that did not complete fails the job through asToolError; any other error goes on as it is. */
+export function toolFailure(err: unknown, what: string): never {
+  throw err instanceof RunFailure ? asToolError(err, what) : err;
+}
+
 /**
  * Runs fn with a fresh scratch directory inside the job directory and removes it afterwards,
  * whatever happens. Synchronous on purpose: it runs on a pool thread that has nothing else to

@@ -7,7 +7,7 @@ import { outputMediaTypes } from './resources.js';
 import { priceRange, toUsd } from '../payment/pricing.js';
 import { MAX_TIMEOUT_SECONDS } from '../payment/gate.js';
 import { providerAvailable } from '../config.js';
-import type { App } from '../index.js';
+import type { PublicView } from './view.js';
 
 export const MCP_PROTOCOL_VERSION = '2025-11-25';
 export const PAYMENT_META_KEY = 'x402/payment';
@@ -23,7 +23,7 @@ function pricingNote(op: Operation): string | undefined {
   return parts.length ? parts.join('; ') : undefined;
 }
 
-export function thirdPartyInfo(op: Operation, app: App): Record<string, unknown> | undefined {
+export function thirdPartyInfo(op: Operation, app: PublicView): Record<string, unknown> | undefined {
   if (!op.thirdParty) return undefined;
   const local = app.config.ocrEngine === 'tesseract' && op.localOcr === true;
   const available = providerAvailable(app.config, op);
@@ -32,7 +32,7 @@ export function thirdPartyInfo(op: Operation, app: App): Record<string, unknown>
     : { sendsContent: true, provider: 'OpenAI-compatible model provider', available, ...(available ? {} : { unavailableReason: 'the model provider is not configured on this deployment (answers 503)' }) };
 }
 
-export function catalogItem(op: Operation, app: App): Record<string, unknown> {
+export function catalogItem(op: Operation, app: PublicView): Record<string, unknown> {
   const rate = BigInt(op.price.rate);
   const thirdParty = thirdPartyInfo(op, app);
   const note = pricingNote(op);
@@ -64,7 +64,7 @@ export function catalogItem(op: Operation, app: App): Record<string, unknown> {
   };
 }
 
-export function catalog(app: App): Record<string, unknown> {
+export function catalog(app: PublicView): Record<string, unknown> {
   return {
     x402Version: 2,
     service: {

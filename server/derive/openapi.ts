@@ -7,7 +7,7 @@ import { formJsonSchema } from './fields.js';
 import { outputMediaTypes } from './resources.js';
 import { priceRange, toUsd } from '../payment/pricing.js';
 import { thirdPartyInfo } from './catalog.js';
-import type { App } from '../index.js';
+import type { PublicView } from './view.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -40,7 +40,7 @@ function successContent(op: Operation): Record<string, unknown> {
   return Object.fromEntries(outputMediaTypes(op).map((t) => [t, { schema: { type: 'string', format: 'binary' } }]));
 }
 
-function operationObject(op: Operation, app: App): Record<string, unknown> {
+function operationObject(op: Operation, app: PublicView): Record<string, unknown> {
   const range = priceRange(op);
   const responses: Record<string, unknown> = {
     200: {
@@ -91,7 +91,7 @@ function operationObject(op: Operation, app: App): Record<string, unknown> {
   };
 }
 
-export function openapiDocument(app: App): Record<string, unknown> {
+export function openapiDocument(app: PublicView): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const op of operations) paths[op.path] = { post: operationObject(op, app) };
   const json = (description: string, schema: Record<string, unknown> = { type: 'object' }) => ({ description, content: { 'application/json': { schema } } });

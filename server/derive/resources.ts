@@ -5,7 +5,7 @@ import type { Operation } from '../../operations/define.js';
 import type { ResourceDescription } from '../payment/gate.js';
 import { formJsonSchema } from './fields.js';
 import { mcpInputSchema } from './mcp-schemas.js';
-import type { App } from '../index.js';
+import type { PublicView } from './view.js';
 
 export function outputMediaTypes(op: Operation): string[] {
   return op.output.mediaType === 'image' ? ['image/jpeg', 'image/png', 'image/webp'] : [op.output.mediaType];
@@ -42,7 +42,7 @@ function mcpExtension(op: Operation): Record<string, unknown> {
   return ext;
 }
 
-export function httpResource(op: Operation, app: App): ResourceDescription {
+export function httpResource(op: Operation, app: PublicView): ResourceDescription {
   return { url: `${app.config.baseUrl}${op.path}`, description: op.description, mimeType: outputMediaTypes(op)[0], extensions: httpExtension(op) };
 }
 

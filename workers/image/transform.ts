@@ -9,6 +9,7 @@ import { DEFAULT_QUALITY, type Encoding, type ImageJob, type ImageTransform } fr
 import type { Job, JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
 import { RunFailure, runTool } from '../../tools/runner.js';
+import { toolFailure } from '../../tools/tool-run.js';
 
 // This module is loaded only inside pool workers: one libvips thread per worker (the pool
 // provides the parallelism) and a small operation cache, since no two jobs share an image.
@@ -73,9 +74,9 @@ async function losslessJpegTransform(input: Job<ImageJob>, header: ImageHeader, 
     if (result.exitCode !== 0 || result.stdout.length < 4 || result.stdout[0] !== 0xff || result.stdout[1] !== 0xd8) return undefined;
     return result.stdout;
   } catch (err) {
-    if (err instanceof RunFailure && err.kind === 'timeout') fail('JOB_TIMEOUT');
+    // Without jpegtran, or past its output bound, the image is re-encoded instead.
     if (err instanceof RunFailure && (err.kind === 'spawn-failed' || err.kind === 'output-too-large')) return undefined;
-    throw err;
+    toolFailure(err, 'jpegtran');
   }
 }
 
@@ -143,8 +144,7 @@ async function quantiseWithPngquant(image: Sharp, colors: number, input: Job<Ima
     if (result.exitCode !== 0) throw new Error(`pngquant exited with ${result.exitCode}`);
     return result.stdout;
   } catch (err) {
-    if (err instanceof RunFailure && err.kind === 'timeout') fail('JOB_TIMEOUT');
-    throw err;
+    toolFailure(err, 'pngquant');
   }
 }
 

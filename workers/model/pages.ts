@@ -2,8 +2,8 @@
 // are produced only as fast as they are sent and a job never holds more than a few in memory.
 import { fail } from '../../core/errors.js';
 import { MODEL_DPI, timeLeft, type JobFile, type Job } from '../../core/job.js';
-import { RunFailure, runTool } from '../../tools/runner.js';
-import { asToolError } from '../../tools/tool-run.js';
+import { runTool } from '../../tools/runner.js';
+import { toolFailure } from '../../tools/tool-run.js';
 import { drawFormFieldValues } from '../pdf/forms.js';
 
 /** The service's limit for ocr, tables and structured (also enforced before payment). */
@@ -26,11 +26,6 @@ export const TESSERACT_MAX_SIDE = 4200;
 export function modelDpi(configured: number | undefined): number {
   if (configured === undefined || !Number.isFinite(configured)) return DEFAULT_MODEL_DPI;
   return Math.min(MODEL_DPI.max, Math.max(MODEL_DPI.min, Math.round(configured)));
-}
-
-/** A subprocess that did not complete fails the job through the one mapping; anything else goes on as it is. */
-export function toolFailure(err: unknown, what: string): never {
-  throw err instanceof RunFailure ? asToolError(err, what) : err;
 }
 
 /** The page count as priced; qpdf answers when the front end did not pass one. */

@@ -3,7 +3,7 @@
 import { fail } from '../../core/errors.js';
 import { timeLeft, type Job } from '../../core/job.js';
 import { runTool } from '../../tools/runner.js';
-import { toolFailure } from './pages.js';
+import { toolFailure } from '../../tools/tool-run.js';
 
 export const DEFAULT_OCR_LANGUAGES = 'eng';
 
