@@ -192,6 +192,11 @@ export async function buildReport(input: ReportInput): Promise<string> {
           `${l.cpuMsPerCall.service} / ${l.cpuMsPerCall.clients} / ${l.cpuMsPerCall.payments}`, l.cpuMsPerCall.raw, x(l.serviceCpuRatio), f1(l.serviceLatencyMs.median),
           `${l.serviceStageMsPerCall.verify} / ${l.serviceStageMsPerCall.work} / ${l.serviceStageMsPerCall.settle}`])));
       L.push('', 'CPU milliseconds per call are measured per process (all threads: process.cpuUsage for the service and the clients, /proc for the facilitator and its chain); unlike calls per second they hardly depend on the other work on the machine. All three parties share the same 2 cores with each other here, which a deployment would not.', '');
+      if (thr.levels[0]?.serviceThreadsMsPerCall) {
+        L.push('The service process\'s CPU per paid call by thread (from /proc, 10 ms clock ticks summed over each batch): the main thread takes both uploads (the quote\'s and the paid retry\'s), checks them, calls the facilitator twice and sends the result; the other threads do the image work (libvips and sharp spread it over their own and libuv\'s threads), the pool\'s JavaScript and V8\'s garbage collection. Raw sharp does the same image work on the same kinds of threads.', '');
+        L.push(...table(['Concurrency', 'Main thread ms', 'Other threads ms', 'Raw sharp ms (whole call)'],
+          thr.levels.map((l: Json) => [l.concurrency, l.serviceThreadsMsPerCall.mainThread, l.serviceThreadsMsPerCall.otherThreads, l.cpuMsPerCall.raw])), '');
+      }
       const file = await chart('throughput.svg', barChart({
         title: 'Throughput, 12 MP JPEG → 1024 px WebP (calls per second, this machine)', unit: 'calls per second',
         categories: thr.levels.map((l: Json) => `concurrency ${l.concurrency}`),

@@ -28,6 +28,29 @@ interface Batch {
   requests: number; seconds: number; perSecond: number; latencyMs: Summary;
   /** CPU milliseconds per call of each party (raw batches: only `service`, which is then raw sharp). */
   cpuMsPerCall: { service: number; clients: number; payments: number };
+  /** Service batches: where the service process's CPU went, per call, by thread. */
+  serviceThreadsMsPerCall?: ThreadCpu;
+}
+
+/**
+ * This process's CPU split by thread: the main thread (both uploads, the checks, the facilitator
+ * calls, the response) and all the others (the image work, which libvips and sharp spread over
+ * their own and libuv's threads, the pool's JavaScript, V8's helpers).
+ */
+interface ThreadCpu { mainThread: number; otherThreads: number }
+
+function threadCpuMs(): ThreadCpu {
+  const split: ThreadCpu = { mainThread: 0, otherThreads: 0 };
+  for (const task of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      if (Number(task) === process.pid) split.mainThread += ms;
+      else split.otherThreads += ms;
+    } catch { /* the thread ended */ }
+  }
+  return split;
 }
 
 /** CPU milliseconds used so far by a process and all its descendants (the facilitator and its anvil). */
@@ -98,14 +121,20 @@ async function main(): Promise<void> {
 
     const serviceBatch = async (concurrency: number, count: number): Promise<Batch> => {
       const cpuBefore = process.cpuUsage();
+      const threadsBefore = threadCpuMs();
       const paymentsBefore = treeCpuMs(payments.pid!);
       const request: BatchRequest = { kind: 'batch', concurrency, count, maxMs };
       clients.send(request);
       const answer = await nextMessage<BatchAnswer>(clients, 'batch');
       if (answer.failures.length) throw new Error(`paid calls failed: ${answer.failures.slice(0, 3).join('; ')}`);
       const cpu = process.cpuUsage(cpuBefore);
+      const threads = threadCpuMs();
       const n = answer.latenciesMs.length;
       return {
+        serviceThreadsMsPerCall: {
+          mainThread: perCall(threads.mainThread - threadsBefore.mainThread, n),
+          otherThreads: perCall(threads.otherThreads - threadsBefore.otherThreads, n),
+        },
         requests: n, seconds: round(answer.seconds), perSecond: round(n / answer.seconds), latencyMs: summarize(answer.latenciesMs),
         cpuMsPerCall: { service: perCall((cpu.user + cpu.system) / 1000, n), clients: perCall(answer.cpuMs, n), payments: perCall(treeCpuMs(payments.pid!) - paymentsBefore, n) },
       };
@@ -153,7 +182,8 @@ async function main(): Promise<void> {
         if (pass % 2 === 0) { await runService(); await runRaw(); } else { await runRaw(); await runService(); }
         const [sv, rw] = [level.service.at(-1)!, level.raw.at(-1)!];
         const c = sv.cpuMsPerCall;
-        progress(`round ${pass + 1}/${rounds} concurrency ${level.concurrency}: service ${sv.perSecond}/s (CPU ms/call: service ${c.service}, clients ${c.clients}, facilitator+chain ${c.payments}), raw sharp ${rw.perSecond}/s (${rw.cpuMsPerCall.service} CPU ms/call)`);
+        const th = sv.serviceThreadsMsPerCall!;
+        progress(`round ${pass + 1}/${rounds} concurrency ${level.concurrency}: service ${sv.perSecond}/s (CPU ms/call: service ${c.service} [main thread ${th.mainThread}, other threads ${th.otherThreads}], clients ${c.clients}, facilitator+chain ${c.payments}), raw sharp ${rw.perSecond}/s (${rw.cpuMsPerCall.service} CPU ms/call)`);
       }
     }
   } finally {
@@ -184,6 +214,11 @@ async function main(): Promise<void> {
       cpuMsPerCall: cpu,
       /** CPU of the service process per call over raw sharp's: what the service itself adds, whoever else shares the machine. */
       serviceCpuRatio: ratio(cpu.service, cpu.raw),
+      /** The service process's CPU per call by thread (clock-tick resolution, summed over the batch). */
+      serviceThreadsMsPerCall: {
+        mainThread: median(level.service, (b) => b.serviceThreadsMsPerCall!.mainThread),
+        otherThreads: median(level.service, (b) => b.serviceThreadsMsPerCall!.otherThreads),
+      },
       serviceStageMsPerCall: { verify: stage('verifyMs'), work: stage('workMs'), settle: stage('settleMs') },
       batches: { service: level.service, raw: level.raw },
     };
