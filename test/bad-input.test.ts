@@ -496,6 +496,20 @@ for (const o of IMAGE_OPS) {
       e(422, 'FIELD_INVALID', /^"quality" must be an integer from 1 to 100; received/)],
     ['more parts than the operation has fields', compress, () => ({ raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), ...Array.from({ length: 40 }, (_, i) => part(`f${i}`, 'x')), close]), contentType: multipart }),
       e(422, 'MALFORMED_BODY', /could not be parsed as multipart\/form-data: maximum parts exceeded/)],
+    ['a field name of 20 KB', compress, () => ({ raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), part('q'.repeat(20_000), '90'), close]), contentType: multipart }),
+      e(422, 'MALFORMED_BODY', /could not be parsed as multipart\/form-data: the headers of a part are longer than 16384 bytes$/)],
+    ['part headers that are not UTF-8', compress, () => ({ raw: Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="caf`), Buffer.from([0xe9]), Buffer.from(`.png"\r\n\r\n`), fx.png, Buffer.from('\r\n'), close]), contentType: multipart }),
+      e(422, 'MALFORMED_BODY', /could not be parsed as multipart\/form-data: the headers of a part are not UTF-8/)],
+    ['a preamble not ended by CRLF', compress, () => ({ raw: Buffer.concat([Buffer.from('preamble'), part('file', fx.png, `${FILE_NAME}.png`), close]), contentType: multipart }),
+      e(422, 'MALFORMED_BODY', /could not be parsed as multipart\/form-data: preamble missing CRLF terminator/)],
+    // Accepted controls: unusual but valid bodies whose file arrives byte for byte.
+    ['a file part without a filename (accepted: its bytes are the file)', compress, () => ({ raw: Buffer.concat([part('file', fx.png), close]), contentType: multipart }),
+      e(402, 'PAYMENT_REQUIRED', /./)],
+    ['a preamble before the first boundary (accepted)', compress, () => ({ raw: Buffer.concat([Buffer.from('This is a multi-part message in MIME format.\r\n'), part('file', fx.png, `${FILE_NAME}.png`), close]), contentType: multipart }),
+      e(402, 'PAYMENT_REQUIRED', /./)],
+    ['a quoted boundary and unquoted parameters (accepted)', compress, () => ({
+      raw: Buffer.concat([Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name=file; filename=upload.png\r\n\r\n`), fx.png, Buffer.from('\r\n'), close]), contentType: `multipart/form-data; boundary="${boundary}"` }),
+      e(402, 'PAYMENT_REQUIRED', /./)],
   ];
   for (const [name, o, request, expectation] of rawCases) http(`${o.path}: ${name}`, o, expectation, request);
 }

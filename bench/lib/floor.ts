@@ -5,7 +5,7 @@
 // Raw tool time plus this floor is the best an HTTP service could reach; the service's time
 // beyond it is what the service itself adds (checks, job directory, pool, result handling).
 import Hapi from '@hapi/hapi';
-import { readMultipart } from '../../server/plugins/operations.js';
+import { MULTIPART_PAYLOAD, readMultipart } from '../../server/plugins/multipart.js';
 import { form } from './service.js';
 
 export interface HttpFloor {
@@ -20,11 +20,11 @@ export async function startHttpFloor(): Promise<HttpFloor> {
     method: 'POST',
     path: '/floor',
     options: {
-      payload: { output: 'data', parse: true, multipart: { output: 'stream' }, allow: ['multipart/form-data'], maxBytes: 512 * 1024 * 1024 },
+      payload: { ...MULTIPART_PAYLOAD, maxBytes: 512 * 1024 * 1024 },
     },
     handler: async (request, h) => {
-      // The uploads' bytes and the fields, taken from hapi's parse as the service's routes take them.
-      await readMultipart(request.payload);
+      // The uploads' bytes and the fields, read as the service's routes read them.
+      readMultipart(request.payload, request.headers['content-type'], 64);
       return h.response(Buffer.alloc(Number(request.headers['x-reply-bytes'] ?? 0))).type(String(request.headers['x-reply-type'] || 'application/octet-stream'));
     },
   });

@@ -47,11 +47,26 @@ function facilitatorClient(chain: ChainConfig): FacilitatorClient {
   });
 }
 
+// Distinct quotes kept: one per operation and amount seen (per-page prices vary with the page count).
+const MAX_KEPT_QUOTES = 1024;
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 function describeFailure(err: unknown): string {
   return err instanceof Error ? err.message.slice(0, 300) : 'unknown error';
 }
 
 export class PaymentGate {
+  // A quote depends only on the amount and the resource, so each is built once; frozen, since
+  // every caller shares it.
+  private readonly quotes = new Map<string, PaymentRequired>();
+
   private constructor(
     private readonly server: x402ResourceServer,
     readonly chains: readonly ChainConfig[],
@@ -106,6 +121,18 @@ export class PaymentGate {
     );
   }
 
+  private async quote(amount: bigint, resource: ResourceDescription): Promise<PaymentRequired> {
+    const key = `${amount} ${resource.url}`;
+    let quote = this.quotes.get(key);
+    if (!quote) {
+      // A copy: the resource description it carries is shared with refusals built later.
+      quote = deepFreeze(structuredClone(await this.paymentRequired(amount, resource)));
+      if (this.quotes.size >= MAX_KEPT_QUOTES) this.quotes.delete(this.quotes.keys().next().value!);
+      this.quotes.set(key, quote);
+    }
+    return quote;
+  }
+
   /**
    * Runs one paid call: without a payload it answers the quote; with one it verifies, claims the
    * payment, runs the work, and settles only when the work succeeded.
@@ -122,7 +149,7 @@ export class PaymentGate {
       this.metrics.payments.inc({ stage: 'refused' });
       return { kind: 'payment-required', paymentRequired: await this.paymentRequired(amount, resource, reason, requirements) };
     };
-    if (!payload) return { kind: 'payment-required', paymentRequired: await this.paymentRequired(amount, resource) };
+    if (!payload) return { kind: 'payment-required', paymentRequired: await this.quote(amount, resource) };
     if (payload.x402Version !== 2) return refuse(`x402Version ${String(payload.x402Version)} is not supported; use 2`);
 
     requirements = await this.requirements(amount);

@@ -1,14 +1,14 @@
 // The one place errors become responses: every ServiceError, hapi/Boom error (payload too
-// large, malformed multipart, unknown route) and unexpected failure gets the same body shape.
+// large, malformed content type, unknown route) and unexpected failure gets the same body shape.
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { ServiceError, asServiceError, type ErrorCode } from '../../core/errors.js';
 import type { App } from '../index.js';
 
 interface BoomLike { isBoom: true; output: { statusCode: number }; message: string; data?: unknown }
 
-// The multipart and content-type parsers' own fixed wordings (never any client text): enough to
-// say what is wrong with a body. Anything else is not repeated.
-const PARSER_REASONS = /^(Missing end boundary|Only white space allowed after boundary( at end)?|Incomplete multipart payload|Preamble missing CRLF terminator|Maximum parts exceeded|Invalid header( missing colon separator| missing field name| continuation without valid declaration on previous line)?|Invalid content-type header(: duplicate parameter|: multipart missing boundary)?|Missing content-disposition header|Invalid content-disposition header( format| format includes invalid parameters| missing parameters| missing name parameter)?)$/;
+// The content-type parser's own fixed wordings (never any client text): enough to say what is
+// wrong with a body's type. The multipart body itself is read in multipart.ts.
+const PARSER_REASONS = /^Invalid content-type header(: duplicate parameter|: multipart missing boundary)?$/;
 
 function parserReason(err: BoomLike): string | undefined {
   const inner = (err.data as { message?: unknown } | undefined)?.message;

@@ -1,0 +1,76 @@
+// multipart/form-data bodies for the operation routes. hapi reads the whole body (size limit,
+// upload timeout, gzip and deflate) and checks its content type; the parts are then found with
+// @remix-run/multipart-parser, which searches for the boundary with Buffer's native indexOf, so
+// every upload is a view into the one body buffer: no per-part copy and no byte-by-byte scan.
+// The refusals keep the wording of hapi's own multipart parser.
+import type { RouteOptionsPayload } from '@hapi/hapi';
+import { disposition as parseDisposition, type as parseContentType } from '@hapi/content';
+import { parseMultipart, MaxHeaderSizeExceededError, MaxPartsExceededError, type MultipartPart } from '@remix-run/multipart-parser';
+import { fail } from '../../core/errors.js';
+import type { RawRequest } from '../pipeline.js';
+
+/** hapi's payload settings for a multipart route (with the route's own maxBytes and timeout). */
+export const MULTIPART_PAYLOAD: RouteOptionsPayload = { output: 'data', parse: 'gunzip', allow: ['multipart/form-data'] };
+
+// Real part headers (a disposition with a file name, a content type) take a few hundred bytes.
+const MAX_PART_HEADER_BYTES = 16 * 1024;
+
+function malformed(reason: string): never {
+  fail('MALFORMED_BODY', `the request body could not be parsed as multipart/form-data: ${reason}`);
+}
+
+function partsOf(body: Buffer, boundary: string, maxParts: number): MultipartPart[] {
+  // A preamble before the first boundary is allowed, ended by CRLF (RFC 2046).
+  const start = body.indexOf(`--${boundary}`);
+  if (start < 0) malformed('incomplete multipart payload');
+  if (start > 0 && (start < 2 || body[start - 2] !== 0x0d || body[start - 1] !== 0x0a)) malformed('preamble missing CRLF terminator');
+  try {
+    return [...parseMultipart(body.subarray(start), {
+      boundary, maxParts, maxHeaderSize: MAX_PART_HEADER_BYTES, maxFileSize: body.length, maxTotalSize: body.length,
+    })];
+  } catch (err) {
+    if (err instanceof MaxPartsExceededError) malformed('maximum parts exceeded');
+    if (err instanceof MaxHeaderSizeExceededError) malformed(`the headers of a part are longer than ${MAX_PART_HEADER_BYTES} bytes`);
+    malformed('incomplete multipart payload');
+  }
+}
+
+function bytesOf(part: MultipartPart): Uint8Array {
+  return part.content.length === 1 ? part.content[0] : part.bytes;
+}
+
+/** Splits a multipart body into uploads (the `file` parts, in order) and text fields. */
+export function readMultipart(body: unknown, contentType: unknown, maxParts: number): RawRequest {
+  if (!Buffer.isBuffer(body) || typeof contentType !== 'string') fail('UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data with a "file" part');
+  // hapi has checked the media type; this is its own reading of the boundary parameter.
+  const { boundary } = parseContentType(contentType) as { boundary: string };
+  const uploads: Uint8Array[] = [];
+  const fields: Record<string, string | string[]> = {};
+  for (const part of partsOf(body, boundary, maxParts)) {
+    let headers: MultipartPart['headers'];
+    try {
+      headers = part.headers;
+    } catch {
+      malformed('the headers of a part are not UTF-8 (RFC 7578)');
+    }
+    let named: { name: string; filename?: string };
+    try {
+      named = parseDisposition(headers['content-disposition']) as typeof named;
+    } catch (err) {
+      const reason = (err as Error).message;
+      malformed(reason.charAt(0).toLowerCase() + reason.slice(1));
+    }
+    const { name } = named;
+    // A file sent without a filename is still the file's bytes.
+    if (name === 'file') {
+      uploads.push(bytesOf(part));
+      continue;
+    }
+    if (named.filename !== undefined) fail('FIELD_INVALID', `"${name}" was sent as a file; only "file" carries a file`, { field: name });
+    const bytes = bytesOf(part);
+    const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    const previous = fields[name];
+    fields[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+  }
+  return { uploads, fields };
+}
