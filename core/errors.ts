@@ -23,6 +23,8 @@ export const ERROR_CATALOG = {
   PAYMENT_INVALID: { status: 402, summary: 'The payment was refused.' },
   PAYMENT_ALREADY_USED: { status: 402, summary: 'This payment has already bought a result.' },
   SETTLEMENT_FAILED: { status: 402, summary: 'The payment could not be settled; nothing was charged and no result is returned.' },
+  // Nobody reads it: the client closed the connection before the result was ready (nginx's 499).
+  CLIENT_GONE: { status: 499, summary: 'The client closed the connection before the result was ready; nothing was charged.' },
   // 5xx: our side or a dependency; never charged.
   NOT_IMPLEMENTED: { status: 501, summary: 'This is not implemented.' },
   PROVIDER_DISABLED: { status: 503, summary: 'The model provider is not configured on this deployment.' },

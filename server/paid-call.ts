@@ -19,6 +19,8 @@ export interface PaidCall {
    * is reported before a malformed payment.
    */
   payment?: () => PaymentPayload;
+  /** Aborted when the client has gone: the job stops and nothing is settled. */
+  clientGone?: AbortSignal;
 }
 
 export type JobOutcome = 'ok' | 'failed' | 'timeout' | 'cancelled';
@@ -27,7 +29,7 @@ function outcomeOf(err: unknown): JobOutcome {
   if (!(err instanceof ServiceError)) return 'failed';
   if (err.code === 'JOB_TIMEOUT') return 'timeout';
   // Refused by the pool before it started (the queue filled up after the quote).
-  if (err.code === 'QUEUE_FULL') return 'cancelled';
+  if (err.code === 'QUEUE_FULL' || err.code === 'CLIENT_GONE') return 'cancelled';
   return 'failed';
 }
 
@@ -37,10 +39,10 @@ export async function paidCall(app: App, call: PaidCall): Promise<PaidOutcome<Jo
   const jobDir = new LazyJobDir(app.config.tmpDir);
   try {
     const prepared = await prepare(op, call.raw, jobDir, app, call.payment !== undefined);
-    return await app.gate.run(prepared.amount, call.resource, call.payment?.(), async () => {
+    return await app.gate.run(prepared.amount, call.resource, call.payment?.(), call.clientGone, async () => {
       app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
       try {
-        const output = await execute(prepared, app.config, app.pool);
+        const output = await execute(prepared, app.config, app.pool, call.clientGone);
         app.metrics.jobs.inc({ operation: op.id, outcome: 'ok' });
         return output;
       } catch (err) {

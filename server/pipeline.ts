@@ -179,7 +179,7 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
 }
 
 /** Hands the prepared job to the pool with its deadline. The bytes are transferred, so `prepared` is spent. */
-export async function execute(prepared: Prepared, config: Config, pool: WorkerPool): Promise<JobOutput> {
+export async function execute(prepared: Prepared, config: Config, pool: WorkerPool, clientGone?: AbortSignal): Promise<JobOutput> {
   const timeoutMs = Math.min(prepared.op.timeoutMs, config.jobTimeoutMs);
   const input: JobInput = {
     operation: prepared.op.id,
@@ -188,7 +188,7 @@ export async function execute(prepared: Prepared, config: Config, pool: WorkerPo
     jobDir: prepared.jobDir.path(),
     deadline: Date.now() + timeoutMs,
   };
-  return pool.run(input);
+  return pool.run(input, clientGone);
 }
 
 // Uploads may be views into a shared parser buffer; a transfer needs an ArrayBuffer of its own.

@@ -10,6 +10,10 @@ import type { JobInput, JobOutput, JobResult, WorkerSettings } from '../core/job
 // The pool aborts a task this long after its deadline; the subprocess deadline sits inside it.
 const ABORT_GRACE_MS = 2000;
 
+function clientGoneError(): ServiceError {
+  return new ServiceError('CLIENT_GONE', 'the client closed the connection before the result was ready; the job was stopped and nothing was charged');
+}
+
 export interface PoolOptions { workers: number; queueMax: number; settings: WorkerSettings }
 
 export class WorkerPool {
@@ -38,10 +42,13 @@ export class WorkerPool {
     return this.running + this.piscina.queueSize < this.options.workers + this.options.queueMax;
   }
 
-  async run(input: JobInput): Promise<JobOutput> {
+  /** Runs a job; it is stopped past its deadline, or as soon as `clientGone` aborts. */
+  async run(input: JobInput, clientGone?: AbortSignal): Promise<JobOutput> {
     if (!this.hasRoom()) throw new ServiceError('QUEUE_FULL', 'the service is busy; retry in a few seconds', { retryAfterSeconds: 5 });
+    if (clientGone?.aborted) throw clientGoneError();
     const transfer = [...new Set(input.files.map((f) => f.bytes.buffer as ArrayBuffer))];
-    const signal = AbortSignal.timeout(Math.max(1, input.deadline - Date.now()) + ABORT_GRACE_MS);
+    const deadline = AbortSignal.timeout(Math.max(1, input.deadline - Date.now()) + ABORT_GRACE_MS);
+    const signal = clientGone ? AbortSignal.any([deadline, clientGone]) : deadline;
     this.running += 1;
     let result: JobResult;
     try {
@@ -49,7 +56,8 @@ export class WorkerPool {
     } catch (err) {
       // The thread that ran the job is gone (aborted or crashed): its tools must not outlive it.
       await killProcessesIn(input.jobDir);
-      if (signal.aborted) throw new ServiceError('JOB_TIMEOUT', 'the job passed its time limit; nothing was charged');
+      if (clientGone?.aborted) throw clientGoneError();
+      if (deadline.aborted) throw new ServiceError('JOB_TIMEOUT', 'the job passed its time limit; nothing was charged');
       if ((err as Error)?.message?.includes('Task queue is at limit')) {
         throw new ServiceError('QUEUE_FULL', 'the service is busy; retry in a few seconds', { retryAfterSeconds: 5 });
       }

@@ -10,7 +10,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Piscina } from 'piscina';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
-import { startTestService, form, type TestService } from './support/service.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { PaymentRequired } from '@x402/core/types';
+import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { FAKE_MODEL, startFakeProvider, type FakeProvider } from './support/fake-provider.js';
 import { revertNextSettlement } from '../devchains/index.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
@@ -107,7 +110,7 @@ describe('injected faults, each followed by a normal paid request', () => {
 
   const payer = () => t.evm.balanceOf(t.evm.payerAddress);
   const jobsStarted = () => t.metric('paydoc_jobs_total', { outcome: 'started' });
-  const jobsEnded = (outcome: 'ok' | 'failed' | 'timeout') => t.metric('paydoc_jobs_total', { outcome });
+  const jobsEnded = (outcome: 'ok' | 'failed' | 'timeout' | 'cancelled') => t.metric('paydoc_jobs_total', { outcome });
   const post = (route: string, body: FormData) => payFetch(`${t.url}${route}`, { method: 'POST', body });
   const slowRender = () => post('/v1/pdf/render', form([slow], { dpi: 300 }));
 
@@ -244,6 +247,57 @@ describe('injected faults, each followed by a normal paid request', () => {
     expect(await noneDrawing(2_000)).to.be.true();
     expect(await payer()).to.equal(before);
     await recovered();
+  });
+
+  /** Waits for a counter to reach a value (the service notices a closed connection a moment later). */
+  async function metricReaches(name: string, labels: Record<string, string>, value: number, timeoutMs = 10_000): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      if (await t.metric(name, labels) >= value) return true;
+      await delay(50);
+    }
+    return false;
+  }
+
+  /** A client leaves mid-job: the job is stopped, nothing is settled, neither balance moves. */
+  async function leavesUncharged(start: () => Promise<unknown>, leave: () => Promise<void> | void): Promise<void> {
+    const before = { payer: await payer(), merchant: await t.evm.balanceOf(t.evm.payTo) };
+    const gone = await t.metric('paydoc_payments_total', { stage: 'cancelled_client_gone' });
+    const cancelled = await jobsEnded('cancelled');
+    const settles = t.evm.facilitator.calls.settle;
+    const pending = start().catch((err: unknown) => err);
+    await waitForDrawing();
+    await leave();
+    expect(await pending).to.be.an.error();
+    expect(await metricReaches('paydoc_payments_total', { stage: 'cancelled_client_gone' }, gone + 1)).to.be.true();
+    expect(await jobsEnded('cancelled')).to.equal(cancelled + 1);
+    // The job was stopped, not left to run to its end.
+    expect(await noneDrawing(5_000)).to.be.true();
+    expect(t.evm.facilitator.calls.settle).to.equal(settles);
+    expect(await payer()).to.equal(before.payer);
+    expect(await t.evm.balanceOf(t.evm.payTo)).to.equal(before.merchant);
+    await recovered();
+  }
+
+  it('a client that leaves while its paid HTTP job runs: the job stops, nothing is settled or charged', async () => {
+    const leaving = new AbortController();
+    await leavesUncharged(
+      () => payFetch(`${t.url}/v1/pdf/render`, { method: 'POST', body: form([slow], { dpi: 300 }), signal: leaving.signal }),
+      () => leaving.abort(),
+    );
+  });
+
+  it('an MCP client that leaves while its paid tool call runs: the job stops, nothing is settled or charged', async () => {
+    const client = new Client({ name: 'leaving-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    const args = { file: { data: Buffer.from(slow).toString('base64') }, dpi: 300 };
+    const quote = await client.callTool({ name: 'svc_pdf_render', arguments: args });
+    const payment = await signOnBase(quote.structuredContent as unknown as PaymentRequired, t.evm.payerKey);
+    await leavesUncharged(
+      () => client.callTool({ name: 'svc_pdf_render', arguments: args, _meta: { 'x402/payment': payment } }),
+      // The agent quits: its transport closes the connection the call is waiting on.
+      () => client.close(),
+    );
   });
 
   it('the job tmpfs full: uploads that cannot be stored and results that cannot be written fail uncharged', async () => {

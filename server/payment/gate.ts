@@ -141,6 +141,7 @@ export class PaymentGate {
     amount: bigint,
     resource: ResourceDescription,
     payload: PaymentPayload | undefined,
+    clientGone: AbortSignal | undefined,
     work: () => Promise<T>,
   ): Promise<PaidOutcome<T>> {
     // Built once per request: the match below and any refusal's 402 share them.
@@ -183,8 +184,14 @@ export class PaymentGate {
     } catch (err) {
       // Nothing settled: the authorization is unspent, so the payer may retry with it.
       await this.guard.release(id).catch(() => undefined);
-      this.metrics.payments.inc({ stage: 'cancelled' });
+      this.metrics.payments.inc({ stage: clientGone?.aborted ? 'cancelled_client_gone' : 'cancelled' });
       throw err;
+    }
+    // A client that has gone would never receive the result: it is not charged for it.
+    if (clientGone?.aborted) {
+      await this.guard.release(id).catch(() => undefined);
+      this.metrics.payments.inc({ stage: 'cancelled_client_gone' });
+      throw new ServiceError('CLIENT_GONE', 'the client closed the connection before the result was ready; nothing was charged');
     }
 
     // The claim is kept from here on, whatever settlement does: a settlement that reached the

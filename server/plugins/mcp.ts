@@ -12,6 +12,7 @@ import type { Operation } from '../../operations/define.js';
 import { ServiceError, asServiceError, fail } from '../../core/errors.js';
 import type { RawRequest } from '../pipeline.js';
 import { paidCall } from '../paid-call.js';
+import { clientGoneSignal } from './client-gone.js';
 import { mcpResource } from '../derive/resources.js';
 import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
 import { PAYMENT_META_KEY } from '../derive/catalog.js';
@@ -79,10 +80,10 @@ function errorResult(error: ServiceError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.body()) }], structuredContent: error.body() as unknown as Record<string, unknown> };
 }
 
-async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined): Promise<CallToolResult> {
+async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, clientGone: AbortSignal): Promise<CallToolResult> {
   try {
     const raw = readToolArguments(op, args);
-    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op), ...(payment !== undefined ? { payment: () => payment } : {}) });
+    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone });
     if (outcome.kind === 'payment-required') {
       const pr = outcome.paymentRequired;
       return { isError: true, structuredContent: pr as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(pr) }] };
@@ -107,7 +108,9 @@ function mcpServerFor(app: App, request: Request): Server {
       annotations: { readOnlyHint: true, openWorldHint: op.thirdParty, idempotentHint: true },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  // The connection closing, or the client cancelling the request (notifications/cancelled).
+  const connectionGone = clientGoneSignal(request.raw.res);
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const op = byTool.get(req.params.name);
     if (!op) return errorResult(new ServiceError('NOT_FOUND', `no tool named "${req.params.name}"; tools/list names all ${operations.length}`));
     request.plugins.paydoc = { operation: op.id };
@@ -115,7 +118,7 @@ function mcpServerFor(app: App, request: Request): Server {
     if (payment !== undefined && (typeof payment !== 'object' || payment === null)) {
       return errorResult(new ServiceError('PAYMENT_INVALID', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object`));
     }
-    return callTool(app, op, req.params.arguments, payment);
+    return callTool(app, op, req.params.arguments, payment, AbortSignal.any([connectionGone, extra.signal]));
   });
   return server;
 }

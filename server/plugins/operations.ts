@@ -8,6 +8,7 @@ import type { Operation } from '../../operations/define.js';
 import { ServiceError } from '../../core/errors.js';
 import { MULTIPART_PAYLOAD, readMultipart } from './multipart.js';
 import { paidCall } from '../paid-call.js';
+import { clientGoneSignal } from './client-gone.js';
 import { httpResource } from '../derive/resources.js';
 import type { App } from '../index.js';
 
@@ -49,6 +50,7 @@ function handlerFor(op: Operation, app: App) {
     const outcome = await paidCall(app, {
       op, raw, resource: httpResource(op, app),
       ...(carriesPayment ? { payment: () => readPayment(request)! } : {}),
+      clientGone: clientGoneSignal(request.raw.res),
     });
     if (outcome.kind === 'payment-required') {
       return h.response(outcome.paymentRequired)
