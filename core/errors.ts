@@ -23,6 +23,10 @@ export const ERROR_CATALOG = {
   PAYMENT_INVALID: { status: 402, summary: 'The payment was refused.' },
   PAYMENT_ALREADY_USED: { status: 402, summary: 'This payment has already bought a result.' },
   SETTLEMENT_FAILED: { status: 402, summary: 'The payment could not be settled; nothing was charged and no result is returned.' },
+  PAYMENT_ID_CONFLICT: { status: 409, summary: 'This payment, or its payment identifier, was already used with a different payment payload.' },
+  PAYMENT_IN_PROGRESS: { status: 409, summary: 'A request paid with this payment is still being processed; retry shortly to receive its result.' },
+  RESULT_DELIVERED: { status: 410, summary: 'The result bought with this payment was delivered and, as results are, not kept; nothing more was charged.' },
+  SETTLEMENT_UNCONFIRMED: { status: 503, summary: 'The settlement could not be confirmed yet; the result is held: send the identical request with the same payment again. You will not be charged twice.' },
   // Nobody reads it: the client closed the connection before the result was ready (nginx's 499).
   CLIENT_GONE: { status: 499, summary: 'The client closed the connection before the result was ready; nothing was charged.' },
   // 5xx: our side or a dependency; never charged.

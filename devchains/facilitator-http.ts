@@ -7,8 +7,13 @@ import type { x402Facilitator } from '@x402/core/facilitator';
 
 export interface FacilitatorServer {
   url: string;
-  /** 'down' closes the connection without an answer (unreachable); 'error' answers 500. */
-  faults: { verify?: 'down' | 'error'; settle?: 'down' | 'error' };
+  /**
+   * 'down' closes the connection without an answer (unreachable); 'error' answers 500.
+   * For settle only: 'lost' settles on chain and then closes the connection (the answer is
+   * lost); 'pending' answers settlement_pending without settling; 'hang' never answers.
+   * `settleDelayMs` waits before settling (a client can leave meanwhile).
+   */
+  faults: { verify?: 'down' | 'error'; settle?: 'down' | 'error' | 'lost' | 'pending' | 'hang'; settleDelayMs?: number };
   /** Calls seen, for tests that prove what was (not) verified or settled. */
   calls: { verify: number; settle: number };
   stop(): Promise<void>;
@@ -48,10 +53,16 @@ export async function serveFacilitator(
         const fault = faults[action];
         if (fault === 'down') { req.socket.destroy(); return; }
         if (fault === 'error') return send(500, { error: 'injected fault' });
+        if (fault === 'hang') return;
         const body = (await readBody(req)) as { paymentPayload: never; paymentRequirements: never };
-        const result = action === 'verify'
-          ? await facilitator.verify(body.paymentPayload, body.paymentRequirements)
-          : await facilitator.settle(body.paymentPayload, body.paymentRequirements);
+        if (action === 'verify') return send(200, await facilitator.verify(body.paymentPayload, body.paymentRequirements));
+        if (fault === 'pending') {
+          const network = (body.paymentRequirements as { network: string }).network;
+          return send(200, { success: false, errorReason: 'settlement_pending', transaction: `0x${'ab'.repeat(32)}`, network });
+        }
+        if (faults.settleDelayMs) await new Promise((resolve) => setTimeout(resolve, faults.settleDelayMs));
+        const result = await facilitator.settle(body.paymentPayload, body.paymentRequirements);
+        if (fault === 'lost') { req.socket.destroy(); return; }
         return send(200, result);
       }
       send(404, { error: 'not found' });

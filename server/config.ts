@@ -28,6 +28,7 @@ const schema = {
   svmFacilitatorUrl: { doc: 'Facilitator for Solana (live mode; empty: chain not offered).', format: String, default: '', env: 'SVM_FACILITATOR_URL' },
   svmFacilitatorAuth: { doc: 'Authorization header value sent to the Solana facilitator, if it needs one.', format: String, default: '', env: 'SVM_FACILITATOR_AUTH', sensitive: true },
   devChains: { doc: 'Chains the dev rig starts: evm, svm or both (comma-separated).', format: String, default: 'evm,svm', env: 'DEV_CHAINS' },
+  facilitatorTimeoutMs: { doc: 'How long a facilitator call (verify, settle) may take, in milliseconds; a settlement past it counts as unconfirmed.', format: 'nat', default: 30000, env: 'FACILITATOR_TIMEOUT_MS' },
   redisUrl: { doc: 'Redis for the payment guards shared by replicas (empty: in-process guards).', format: String, default: '', env: 'REDIS_URL' },
 
   modelBaseUrl: { doc: 'OpenAI-compatible API base URL (with MODEL_API_KEY alone, OpenAI itself; with neither, the four model endpoints answer 503).', format: String, default: '', env: 'MODEL_BASE_URL' },

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Piscina } from 'piscina';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
@@ -17,7 +17,8 @@ import { startTestService, form, signOnBase, type TestService } from './support/
 import { FAKE_MODEL, startFakeProvider, type FakeProvider } from './support/fake-provider.js';
 import { revertNextSettlement } from '../devchains/index.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { errorCode, freePort } from './support/paying.js';
+import { errorCode, freePort, paidAt, quoteAt } from './support/paying.js';
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -99,7 +100,8 @@ describe('injected faults, each followed by a normal paid request', () => {
 
   before(async () => {
     fake = await startFakeProvider(() => ({ content: 'recognised text' }));
-    t = await startTestService({ config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, modelDpi: 72 } });
+    // A short facilitator timeout, so that a settlement that never answers is given up quickly.
+    t = await startTestService({ config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, modelDpi: 72, facilitatorTimeoutMs: 3_000 } });
     payFetch = await t.payFetch('base');
   });
 
@@ -155,22 +157,119 @@ describe('injected faults, each followed by a normal paid request', () => {
     await recovered();
   });
 
-  it('facilitator down at settle: the work is done but withheld, 402, nothing charged', async () => {
-    const before = await payer();
+  const extractUrl = () => `${t.url}/v1/pdf/extract`;
+  /** A signed payment for extracting `small`, as the standard client makes it (with an idempotency key if given). */
+  async function signedExtract(clientId?: string) {
+    const pr = await quoteAt(extractUrl(), form([small]));
+    if (clientId) appendPaymentIdentifierToExtensions(pr.extensions!, clientId);
+    return signOnBase(pr, t.evm.payerKey);
+  }
+  const merchant = () => t.evm.balanceOf(t.evm.payTo);
+
+  /**
+   * A settle fault whose outcome the service cannot know: 503 SETTLEMENT_UNCONFIRMED (never a 402
+   * saying nothing was charged), the result held; the identical retry gets it, charged exactly
+   * once in all, without a second job; a third try is told it was delivered.
+   */
+  async function unconfirmedThenRedelivered(fault: 'down' | 'lost' | 'pending' | 'hang', chargedAtFirst: boolean): Promise<void> {
+    const before = { payer: await payer(), merchant: await merchant() };
     const jobs = await jobsStarted();
-    t.evm.facilitator.faults.settle = 'down';
+    const payload = await signedExtract();
+    t.evm.facilitator.faults.settle = fault;
     let res: Response;
     try {
-      res = await post('/v1/pdf/extract', form([small]));
+      res = await paidAt(extractUrl(), form([small]), payload);
     } finally {
       delete t.evm.facilitator.faults.settle;
     }
-    expect(res.status).to.equal(402);
-    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).error).to.contain('settlement failed');
-    expect(res.headers.get('payment-response')).to.be.null();
+    expect(res.status).to.equal(503);
+    expect(res.headers.get('payment-required')).to.be.null();
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).to.equal('SETTLEMENT_UNCONFIRMED');
+    expect(body.error.message).to.not.contain('nothing was charged');
     expect(await jobsStarted()).to.equal(jobs + 1);
-    expect(await payer()).to.equal(before);
+    expect(before.payer - await payer()).to.equal(chargedAtFirst ? 20_000n : 0n);
+
+    const retry = await paidAt(extractUrl(), form([small]), payload);
+    expect(retry.status).to.equal(200);
+    expect(((await retry.json()) as { pageCount: number }).pageCount).to.equal(2);
+    expect(decodePaymentResponseHeader(retry.headers.get('payment-response')!).success).to.be.true();
+    expect(await jobsStarted()).to.equal(jobs + 1);
+    expect(before.payer - await payer()).to.equal(20_000n);
+    expect(await merchant() - before.merchant).to.equal(20_000n);
+    const third = await paidAt(extractUrl(), form([small]), payload);
+    expect(third.status).to.equal(410);
+    expect(await errorCode(third)).to.equal('RESULT_DELIVERED');
+    expect(before.payer - await payer()).to.equal(20_000n);
     await recovered();
+  }
+
+  it('facilitator down at settle (nothing settled): 503 unconfirmed; the identical retry settles and gets the result, charged once', async () => {
+    await unconfirmedThenRedelivered('down', false);
+  });
+
+  it('facilitator settles on chain and its answer is lost: 503 unconfirmed; the identical retry gets the result without a second charge', async () => {
+    await unconfirmedThenRedelivered('lost', true);
+  });
+
+  it('facilitator answers settlement_pending (after x402\'s own retry): 503 unconfirmed; the identical retry settles and gets the result', async () => {
+    await unconfirmedThenRedelivered('pending', false);
+  });
+
+  it('facilitator never answers settle (past FACILITATOR_TIMEOUT_MS): 503 unconfirmed; the identical retry settles and gets the result', async () => {
+    await unconfirmedThenRedelivered('hang', false);
+  });
+
+  it('a client that leaves during settlement is charged once and gets its held result by retrying the same payment', async () => {
+    const before = await payer();
+    const jobs = await jobsStarted();
+    const payload = await signedExtract();
+    const settles = t.evm.facilitator.calls.settle;
+    t.evm.facilitator.faults.settleDelayMs = 1_500;
+    const leaving = new AbortController();
+    try {
+      const pending = fetch(extractUrl(), {
+        method: 'POST', body: form([small]), signal: leaving.signal,
+        headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) },
+      }).catch((err: unknown) => err);
+      while (t.evm.facilitator.calls.settle === settles) await delay(20);
+      leaving.abort();
+      expect(await pending).to.be.an.error();
+      expect(await metricReaches('paydoc_payments_total', { stage: 'undelivered_held' }, 1)).to.be.true();
+    } finally {
+      delete t.evm.facilitator.faults.settleDelayMs;
+    }
+    expect(before - await payer()).to.equal(20_000n);
+    const retry = await paidAt(extractUrl(), form([small]), payload);
+    expect(retry.status).to.equal(200);
+    expect(((await retry.json()) as { pageCount: number }).pageCount).to.equal(2);
+    expect(await jobsStarted()).to.equal(jobs + 1);
+    expect(before - await payer()).to.equal(20_000n);
+    expect((await paidAt(extractUrl(), form([small]), payload)).status).to.equal(410);
+    await recovered();
+  });
+
+  it('payment-identifier: the same id with another payment is 409 before any work; with the same payment after delivery, 410', async () => {
+    const id = generatePaymentId();
+    const first = await signedExtract(id);
+    const before = await payer();
+    expect((await paidAt(extractUrl(), form([small]), first)).status).to.equal(200);
+    const jobs = await jobsStarted();
+    const other = await signedExtract(id);
+    const conflict = await paidAt(extractUrl(), form([small]), other);
+    expect(conflict.status).to.equal(409);
+    expect(await errorCode(conflict)).to.equal('PAYMENT_ID_CONFLICT');
+    expect((await paidAt(extractUrl(), form([small]), first)).status).to.equal(410);
+    expect(await jobsStarted()).to.equal(jobs);
+    expect(before - await payer()).to.equal(20_000n);
+    // A payment-identifier that breaks the extension's rules is refused like any invalid payment.
+    const pr = await quoteAt(extractUrl(), form([small]));
+    const declared = pr.extensions!['payment-identifier'] as { info: Record<string, unknown> };
+    declared.info = { ...declared.info, id: 'short' };
+    const bad = await signOnBase(pr, t.evm.payerKey);
+    const refused = await paidAt(extractUrl(), form([small]), bad);
+    expect(refused.status).to.equal(402);
+    expect(decodePaymentRequiredHeader(refused.headers.get('payment-required')!).error).to.contain('payment-identifier');
   });
 
   it('the settlement transaction reverts on chain: 402, no result, nothing charged', async () => {

@@ -84,10 +84,11 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     expect(receipt.success).to.equal(true);
     expect(before - await balance()).to.equal(5000n);
 
-    // The same payment cannot buy a second result.
+    // The same payment cannot buy a second result, and is not asked to pay again: it was delivered.
     const replay = await call('svc_image_rotate', { file: { data: png.toString('base64') }, angle: 90 }, payload);
     expect(replay.isError).to.equal(true);
-    expect((replay.structuredContent as unknown as PaymentRequired).accepts).to.exist();
+    expect((replay.structuredContent as { error: { code: string } }).error.code).to.equal('RESULT_DELIVERED');
+    expect(before - await balance()).to.equal(5000n);
   });
 
   it('JSON results come as structuredContent, PDFs and ZIPs as embedded resources', async () => {

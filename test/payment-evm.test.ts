@@ -8,7 +8,7 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { revertNextSettlement } from '../devchains/index.js';
-import { balancesOf, paidAt, quoteAt } from './support/paying.js';
+import { balancesOf, errorCode, paidAt, quoteAt } from './support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -163,14 +163,21 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     const before = await balances();
     const first = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
     expect(first.status).to.equal(200);
+    // Delivered: the replay is told so (410), never asked to pay again.
     const again = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-    expect(again.status).to.equal(402);
+    expect(again.status).to.equal(410);
+    expect(await errorCode(again)).to.equal('RESULT_DELIVERED');
+    expect(again.headers.get('payment-required')).to.be.null();
 
     const pr2 = await quote('/v1/pdf/extract', () => form([pdf3]));
     const payload2 = await sign(pr2);
     const results = await Promise.all(Array.from({ length: 4 }, () => paidWith('/v1/pdf/extract', form([pdf3]), payload2)));
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses).to.equal([200, 402, 402, 402]);
+    expect(results.filter((r) => r.status === 200)).to.have.length(1);
+    // The others arrived while it ran (409, retry) or after it was delivered (410).
+    for (const res of results.filter((r) => r.status !== 200)) {
+      expect([409, 410]).to.include(res.status);
+      expect(['PAYMENT_IN_PROGRESS', 'RESULT_DELIVERED']).to.include(await errorCode(res));
+    }
     const after = await balances();
     expect(before.payer - after.payer).to.equal(60000n);
     expect(after.payTo - before.payTo).to.equal(60000n);
@@ -196,25 +203,48 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     expect(retry.status).to.equal(200);
   });
 
-  it('facilitator failing at settle, or the settlement reverting: no result bytes and no transfer', async () => {
-    for (const fault of ['settle-error', 'revert'] as const) {
-      const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
-      const payload = await sign(pr);
-      const before = await balances();
-      if (fault === 'settle-error') t.evm.facilitator.faults.settle = 'error';
-      else revertNextSettlement(t.evm);
-      try {
-        const res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-        expect(res.status, fault).to.equal(402);
-        expect(res.headers.get('content-type'), fault).to.contain('application/json');
-        const body = await res.json() as PaymentRequired;
-        expect(body.error, fault).to.contain('settlement failed');
-        expect(JSON.stringify(body)).to.not.contain('marker');
-      } finally {
-        delete t.evm.facilitator.faults.settle;
-      }
-      expect(await balances(), fault).to.equal(before);
+  it('the settlement reverting on chain: a 402 that says so, no result bytes and no transfer', async () => {
+    const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf3])));
+    const before = await balances();
+    revertNextSettlement(t.evm);
+    const res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+    expect(res.status).to.equal(402);
+    expect(res.headers.get('content-type')).to.contain('application/json');
+    const body = await res.json() as PaymentRequired;
+    expect(body.error).to.contain('settlement failed');
+    expect(JSON.stringify(body)).to.not.contain('marker');
+    expect(await balances()).to.equal(before);
+  });
+
+  it('the facilitator answering 500 at settle: 503 unconfirmed, the result held; the identical retry gets it, charged once', async () => {
+    const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf3])));
+    const before = await balances();
+    t.evm.facilitator.faults.settle = 'error';
+    let res: Response;
+    try {
+      res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+    } finally {
+      delete t.evm.facilitator.faults.settle;
     }
+    expect(res.status).to.equal(503);
+    expect(res.headers.get('retry-after')).to.equal('5');
+    expect(res.headers.get('payment-required')).to.be.null();
+    const body = await res.json() as { error: { code: string; message: string } };
+    expect(body.error.code).to.equal('SETTLEMENT_UNCONFIRMED');
+    expect(body.error.message).to.contain('you will not be charged twice');
+    expect(body.error.message).to.not.contain('nothing was charged');
+    expect(await balances()).to.equal(before);
+    const jobs = await jobsStarted();
+    const retry = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+    expect(retry.status).to.equal(200);
+    expect(((await retry.json()) as { pageCount: number }).pageCount).to.equal(3);
+    expect(decodePaymentResponseHeader(retry.headers.get('payment-response')!).success).to.be.true();
+    // The held result, not a second job.
+    expect(await jobsStarted()).to.equal(jobs);
+    const after = await balances();
+    expect(before.payer - after.payer).to.equal(30000n);
+    expect(after.payTo - before.payTo).to.equal(30000n);
+    expect((await paidWith('/v1/pdf/extract', form([pdf3]), payload)).status).to.equal(410);
   });
 
   it('a job past its deadline is not charged', async () => {

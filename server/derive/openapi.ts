@@ -53,11 +53,13 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
       headers: { 'PAYMENT-REQUIRED': { description: 'base64 JSON x402 v2 PaymentRequired.', schema: { type: 'string' } } },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentRequired' } } },
     },
+    409: errorResponse('PAYMENT_IN_PROGRESS: a request paid with this payment is still running (retry shortly to receive its result); PAYMENT_ID_CONFLICT: this payment or its payment-identifier was used with a different payload.'),
+    410: errorResponse('RESULT_DELIVERED: the result this payment bought was already delivered and, like every result, not kept; nothing more was charged.'),
     413: errorResponse('Payload too large, or a limit exceeded (pages, pixels, ranges, schema size).'),
     422: errorResponse(op.output.unprocessable ?? 'Unsupported or corrupt input, or an invalid field.'),
     501: errorResponse(op.input.kind === 'image' ? 'Not implemented: GIF input.' : 'Not implemented.'),
     502: errorResponse('The payment facilitator or the model provider failed; nothing was charged.'),
-    503: errorResponse(`${op.thirdParty ? 'The model provider is not configured on this deployment, or the service is busy (Retry-After)' : 'The service is busy (Retry-After)'}; or a tool the job needs cannot start here (nothing charged).`),
+    503: errorResponse(`${op.thirdParty ? 'The model provider is not configured on this deployment, or the service is busy (Retry-After)' : 'The service is busy (Retry-After)'}; or a tool the job needs cannot start here (nothing charged); or SETTLEMENT_UNCONFIRMED: the facilitator did not confirm the settlement, the result is held for a few minutes, and the identical request with the same payment receives it without a second charge (Retry-After).`),
     504: errorResponse('The job passed its time limit; nothing was charged.'),
   };
   const thirdParty = thirdPartyInfo(op, app);

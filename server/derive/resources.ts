@@ -1,6 +1,9 @@
-// What a 402 says about the thing being bought: its URL, description, media type and the
-// Bazaar discovery extension, for HTTP routes and for MCP tools. Derived from the table.
+// What a 402 says about the thing being bought: its URL, description, media type, the Bazaar
+// discovery extension and the payment-identifier extension (an optional idempotency key: the
+// identical retry of a payment whose result did not arrive gets it without a second charge),
+// for HTTP routes and for MCP tools. Derived from the table.
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { Operation } from '../../operations/define.js';
 import type { ResourceDescription } from '../payment/gate.js';
 import { formJsonSchema } from './fields.js';
@@ -25,7 +28,7 @@ function httpExtension(op: Operation): Record<string, unknown> {
     // The HTTP method is otherwise filled from a transport context we do not pass.
     declared.bazaar.info.input.method = 'POST';
     declared.bazaar.info.output = { type: outputMediaTypes(op).join(' | '), format: op.output.description };
-    ext = declared;
+    ext = { ...declared, [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
     httpCache.set(op, ext);
   }
   return ext;
@@ -34,9 +37,10 @@ function httpExtension(op: Operation): Record<string, unknown> {
 function mcpExtension(op: Operation): Record<string, unknown> {
   let ext = mcpCache.get(op);
   if (!ext) {
-    ext = declareDiscoveryExtension({
-      toolName: op.tool, description: op.description, transport: 'streamable-http', inputSchema: mcpInputSchema(op),
-    }) as Record<string, unknown>;
+    ext = {
+      ...declareDiscoveryExtension({ toolName: op.tool, description: op.description, transport: 'streamable-http', inputSchema: mcpInputSchema(op) }) as Record<string, unknown>,
+      [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
+    };
     mcpCache.set(op, ext);
   }
   return ext;

@@ -1,12 +1,16 @@
 // The x402 v2 gate, shared by HTTP routes and MCP tools: quote, match, verify, guard, work,
 // settle. Built on @x402/core's resource server (which routes each network to the facilitator
 // that supports it); nothing here touches headers or hapi.
+import { createHash } from 'node:crypto';
 import { x402ResourceServer, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { extractAndValidatePaymentIdentifier } from '@x402/extensions/payment-identifier';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { ServiceError } from '../../core/errors.js';
 import { paymentId, type PaymentGuard } from './guard.js';
+import { HeldResults, type HeldResult } from './held-results.js';
+import type { JobOutput } from '../../core/job.js';
 import type { Metrics } from '../metrics.js';
 
 export const MAX_TIMEOUT_SECONDS = 300;
@@ -14,6 +18,50 @@ export const MAX_TIMEOUT_SECONDS = 300;
 const CLAIM_TTL_SECONDS = MAX_TIMEOUT_SECONDS * 2;
 // The duplicate-settlement window the Solana exact scheme recommends.
 const SVM_SETTLE_WINDOW_SECONDS = 120;
+// How long a facilitator call may take before its outcome counts as unknown (x402's default is 90 s).
+export const DEFAULT_FACILITATOR_TIMEOUT_MS = 30_000;
+const SETTLEMENT_PENDING = 'settlement_pending';
+// A facilitator's refusal to settle an authorization that has already been spent.
+const SPENT_REASONS = new Set(['invalid_exact_evm_nonce_already_used']);
+// What the guard records about a claimed payment (besides the bare claim).
+const HELD = 'held:';
+const DELIVERED = 'delivered:';
+const SETTLE_FAILED = 'settle-failed';
+
+/** One payment being used: its unique id on the chain, the digest of the payload, and the match. */
+interface Payment {
+  id: string;
+  digest: string;
+  payload: PaymentPayload;
+  matched: PaymentRequirements;
+  /** The client's own idempotency key (the payment-identifier extension), when it sent one. */
+  clientId?: string;
+}
+
+type Settlement =
+  | { kind: 'settled'; receipt: SettleResponse }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'unknown'; reason: string; receipt?: SettleResponse };
+
+function digestOf(payload: PaymentPayload): string {
+  return createHash('sha256').update(JSON.stringify(payload)).digest('base64url');
+}
+
+const clientIdKey = (clientId: string) => `payment-identifier:${clientId}`;
+
+function inProgress(): ServiceError {
+  return new ServiceError('PAYMENT_IN_PROGRESS', 'a request paid with this payment is still being processed; retry in a few seconds to receive its result', { retryAfterSeconds: 5 });
+}
+
+function unconfirmed(reason: string): ServiceError {
+  return new ServiceError('SETTLEMENT_UNCONFIRMED',
+    `the settlement of this payment could not be confirmed (${reason.slice(0, 200)}); the result is held for a few minutes: send the identical request with the same payment again to receive it; you will not be charged twice`,
+    { retryAfterSeconds: 5 });
+}
+
+function guardUnavailable(): ServiceError {
+  return new ServiceError('GUARD_UNAVAILABLE', 'the payment guard store is unreachable, so the payment cannot be used safely; nothing was charged');
+}
 
 export interface ChainConfig {
   network: `${string}:${string}`;
@@ -35,12 +83,14 @@ export interface ResourceDescription {
 
 export type PaidOutcome<T> =
   | { kind: 'payment-required'; paymentRequired: PaymentRequired }
-  | { kind: 'paid'; result: T; receipt: SettleResponse };
+  /** `sent` is told whether the result reached the client; until then it is held for a retry. */
+  | { kind: 'paid'; result: T; receipt: SettleResponse; sent(received: boolean): void };
 
-function facilitatorClient(chain: ChainConfig): FacilitatorClient {
+function facilitatorClient(chain: ChainConfig, timeoutMs: number): FacilitatorClient {
   const auth = chain.facilitatorAuth;
   return new HTTPFacilitatorClient({
     url: chain.facilitatorUrl,
+    timeoutMs,
     ...(auth ? {
       createAuthHeaders: async () => ({ verify: { Authorization: auth }, settle: { Authorization: auth }, supported: { Authorization: auth } }),
     } : {}),
@@ -66,6 +116,7 @@ export class PaymentGate {
   // A quote depends only on the amount and the resource, so each is built once; frozen, since
   // every caller shares it.
   private readonly quotes = new Map<string, PaymentRequired>();
+  private readonly held = new HeldResults();
 
   private constructor(
     private readonly server: x402ResourceServer,
@@ -75,9 +126,9 @@ export class PaymentGate {
   ) {}
 
   /** Connects to every facilitator; fails the boot when a chain has no facilitator that supports it. */
-  static async create(chains: readonly ChainConfig[], guard: PaymentGuard, metrics: Metrics): Promise<PaymentGate> {
+  static async create(chains: readonly ChainConfig[], guard: PaymentGuard, metrics: Metrics, facilitatorTimeoutMs = DEFAULT_FACILITATOR_TIMEOUT_MS): Promise<PaymentGate> {
     if (chains.length === 0) throw new Error('no payment chain is configured');
-    const server = new x402ResourceServer(chains.map(facilitatorClient));
+    const server = new x402ResourceServer(chains.map((chain) => facilitatorClient(chain, facilitatorTimeoutMs)));
     for (const chain of chains) {
       if (chain.network.startsWith('eip155:')) server.register(chain.network, new ExactEvmScheme());
       else if (chain.network.startsWith('solana:')) server.register(chain.network, new ExactSvmScheme());
@@ -135,18 +186,20 @@ export class PaymentGate {
 
   /**
    * Runs one paid call: without a payload it answers the quote; with one it verifies, claims the
-   * payment, runs the work, and settles only when the work succeeded.
+   * payment, runs the work, and settles only when the work succeeded and the client is still
+   * there. A result whose settlement is not known, or that was not received, is held for the
+   * identical retry of the same payment, which gets it without a second charge.
    */
-  async run<T>(
+  async run(
     amount: bigint,
     resource: ResourceDescription,
     payload: PaymentPayload | undefined,
     clientGone: AbortSignal | undefined,
-    work: () => Promise<T>,
-  ): Promise<PaidOutcome<T>> {
+    work: () => Promise<JobOutput>,
+  ): Promise<PaidOutcome<JobOutput>> {
     // Built once per request: the match below and any refusal's 402 share them.
     let requirements: PaymentRequirements[] | undefined;
-    const refuse = async (reason: string): Promise<PaidOutcome<T>> => {
+    const refuse = async (reason: string): Promise<PaidOutcome<JobOutput>> => {
       this.metrics.payments.inc({ stage: 'refused' });
       return { kind: 'payment-required', paymentRequired: await this.paymentRequired(amount, resource, reason, requirements) };
     };
@@ -158,6 +211,20 @@ export class PaymentGate {
     if (!matched) return refuse('No matching payment requirements: the payment does not match this request\'s price, network, asset or payTo');
     const id = paymentId(payload);
     if (!id) return refuse('the payment payload has no authorization nonce or transaction signature');
+    const { id: clientId, validation } = extractAndValidatePaymentIdentifier(payload);
+    if (!validation.valid) return refuse(`the payment-identifier extension is invalid: ${(validation.errors ?? []).join('; ').slice(0, 300)}`);
+    const payment: Payment = { id, digest: digestOf(payload), payload, matched, clientId: clientId ?? undefined };
+
+    // A payment this service already knows: its result held here, or what became of it.
+    if (payment.clientId !== undefined) {
+      const bought = await this.lookup(clientIdKey(payment.clientId));
+      if (bought !== undefined && bought !== payment.digest) {
+        throw new ServiceError('PAYMENT_ID_CONFLICT', 'this payment identifier was already used with a different payment; use a new identifier for a new payment');
+      }
+    }
+    const held = this.held.get(id);
+    if (held) return this.redeliver(payment, held);
+    await this.refuseKnown(payment);
 
     let verified;
     try {
@@ -175,10 +242,12 @@ export class PaymentGate {
 
     if (!await this.claim(id, CLAIM_TTL_SECONDS)) {
       this.metrics.payments.inc({ stage: 'replay_refused' });
-      return refuse('this payment has already been used for a result');
+      await this.refuseKnown(payment);
+      throw inProgress();
     }
+    if (payment.clientId !== undefined) await this.record(clientIdKey(payment.clientId), payment.digest);
 
-    let result: T;
+    let result: JobOutput;
     try {
       result = await work();
     } catch (err) {
@@ -199,26 +268,126 @@ export class PaymentGate {
     if (matched.network.startsWith('solana:') && !await this.claim(`svm-settle:${id}`, SVM_SETTLE_WINDOW_SECONDS)) {
       return this.settlementFailed(amount, resource, 'duplicate settlement refused');
     }
+    const settlement = await this.settle(payment, false);
+    if (settlement.kind === 'failed') return this.settlementFailed(amount, resource, settlement.reason);
+    if (settlement.kind === 'unknown') {
+      await this.holdUnconfirmed(payment, result, settlement.receipt);
+      throw unconfirmed(settlement.reason);
+    }
+    this.metrics.payments.inc({ stage: 'settled' });
+    return this.deliver(payment, result, settlement.receipt);
+  }
+
+  /** A retry of a payment whose result is held here: settled now if it was not known to be. */
+  private async redeliver(payment: Payment, held: HeldResult): Promise<PaidOutcome<JobOutput>> {
+    if (held.payloadDigest !== payment.digest) {
+      throw new ServiceError('PAYMENT_ID_CONFLICT', 'this payment was already used with a different payload; nothing more was charged');
+    }
+    let receipt = held.receipt;
+    if (held.settlement === 'unknown') {
+      // Ask the facilitator again with the same payment: it settles it, reconciles a pending
+      // settlement, or says the authorization is spent (the first settlement did reach the chain).
+      const settlement = await this.settle(payment, true, held.receipt);
+      if (settlement.kind === 'unknown') throw unconfirmed(settlement.reason);
+      if (settlement.kind === 'failed') {
+        this.held.drop(payment.id);
+        await this.record(payment.id, SETTLE_FAILED);
+        this.metrics.payments.inc({ stage: 'settle_failed' });
+        throw new ServiceError('SETTLEMENT_FAILED', `settlement failed: ${settlement.reason}; nothing was charged and no result is returned`);
+      }
+      receipt = settlement.receipt;
+      this.metrics.payments.inc({ stage: 'settled' });
+    }
+    this.metrics.payments.inc({ stage: 'redelivered' });
+    return this.deliver(payment, held.result, receipt!);
+  }
+
+  /** Refuses a payment whose fate is already recorded: delivered, failed, or held by another replica. */
+  private async refuseKnown(payment: Payment): Promise<void> {
+    const state = await this.lookup(payment.id);
+    if (state === undefined) return;
+    if (state.startsWith(DELIVERED)) {
+      if (!state.endsWith(payment.digest)) throw new ServiceError('PAYMENT_ID_CONFLICT', 'this payment was already used with a different payload; nothing more was charged');
+      throw new ServiceError('RESULT_DELIVERED', 'the result bought with this payment was already delivered, and results are not kept after delivery; nothing more was charged');
+    }
+    if (state.startsWith(HELD)) throw unconfirmed('the result is held by another instance of the service');
+    if (state === SETTLE_FAILED) throw new ServiceError('SETTLEMENT_FAILED', 'this payment could not be settled; nothing was charged; pay again with a new payment');
+    throw inProgress();
+  }
+
+  /**
+   * One settlement attempt. 'unknown' when the facilitator's answer does not say whether the
+   * transfer happened (it failed, timed out, or is still pending); 'failed' only when it says no.
+   */
+  private async settle(payment: Payment, retry: boolean, pending?: SettleResponse): Promise<Settlement> {
     let receipt: SettleResponse;
     try {
-      receipt = await this.server.settlePayment(payload, matched);
+      receipt = await this.server.settlePayment(payment.payload, payment.matched);
     } catch (err) {
-      return this.settlementFailed(amount, resource, describeFailure(err));
+      const answered = err instanceof Error && err.name === 'SettleError' ? err as Error & { errorReason?: string } : undefined;
+      if (!answered?.errorReason || answered.errorReason === SETTLEMENT_PENDING) return { kind: 'unknown', reason: describeFailure(err) };
+      receipt = { success: false, errorReason: answered.errorReason, transaction: '', network: payment.matched.network };
     }
-    if (!receipt.success) return this.settlementFailed(amount, resource, receipt.errorReason ?? 'settlement failed');
-    this.metrics.payments.inc({ stage: 'settled' });
-    return { kind: 'paid', result, receipt };
+    if (receipt.success) return { kind: 'settled', receipt };
+    const reason = receipt.errorReason ?? 'settlement failed';
+    if (reason === SETTLEMENT_PENDING) return { kind: 'unknown', reason: 'the settlement is still pending', receipt };
+    // On a retry, a spent authorization means the first settlement reached the chain: only a
+    // transfer to this service's address can spend it.
+    if (retry && SPENT_REASONS.has(reason)) {
+      return { kind: 'settled', receipt: { success: true, transaction: pending?.transaction ?? receipt.transaction ?? '', network: payment.matched.network, ...(receipt.payer ? { payer: receipt.payer } : {}) } };
+    }
+    return { kind: 'failed', reason };
+  }
+
+  private async holdUnconfirmed(payment: Payment, result: JobOutput, receipt: SettleResponse | undefined): Promise<void> {
+    this.metrics.payments.inc({ stage: 'settle_unknown' });
+    this.held.hold(payment.id, { payloadDigest: payment.digest, result, settlement: 'unknown', ...(receipt ? { receipt } : {}) });
+    await this.record(payment.id, HELD + payment.digest).catch(() => undefined);
+  }
+
+  /**
+   * A settled result, held until it has been sent: `sent(false)` (the connection closed first)
+   * keeps it for the identical retry; `sent(true)` drops it and remembers the delivery.
+   */
+  private deliver(payment: Payment, result: JobOutput, receipt: SettleResponse): PaidOutcome<JobOutput> {
+    this.held.hold(payment.id, { payloadDigest: payment.digest, result, settlement: 'settled', receipt });
+    const sent = async (received: boolean) => {
+      if (received) {
+        this.held.markDelivered(payment.id, payment.digest);
+        await this.record(payment.id, DELIVERED + payment.digest).catch(() => undefined);
+      } else {
+        this.metrics.payments.inc({ stage: 'undelivered_held' });
+        await this.record(payment.id, HELD + payment.digest).catch(() => undefined);
+      }
+    };
+    return { kind: 'paid', result, receipt, sent: (received) => void sent(received) };
   }
 
   private async claim(id: string, ttl: number): Promise<boolean> {
     try {
       return await this.guard.claim(id, ttl);
     } catch {
-      throw new ServiceError('GUARD_UNAVAILABLE', 'the payment guard store is unreachable, so the payment cannot be used safely; nothing was charged');
+      throw guardUnavailable();
     }
   }
 
-  private async settlementFailed<T>(amount: bigint, resource: ResourceDescription, reason: string): Promise<PaidOutcome<T>> {
+  private async lookup(id: string): Promise<string | undefined> {
+    try {
+      return await this.guard.lookup(id);
+    } catch {
+      throw guardUnavailable();
+    }
+  }
+
+  private async record(id: string, value: string): Promise<void> {
+    try {
+      await this.guard.record(id, value, CLAIM_TTL_SECONDS);
+    } catch {
+      throw guardUnavailable();
+    }
+  }
+
+  private async settlementFailed(amount: bigint, resource: ResourceDescription, reason: string): Promise<PaidOutcome<JobOutput>> {
     this.metrics.payments.inc({ stage: 'settle_failed' });
     return {
       kind: 'payment-required',
@@ -227,6 +396,7 @@ export class PaymentGate {
   }
 
   async close(): Promise<void> {
+    this.held.clear();
     await this.guard.close();
   }
 }

@@ -1,27 +1,43 @@
 // "One payment buys one result": a payment's unique id (the EIP-3009 nonce, the Solana
 // transaction signature) is claimed before any work starts and kept once settled. A claim is
-// released when the work fails, so the unspent authorization can be retried honestly.
+// released when the work fails, so the unspent authorization can be retried honestly. What
+// became of a claimed payment (its result held for a retry, or delivered) is recorded on the
+// claim, so every replica answers a retry of it the same way.
 import type { PaymentPayload } from '@x402/core/types';
 import { solanaPaymentId } from './svm-payment-id.js';
 
 export interface PaymentGuard {
   /** True when the id was free and is now held for ttlSeconds; false when someone holds it. */
   claim(id: string, ttlSeconds: number): Promise<boolean>;
+  /** Replaces what is recorded under the id (a claim's state, or any small value), for ttlSeconds. */
+  record(id: string, value: string, ttlSeconds: number): Promise<void>;
+  /** What is recorded under the id: CLAIMED for a bare claim; undefined when nothing is. */
+  lookup(id: string): Promise<string | undefined>;
   release(id: string): Promise<void>;
   close(): Promise<void>;
 }
 
 /** The default for a single instance. Redis backs the same interface across replicas. */
+export const CLAIMED = 'claimed';
+
 export class MemoryGuard implements PaymentGuard {
-  private readonly held = new Map<string, number>();
+  private readonly held = new Map<string, { value: string; until: number }>();
 
   async claim(id: string, ttlSeconds: number): Promise<boolean> {
-    const now = Date.now();
-    const until = this.held.get(id);
-    if (until !== undefined && until > now) return false;
-    this.held.set(id, now + ttlSeconds * 1000);
-    if (this.held.size > 10_000) this.sweep(now);
+    if (await this.lookup(id) !== undefined) return false;
+    await this.record(id, CLAIMED, ttlSeconds);
     return true;
+  }
+
+  async record(id: string, value: string, ttlSeconds: number): Promise<void> {
+    const now = Date.now();
+    this.held.set(id, { value, until: now + ttlSeconds * 1000 });
+    if (this.held.size > 10_000) this.sweep(now);
+  }
+
+  async lookup(id: string): Promise<string | undefined> {
+    const entry = this.held.get(id);
+    return entry !== undefined && entry.until > Date.now() ? entry.value : undefined;
   }
 
   async release(id: string): Promise<void> {
@@ -33,7 +49,7 @@ export class MemoryGuard implements PaymentGuard {
   }
 
   private sweep(now: number) {
-    for (const [id, until] of this.held) if (until <= now) this.held.delete(id);
+    for (const [id, entry] of this.held) if (entry.until <= now) this.held.delete(id);
   }
 }
 

@@ -2,7 +2,7 @@
 // If Redis cannot be reached, claim() throws and the gate answers 503 rather than risk a
 // payment being used twice.
 import { createClient, type RedisClientType } from 'redis';
-import type { PaymentGuard } from './guard.js';
+import { CLAIMED, type PaymentGuard } from './guard.js';
 
 const KEY_PREFIX = 'paydoc:payment:';
 const CONNECT_WAIT_MS = 2000;
@@ -28,8 +28,16 @@ export class RedisGuard implements PaymentGuard {
   }
 
   async claim(id: string, ttlSeconds: number): Promise<boolean> {
-    const reply = await withTimeout(this.client.set(KEY_PREFIX + id, '1', { NX: true, EX: ttlSeconds }), 2000);
+    const reply = await withTimeout(this.client.set(KEY_PREFIX + id, CLAIMED, { NX: true, EX: ttlSeconds }), 2000);
     return reply === 'OK';
+  }
+
+  async record(id: string, value: string, ttlSeconds: number): Promise<void> {
+    await withTimeout(this.client.set(KEY_PREFIX + id, value, { EX: ttlSeconds }), 2000);
+  }
+
+  async lookup(id: string): Promise<string | undefined> {
+    return (await withTimeout(this.client.get(KEY_PREFIX + id), 2000)) ?? undefined;
   }
 
   async release(id: string): Promise<void> {

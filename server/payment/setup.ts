@@ -73,5 +73,5 @@ export async function createGuard(config: Config): Promise<PaymentGuard> {
 
 export async function createPaymentGate(config: Config, rigs: DevRigs | undefined, metrics: Metrics): Promise<PaymentGate> {
   const guard = await createGuard(config);
-  return PaymentGate.create(chainsFor(config, rigs), guard, metrics);
+  return PaymentGate.create(chainsFor(config, rigs), guard, metrics, config.facilitatorTimeoutMs);
 }

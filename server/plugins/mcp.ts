@@ -12,7 +12,7 @@ import type { Operation } from '../../operations/define.js';
 import { ServiceError, asServiceError, fail } from '../../core/errors.js';
 import type { RawRequest } from '../pipeline.js';
 import { paidCall } from '../paid-call.js';
-import { clientGoneSignal } from './client-gone.js';
+import { watchConnection, type Connection } from './connection.js';
 import { mcpResource } from '../derive/resources.js';
 import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
 import { PAYMENT_META_KEY } from '../derive/catalog.js';
@@ -80,14 +80,15 @@ function errorResult(error: ServiceError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.body()) }], structuredContent: error.body() as unknown as Record<string, unknown> };
 }
 
-async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, clientGone: AbortSignal): Promise<CallToolResult> {
+async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, connection: Connection): Promise<CallToolResult> {
   try {
     const raw = readToolArguments(op, args);
-    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone });
+    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone: connection.gone });
     if (outcome.kind === 'payment-required') {
       const pr = outcome.paymentRequired;
       return { isError: true, structuredContent: pr as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(pr) }] };
     }
+    void connection.answered.then(outcome.sent);
     return { ...resultContent(op, outcome.result), _meta: { [RECEIPT_META_KEY]: outcome.receipt } };
   } catch (err) {
     return errorResult(asServiceError(err));
@@ -109,7 +110,7 @@ function mcpServerFor(app: App, request: Request): Server {
     })),
   }));
   // The connection closing, or the client cancelling the request (notifications/cancelled).
-  const connectionGone = clientGoneSignal(request.raw.res);
+  const connection = watchConnection(request.raw.res);
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const op = byTool.get(req.params.name);
     if (!op) return errorResult(new ServiceError('NOT_FOUND', `no tool named "${req.params.name}"; tools/list names all ${operations.length}`));
@@ -118,7 +119,7 @@ function mcpServerFor(app: App, request: Request): Server {
     if (payment !== undefined && (typeof payment !== 'object' || payment === null)) {
       return errorResult(new ServiceError('PAYMENT_INVALID', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object`));
     }
-    return callTool(app, op, req.params.arguments, payment, AbortSignal.any([connectionGone, extra.signal]));
+    return callTool(app, op, req.params.arguments, payment, { ...connection, gone: AbortSignal.any([connection.gone, extra.signal]) });
   });
   return server;
 }

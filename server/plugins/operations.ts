@@ -8,7 +8,7 @@ import type { Operation } from '../../operations/define.js';
 import { ServiceError } from '../../core/errors.js';
 import { MULTIPART_PAYLOAD, readMultipart } from './multipart.js';
 import { paidCall } from '../paid-call.js';
-import { clientGoneSignal } from './client-gone.js';
+import { watchConnection } from './connection.js';
 import { httpResource } from '../derive/resources.js';
 import type { App } from '../index.js';
 
@@ -46,11 +46,12 @@ function handlerFor(op: Operation, app: App) {
   return async (request: Request, h: ResponseToolkit) => {
     request.plugins.paydoc = { operation: op.id };
     const raw = readMultipart(request.payload, request.headers['content-type'], maxPartsOf(op));
+    const connection = watchConnection(request.raw.res);
     const carriesPayment = request.headers['payment-signature'] !== undefined || request.headers['x-payment'] !== undefined;
     const outcome = await paidCall(app, {
       op, raw, resource: httpResource(op, app),
       ...(carriesPayment ? { payment: () => readPayment(request)! } : {}),
-      clientGone: clientGoneSignal(request.raw.res),
+      clientGone: connection.gone,
     });
     if (outcome.kind === 'payment-required') {
       return h.response(outcome.paymentRequired)
@@ -59,6 +60,7 @@ function handlerFor(op: Operation, app: App) {
         .header('cache-control', 'no-store');
     }
     const { result, receipt } = outcome;
+    void connection.answered.then(outcome.sent);
     return h.response(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength))
       .type(result.mediaType)
       .header('payment-response', encodePaymentResponseHeader(receipt))
