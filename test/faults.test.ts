@@ -220,6 +220,37 @@ describe('injected faults, each followed by a normal paid request', () => {
     await unconfirmedThenRedelivered('hang', false);
   });
 
+  it('over MCP, a settlement whose answer is lost: a SETTLEMENT_UNCONFIRMED tool error, then the same payment gets the result and its receipt, charged once', async () => {
+    const client = new Client({ name: 'retrying-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    try {
+      const args = { file: { data: Buffer.from(small).toString('base64') } };
+      const quote = await client.callTool({ name: 'svc_pdf_extract', arguments: args });
+      const payment = await signOnBase(quote.structuredContent as unknown as PaymentRequired, t.evm.payerKey);
+      const before = await payer();
+      t.evm.facilitator.faults.settle = 'lost';
+      let first;
+      try {
+        first = await client.callTool({ name: 'svc_pdf_extract', arguments: args, _meta: { 'x402/payment': payment } });
+      } finally {
+        delete t.evm.facilitator.faults.settle;
+      }
+      expect(first.isError).to.equal(true);
+      expect((first.structuredContent as { error: { code: string } }).error.code).to.equal('SETTLEMENT_UNCONFIRMED');
+      expect(before - await payer()).to.equal(20_000n);
+      const retry = await client.callTool({ name: 'svc_pdf_extract', arguments: args, _meta: { 'x402/payment': payment } });
+      expect(retry.isError).to.not.equal(true);
+      expect((retry.structuredContent as { pageCount: number }).pageCount).to.equal(2);
+      expect((retry._meta!['x402/payment-response'] as { success: boolean }).success).to.equal(true);
+      expect(before - await payer()).to.equal(20_000n);
+      const third = await client.callTool({ name: 'svc_pdf_extract', arguments: args, _meta: { 'x402/payment': payment } });
+      expect((third.structuredContent as { error: { code: string } }).error.code).to.equal('RESULT_DELIVERED');
+    } finally {
+      await client.close();
+    }
+    await recovered();
+  });
+
   it('a client that leaves during settlement is charged once and gets its held result by retrying the same payment', async () => {
     const before = await payer();
     const jobs = await jobsStarted();
