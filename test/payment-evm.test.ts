@@ -129,6 +129,26 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     expect(await balances()).to.equal(before);
   });
 
+  it('a payment nested thousands of levels deep gets a 402 naming the depth, over HTTP and MCP, with no work', async () => {
+    const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
+    const good = await sign(pr);
+    const jobs = await jobsStarted();
+    const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    // Built as text: JSON.stringify itself could not write these.
+    const json = JSON.stringify(good).replace(JSON.stringify(good.accepted.payTo), nested(5_000));
+    const res = await fetch(`${t.url}/v1/pdf/extract`, { method: 'POST', body: form([pdf3]), headers: { 'PAYMENT-SIGNATURE': Buffer.from(json).toString('base64') } });
+    expect(res.status).to.equal(402);
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).error).to.contain('nested more than 32 levels');
+
+    const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"svc_pdf_extract","arguments":{"file":{"data":"${pdf3.toString('base64')}"}},"_meta":{"x402/payment":{"x402Version":2,"accepted":${nested(200_000)}}}}}`;
+    const mcp = await fetch(`${t.url}/mcp`, { method: 'POST', body: call, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    expect(mcp.status).to.equal(200);
+    const answer = (await mcp.json()) as { result: { isError: boolean; structuredContent: PaymentRequired } };
+    expect(answer.result.isError).to.equal(true);
+    expect(answer.result.structuredContent.error).to.contain('nested more than 32 levels');
+    expect(await jobsStarted()).to.equal(jobs);
+  });
+
   it('an expired authorization and an unfunded payer are refused by verification, before any work', async () => {
     const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
     const jobs = await jobsStarted();

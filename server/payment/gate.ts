@@ -43,6 +43,27 @@ type Settlement =
   | { kind: 'failed'; reason: string }
   | { kind: 'unknown'; reason: string; receipt?: SettleResponse };
 
+// A real PaymentPayload nests a few levels (payload.authorization.*, extensions.*.schema.*) and
+// holds a few hundred values; x402's matching walks it recursively, so anything far deeper or
+// larger is refused before it is touched.
+const MAX_PAYLOAD_DEPTH = 32;
+const MAX_PAYLOAD_VALUES = 20_000;
+
+/** What is wrong with the payload's shape, walked without recursion; undefined when it is fine. */
+function payloadShapeProblem(payload: unknown): string | undefined {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'the payment payload must be a JSON object';
+  const stack: Array<[unknown, number]> = [[payload, 1]];
+  let values = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (++values > MAX_PAYLOAD_VALUES) return `the payment payload holds more than ${MAX_PAYLOAD_VALUES} values; a PaymentPayload holds a few hundred`;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_PAYLOAD_DEPTH) return `the payment payload is nested more than ${MAX_PAYLOAD_DEPTH} levels deep; a PaymentPayload nests a few`;
+    for (const inner of Object.values(value)) stack.push([inner, depth + 1]);
+  }
+  return undefined;
+}
+
 function digestOf(payload: PaymentPayload): string {
   return createHash('sha256').update(JSON.stringify(payload)).digest('base64url');
 }
@@ -204,6 +225,8 @@ export class PaymentGate {
       return { kind: 'payment-required', paymentRequired: await this.paymentRequired(amount, resource, reason, requirements) };
     };
     if (!payload) return { kind: 'payment-required', paymentRequired: await this.quote(amount, resource) };
+    const shapeProblem = payloadShapeProblem(payload);
+    if (shapeProblem) return refuse(shapeProblem);
     if (payload.x402Version !== 2) return refuse(`x402Version ${String(payload.x402Version)} is not supported; use 2`);
 
     requirements = await this.requirements(amount);
