@@ -8,6 +8,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import sharp from 'sharp';
 import type { Piscina } from 'piscina';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -428,6 +430,49 @@ describe('injected faults, each followed by a normal paid request', () => {
       // The agent quits: its transport closes the connection the call is waiting on.
       () => client.close(),
     );
+  });
+
+  it('damaged images whose headers are intact (JPEG, PNG, WebP): quoted, then the paid job fails 422 CORRUPT_INPUT, uncharged', async () => {
+    const width = 800;
+    const height = 533;
+    const pixels = Buffer.alloc(width * height * 3);
+    for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 7919 + (i >> 5) * 31) & 0xff;
+    const picture = () => sharp(pixels, { raw: { width, height, channels: 3 } });
+    const jpeg = await picture().jpeg({ quality: 85 }).toBuffer();
+    const png = await picture().png().toBuffer();
+    const webp = await picture().webp({ quality: 80 }).toBuffer();
+
+    // JPEG: entropy-coded data cut a third of the way in, the end-of-image marker put back.
+    const scan = jpeg.indexOf(Buffer.from([0xff, 0xda]));
+    const jpegCut = Buffer.concat([jpeg.subarray(0, scan + Math.floor((jpeg.length - scan) / 3)), Buffer.from([0xff, 0xd9])]);
+    // PNG: one byte of pixel data flipped, so its chunk's CRC no longer matches.
+    const pngBadCrc = Buffer.from(png);
+    pngBadCrc[png.indexOf('IDAT') + 104] ^= 0xff;
+    // PNG: the pixel data cut in half inside a well-formed chunk (correct length and CRC).
+    const idat = png.indexOf('IDAT');
+    const half = Math.floor(png.readUInt32BE(idat - 4) / 2);
+    const chunk = Buffer.alloc(12 + half);
+    chunk.writeUInt32BE(half, 0);
+    png.copy(chunk, 4, idat, idat + 4 + half);
+    chunk.writeUInt32BE(zlib.crc32(chunk.subarray(4, 8 + half)) >>> 0, 8 + half);
+    const pngShortIdat = Buffer.concat([png.subarray(0, idat - 4), chunk, png.subarray(png.indexOf('IEND') - 4)]);
+    // WebP: the VP8 data cut to 60 %, with the chunk and RIFF sizes made consistent again.
+    const keep = Math.floor(webp.readUInt32LE(16) * 0.6) & ~1;
+    const webpCut = Buffer.concat([webp.subarray(0, 20 + keep)]);
+    webpCut.writeUInt32LE(keep, 16);
+    webpCut.writeUInt32LE(webpCut.length - 8, 4);
+
+    for (const [name, bytes] of [['jpeg', jpegCut], ['png bad crc', pngBadCrc], ['png short idat', pngShortIdat], ['webp', webpCut]] as const) {
+      const before = await payer();
+      const failed = await jobsEnded('failed');
+      const res = await post('/v1/image/resize', form([bytes], { width: 400 }));
+      expect(res.status, name).to.equal(422);
+      expect(await errorCode(res), name).to.equal('CORRUPT_INPUT');
+      expect(res.headers.get('payment-response'), name).to.be.null();
+      expect(await jobsEnded('failed'), name).to.equal(failed + 1);
+      expect(await payer(), name).to.equal(before);
+    }
+    await recovered();
   });
 
   it('the job tmpfs full: uploads that cannot be stored and results that cannot be written fail uncharged', async () => {

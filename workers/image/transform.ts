@@ -82,11 +82,17 @@ async function losslessJpegTransform(input: Job<ImageJob>, header: ImageHeader, 
 
 // ---- The sharp pipeline ------------------------------------------------------------------
 
-function decode(bytes: Uint8Array, input: Job<ImageJob>): Sharp {
+// Decoding is strict: libjpeg reports damaged entropy-coded data ("premature end of data
+// segment", "bad Huffman code") only as warnings, and decoding through them makes a grey or
+// smeared picture that would be charged as a result. Other warnings (stray bytes before a marker,
+// which many camera files carry; libpng's notes on colour profiles) are harmless: such a file is
+// decoded again, failing on errors only.
+const DAMAGE_WARNING = /premature end of data segment|bad Huffman code|bad arithmetic code|instead of RST|Premature end of JPEG file|Inconsistent progression sequence/i;
+type Strictness = 'warning' | 'error';
+
+function decode(bytes: Uint8Array, input: Job<ImageJob>, failOn: Strictness): Sharp {
   return sharp(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
-    // 'error' refuses truncated and undecodable data but lets through the benign warnings
-    // many camera files carry (such as extraneous bytes before a marker).
-    failOn: 'error',
+    failOn,
     limitInputPixels: MAX_IMAGE_PIXELS,
     autoOrient: true,
   }).timeout({ seconds: Math.max(1, Math.floor(timeLeft(input) / 1000)) });
@@ -148,10 +154,21 @@ async function quantiseWithPngquant(image: Sharp, colors: number, input: Job<Ima
   }
 }
 
+/** Runs a pipeline strictly, and once more failing on errors only when the file's one warning is harmless. */
+async function strictly<T>(run: (failOn: Strictness) => Promise<T>): Promise<T> {
+  try {
+    return await run('warning');
+  } catch (err) {
+    const message = err instanceof Error ? err.message : '';
+    if (DAMAGE_WARNING.test(message) || /timeout|pixel limit/i.test(message)) throw err;
+    return run('error');
+  }
+}
+
 /** Whether the data itself fails to decode, as opposed to our own pipeline failing. */
 async function decodes(bytes: Uint8Array, input: Job<ImageJob>): Promise<boolean> {
   try {
-    await decode(bytes, input).stats();
+    await strictly((failOn) => decode(bytes, input, failOn).stats());
     return true;
   } catch {
     return false;
@@ -172,7 +189,7 @@ export const transformImage: WorkFunction<ImageJob> = async (input): Promise<Job
   }
 
   try {
-    const body = await encode(applyTransform(decode(file.bytes, input), transform), transform.kind === 'compress', encoding, header, input);
+    const body = await strictly((failOn) => encode(applyTransform(decode(file.bytes, input, failOn), transform), transform.kind === 'compress', encoding, header, input));
     return { body, mediaType };
   } catch (err) {
     if (err instanceof ServiceError) throw err;
