@@ -87,6 +87,28 @@ describe('model endpoints over HTTP, paid on the local chain', () => {
     expect(last.responseFormat!.json_schema!.schema).to.include({ type: 'object' });
   });
 
+  it('tables from a provider that adds keys of its own: the extras are dropped, 200 in the specified shape, charged exactly', async () => {
+    fake.reset((req) => (req.responseFormat?.json_schema?.name === 'page_tables'
+      ? { json: { tables: [{ page: 7, title: 'Prices', headers: ['Item'], rows: [['Tea']], confidence: 0.9 }], note: 'extra' } }
+      : answer(req)));
+    try {
+      const before = await balance();
+      const { res, amount } = await paid('/v1/pdf/tables', () => form([pdf3]));
+      expect(res.status).to.equal(200);
+      const body = await res.json() as { tables: unknown[] };
+      expect(body).to.equal({ tables: [1, 2, 3].map((page) => ({ page, title: 'Prices', headers: ['Item'], rows: [['Tea']] })) });
+      expect(before - await balance()).to.equal(amount);
+      // A real mismatch (a cell that is not text) still fails, uncharged.
+      fake.reset(() => ({ json: { tables: [{ title: null, headers: ['Item'], rows: [[5]] }] } }));
+      const again = await balance();
+      const broken = await paid('/v1/pdf/tables', () => form([pdf3]));
+      expect(broken.res.status).to.equal(502);
+      expect(await balance()).to.equal(again);
+    } finally {
+      fake.reset(answer);
+    }
+  });
+
   it('JSON that never matches the schema fails the job: no charge', async () => {
     fake.reset(() => ({ json: { total: 'lots' } }));
     const before = await balance();
