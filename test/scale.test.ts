@@ -185,6 +185,33 @@ describe('replicas sharing one Redis and one chain', () => {
     expect(after.payTo - before.payTo).to.equal(60000n);
   });
 
+  it('a result held by replica A after a lost settlement answer: replica B neither charges again nor asks for a payment; A delivers it; then both say delivered', async () => {
+    const before = await evmBalances();
+    const payload = await signBase(await quote(a, '/v1/pdf/extract', () => form([pdf3])));
+    evm.facilitator.faults.settle = 'lost';
+    let first: Response;
+    try {
+      first = await paidWith(a, '/v1/pdf/extract', form([pdf3]), payload);
+    } finally {
+      delete evm.facilitator.faults.settle;
+    }
+    expect(first.status).to.equal(503);
+    expect(before.payer - (await evmBalances()).payer).to.equal(30000n);
+    // B knows through Redis that the result is held elsewhere: no work, no charge, no 402.
+    const jobs = await jobsStarted();
+    const atB = await paidWith(b, '/v1/pdf/extract', form([pdf3]), payload);
+    expect(atB.status).to.equal(503);
+    expect(((await atB.json()) as { error: { code: string } }).error.code).to.equal('SETTLEMENT_UNCONFIRMED');
+    expect(await jobsStarted()).to.equal(jobs);
+    const atA = await paidWith(a, '/v1/pdf/extract', form([pdf3]), payload);
+    expect(atA.status).to.equal(200);
+    expect(((await atA.json()) as { pageCount: number }).pageCount).to.equal(3);
+    for (const replica of [a, b]) expect((await paidWith(replica, '/v1/pdf/extract', form([pdf3]), payload)).status).to.equal(410);
+    const after = await evmBalances();
+    expect(before.payer - after.payer).to.equal(30000n);
+    expect(after.payTo - before.payTo).to.equal(30000n);
+  });
+
   it('a Solana payment sent to both replicas at once settles once', async () => {
     const before = await svmBalances();
     const jobs = await jobsStarted();
