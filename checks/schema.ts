@@ -49,6 +49,22 @@ function draftOf(uri: unknown): Draft {
   invalid('schema "$schema" names an unsupported draft; use draft-07, 2019-09 or 2020-12 (or leave "$schema" out)');
 }
 
+// Real schemas nest a few dozen JSON levels at most; every later walk over the schema (the
+// reference check, ajv's compiler, the strictness check) recurses, so depth is bounded first.
+export const MAX_SCHEMA_DEPTH = 64;
+
+/** Whether the JSON value nests deeper than `limit` levels, found without recursion. */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 const REFERENCE_KEYWORDS = new Set(['$ref', '$dynamicRef', '$recursiveRef']);
 
 /** Only references inside the document are allowed: nothing is ever fetched or looked up. */
@@ -101,6 +117,7 @@ export function loadUserSchema(text: string): UserSchema {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     invalid(`schema must be a JSON object (a JSON Schema); got ${Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : `a ${typeof parsed}`}`);
   }
+  if (deeperThan(parsed, MAX_SCHEMA_DEPTH)) invalid(`schema nests more than ${MAX_SCHEMA_DEPTH} levels of JSON objects and arrays; the limit is ${MAX_SCHEMA_DEPTH}`);
   const { $schema, ...schema } = parsed as JsonSchemaObject;
   const draft = draftOf($schema);
   const type = schema.type;

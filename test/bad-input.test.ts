@@ -399,11 +399,13 @@ for (const o of IMAGE_OPS) {
     ['a reference to a remote document', JSON.stringify({ type: 'object', properties: { [SCHEMA_MARKER]: { $ref: 'http://169.254.169.254/latest/meta-data/schema.json' } } }),
       e(422, 'FIELD_INVALID', /only local references \("#\/\.\.\."\) are allowed and nothing is fetched/)],
     ['an unsupported draft', JSON.stringify({ $schema: 'http://json-schema.org/draft-03/schema#', type: 'object' }), e(422, 'FIELD_INVALID', /names an unsupported draft/)],
+    ['an enum of 8150 nested arrays', `{"type":"object","enum":[${'['.repeat(8150)}${']'.repeat(8150)}]}`, e(422, 'FIELD_INVALID', /^schema nests more than 64 levels of JSON objects and arrays; the limit is 64$/)],
+    ['1360 nested allOf', `{"type":"object",${'"allOf":[{'.repeat(1360)}"type":"object"${'}]'.repeat(1360)}}`, e(422, 'FIELD_INVALID', /^schema nests more than 64 levels/)],
   ];
   for (const [name, schema, expectation] of schemaCases) {
     http(`/v1/pdf/structured: a schema that is ${name}`, structured, expectation, () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { schema } }));
   }
-  for (const [name, schema, expectation] of schemaCases.slice(1, 5)) {
+  for (const [name, schema, expectation] of [...schemaCases.slice(1, 5), ...schemaCases.slice(-2)]) {
     mcp(`svc_pdf_structured: a schema that is ${name}`, structured, expectation, () => ({ file: b64(fx.pdf3), schema }));
   }
   mcp('svc_pdf_structured: a schema sent as an object, not a string', structured, e(422, 'FIELD_INVALID', /^"schema" must be a string of at least 2 characters; received a value that does not qualify/),
@@ -454,6 +456,7 @@ for (const o of IMAGE_OPS) {
   }
   mcp('svc_pdf_extract: invalid base64', extract, e(422, 'FIELD_INVALID', /^file\.data is not standard base64/), () => ({ file: { data: '%PDF-1.7 raw bytes' } }));
   mcp('svc_pdf_merge: invalid base64 in files[1]', op('pdf.merge'), e(422, 'FIELD_INVALID', /^files\[1\]\.data is not standard base64/), () => ({ files: [b64(fx.pdf3), { data: '***' }] }));
+  mcp('svc_image_rotate: an argument name of 1 MB (repeated shortened)', rotate, e(422, 'FIELD_INVALID', /^"n{40}…" is not a field of \/v1\/image\/rotate/), () => ({ file: b64(fx.png), angle: 90, ['n'.repeat(1024 * 1024)]: 1 }));
   mcp('svc_image_rotate: "file" is a string', rotate, e(422, 'FIELD_INVALID', /^file must be an object \{ data: <standard base64>, mediaType\? \}/), () => ({ file: fx.png.toString('base64'), angle: 90 }));
   mcp('svc_image_rotate: "file.data" is a number', rotate, e(422, 'FIELD_INVALID', /^file must be an object/), () => ({ file: { data: 12345 }, angle: 90 }));
   mcp('svc_pdf_extract: "files" on a one-file tool', extract, e(422, 'FIELD_INVALID', /takes one "file", not "files"/), () => ({ files: [b64(fx.pdf3)] }));
@@ -496,6 +499,8 @@ for (const o of IMAGE_OPS) {
       e(422, 'FIELD_INVALID', /^"quality" must be an integer from 1 to 100; received/)],
     ['more parts than the operation has fields', compress, () => ({ raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), ...Array.from({ length: 40 }, (_, i) => part(`f${i}`, 'x')), close]), contentType: multipart }),
       e(422, 'MALFORMED_BODY', /could not be parsed as multipart\/form-data: maximum parts exceeded/)],
+    ['a field name of 10,000 characters (repeated shortened)', compress, () => ({ raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), part('q'.repeat(10_000), '90'), close]), contentType: multipart }),
+      e(422, 'FIELD_INVALID', /^"q{40}…" is not a field of \/v1\/image\/compress; its fields are/)],
     ['a field name of 20 KB', compress, () => ({ raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), part('q'.repeat(20_000), '90'), close]), contentType: multipart }),
       e(422, 'MALFORMED_BODY', /could not be parsed as multipart\/form-data: the headers of a part are longer than 16384 bytes$/)],
     ['part headers that are not UTF-8', compress, () => ({ raw: Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="caf`), Buffer.from([0xe9]), Buffer.from(`.png"\r\n\r\n`), fx.png, Buffer.from('\r\n'), close]), contentType: multipart }),
@@ -596,6 +601,9 @@ describe('bad-input matrix (HTTP and MCP, one service, no provider configured)',
       // Before any payment: no quote in a header (HTTP) or in structuredContent (MCP).
       expect(paymentRequired).to.equal(false);
       expect(error!.message).to.match(c.message);
+      // Client text is repeated only in short: no error is larger than a few KB, whatever was sent.
+      expect(text.length).to.be.below(4096);
+      expect((error!.field ?? '').length).to.be.below(64);
       if (c.surface === 'mcp') expect(JSON.parse(text)).to.equal(body);
       messages.push(error!.message!);
     });

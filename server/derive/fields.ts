@@ -45,11 +45,19 @@ function schemaFor(op: Operation): Joi.ObjectSchema {
   return schema;
 }
 
+// Client text repeated in an error is cut short: a request cannot make its error larger than itself.
+const SHOWN_CHARACTERS = 40;
+
+/** A client-chosen name or value as an error repeats it: at most 40 characters. */
+export function shortened(text: string): string {
+  return text.length > SHOWN_CHARACTERS ? `${text.slice(0, SHOWN_CHARACTERS)}…` : text;
+}
+
 function describeReceived(field: FieldSpec | undefined, value: unknown): string {
   if (field?.type === 'string' && field.secret) return 'a value that does not qualify';
   if (value === undefined) return 'nothing';
   if (field?.type === 'integer' && typeof value === 'string' && /^-?\d{1,15}$/.test(value)) return value;
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'string') return JSON.stringify(shortened(value));
   if (typeof value === 'number') return String(value);
   return `${Array.isArray(value) ? 'an array' : typeof value}`;
 }
@@ -62,9 +70,10 @@ export function validateFields(op: Operation, raw: Record<string, unknown>): Fie
   const allowed = op.fields.map((f) => f.name);
   for (const [name, value] of Object.entries(raw)) {
     if (!allowed.includes(name)) {
+      const shown = shortened(name);
       fail('FIELD_INVALID', allowed.length
-        ? `"${name}" is not a field of ${op.path}; its fields are ${allowed.map((n) => `"${n}"`).join(', ')}`
-        : `"${name}" is not a field of ${op.path}, which takes only the file`, { field: name });
+        ? `"${shown}" is not a field of ${op.path}; its fields are ${allowed.map((n) => `"${n}"`).join(', ')}`
+        : `"${shown}" is not a field of ${op.path}, which takes only the file`, { field: shown });
     }
     if (Array.isArray(value)) fail('FIELD_INVALID', `"${name}" was sent ${value.length} times; send it once`, { field: name });
   }

@@ -13,6 +13,7 @@ import { ServiceError, asServiceError, fail } from '../../core/errors.js';
 import type { RawRequest } from '../pipeline.js';
 import { paidCall } from '../paid-call.js';
 import { watchConnection, type Connection } from './connection.js';
+import { shortened } from '../derive/fields.js';
 import { mcpResource } from '../derive/resources.js';
 import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
 import { PAYMENT_META_KEY } from '../derive/catalog.js';
@@ -113,7 +114,7 @@ function mcpServerFor(app: App, request: Request): Server {
   const connection = watchConnection(request.raw.res);
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const op = byTool.get(req.params.name);
-    if (!op) return errorResult(new ServiceError('NOT_FOUND', `no tool named "${req.params.name}"; tools/list names all ${operations.length}`));
+    if (!op) return errorResult(new ServiceError('NOT_FOUND', `no tool named "${shortened(req.params.name)}"; tools/list names all ${operations.length}`));
     request.plugins.paydoc = { operation: op.id };
     const payment = req.params._meta?.[PAYMENT_META_KEY] as PaymentPayload | undefined;
     if (payment !== undefined && (typeof payment !== 'object' || payment === null)) {
