@@ -228,10 +228,16 @@ async function deepCheck(file: string, cwd: string, password: string | undefined
 
 export interface PageBox {
   page: number;
-  /** Size in points (1/72 inch) of the visible area (CropBox within MediaBox), before rotation. */
+  /**
+   * Size in points (1/72 inch) of the visible area (CropBox within MediaBox) as it is drawn:
+   * scaled by the page's UserUnit and turned by its Rotate, as mupdf draws it.
+   */
   widthPt: number;
   heightPt: number;
 }
+
+// PDF 2.0 allows any positive UserUnit; beyond this a page is miles wide and no render fits anyway.
+const MAX_USER_UNIT = 75_000;
 
 const MUPDF_DEFAULT_PAGE = { widthPt: 612, heightPt: 792 };
 
@@ -252,7 +258,13 @@ export async function pageBoxes(file: string, options: { cwd: string; timeoutMs:
       continue;
     }
     const [l, b, r, t] = box.slice(1, 5).map(Number);
-    boxes.push({ page: Number(match[1]), widthPt: Math.abs(r - l), heightPt: Math.abs(t - b) });
+    // `mutool pages` lists UserUnit and Rotate beside the boxes, which it leaves unscaled.
+    const unit = Number(/<UserUnit v="([-\d.e+]+)"/.exec(body)?.[1] ?? 1);
+    const scale = Number.isFinite(unit) && unit > 0 ? Math.min(unit, MAX_USER_UNIT) : 1;
+    const quarterTurns = Math.round(Number(/<Rotate v="([-\d.e+]+)"/.exec(body)?.[1] ?? 0) / 90);
+    const [width, height] = [Math.abs(r - l) * scale, Math.abs(t - b) * scale];
+    const turned = Math.abs(quarterTurns % 2) === 1;
+    boxes.push({ page: Number(match[1]), widthPt: turned ? height : width, heightPt: turned ? width : height });
   }
   return boxes;
 }

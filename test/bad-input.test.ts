@@ -382,7 +382,10 @@ for (const o of IMAGE_OPS) {
   http('/v1/pdf/from-markdown: Latin-1, not UTF-8', md, e(422, 'CORRUPT_INPUT', /^the Markdown is not valid UTF-8: the byte 0xe9 at offset \d+ \(line 3\)/), () => ({ files: [upload(fx.latin1Markdown, 'md', 'text/markdown')] }));
   mcp('svc_pdf_from_markdown: Latin-1, not UTF-8', md, e(422, 'CORRUPT_INPUT', /not valid UTF-8: the byte 0xe9/), () => ({ file: b64(fx.latin1Markdown) }));
   http('/v1/pdf/from-markdown: a PNG sent as Markdown', md, e(422, 'CORRUPT_INPUT', /not valid UTF-8: the byte 0x89 at offset 0/), () => ({ files: [upload(fx.png, 'md', 'text/markdown')] }));
-  http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Markdown is empty/), () => ({ files: [upload(Buffer.from(' \n\t\n'), 'md')] }));
+    http('/v1/pdf/render: a page of 200 x 200 units with /UserUnit 100 at 36 dpi (10000 x 10000 pixels)', op('pdf.render'),
+    e(413, 'LIMIT_EXCEEDED', /^page 1 would render at 10000 x 10000 pixels at 36 dpi, more than the limit of 50 megapixels/),
+    () => ({ files: [upload(makePdf([{ text: 'units', size: [200, 200], userUnit: 100 }]), 'pdf')], fields: { dpi: '36' } }));
+http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Markdown is empty/), () => ({ files: [upload(Buffer.from(' \n\t\n'), 'md')] }));
   http('/v1/pdf/from-markdown: an empty file', md, e(422, 'NO_CONTENT', /the Markdown is empty/), () => ({ files: [upload(Buffer.alloc(0), 'md')] }));
   http('/v1/pdf/from-markdown: a 1001-character title', md, e(422, 'FIELD_INVALID', /^"title" must be a string of at most 1000 characters/), () => ({ files: [upload(fx.markdown, 'md')], fields: { title: 't'.repeat(1001) } }));
   mcp('svc_pdf_from_markdown: two files', md, e(422, 'FIELD_INVALID', /takes one "file", not "files"/), () => ({ files: [b64(fx.markdown), b64(fx.markdown)] }));

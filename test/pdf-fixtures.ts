@@ -12,6 +12,8 @@ export interface FixturePage {
   /** Page size in points; A4 by default. */
   size?: [number, number];
   rotate?: number;
+  /** PDF's /UserUnit: the size of one unit of the page in points (1 by default). */
+  userUnit?: number;
 }
 
 export interface FixtureOptions {
@@ -68,7 +70,7 @@ export function makePdf(pages: readonly FixturePage[], options: FixtureOptions =
     const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`);
     const annots = options.link ? ` /Annots [<< /Type /Annot /Subtype /Link /Border [0 0 0] /Rect [56 ${h - 90} 300 ${h - 56}] /A << /S /URI /URI (https://example.com/) >> >>]` : '';
     const resources = `<< /Font << /F1 ${font} 0 R >>${xobjects.length ? ` /XObject << ${xobjects.join(' ')} >>` : ''} >>`;
-    pageRefs.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources ${resources} /Contents ${stream} 0 R${page.rotate ? ` /Rotate ${page.rotate}` : ''}${annots} >>`));
+    pageRefs.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources ${resources} /Contents ${stream} 0 R${page.rotate ? ` /Rotate ${page.rotate}` : ''}${page.userUnit ? ` /UserUnit ${page.userUnit}` : ''}${annots} >>`));
   }
   let outlineEntry = '';
   if (options.outline && pageRefs.length > 0) {

@@ -301,6 +301,13 @@ describe('PDF operations on generated fixtures', () => {
     const huge = await runOperation('pdf.render', [makePdf([{ text: 'a' }, { text: 'b', size: [14400, 14400] }])], { dpi: 300 });
     expect(huge.error!.code).to.equal('LIMIT_EXCEEDED');
     expect(huge.error!.message).to.contain('page 2');
+    // UserUnit scales the page and Rotate turns it, as mupdf draws them: 200 x 100 units of 2 pt, turned.
+    const scaled = await zipEntries((await runOperation('pdf.render', [makePdf([{ text: 'big units', size: [200, 100], userUnit: 2, rotate: 90 }])], { dpi: 72 })).output!.body);
+    expect(await sharp(scaled[0].bytes).metadata()).to.include({ width: 200, height: 400 });
+    // 200 x 200 units of 100 pt are 10000 x 10000 pixels at 36 dpi: refused, not drawn.
+    const userUnit = await runOperation('pdf.render', [makePdf([{ text: 'a', size: [200, 200], userUnit: 100 }])], { dpi: 36 });
+    expect(userUnit.error!.code).to.equal('LIMIT_EXCEEDED');
+    expect(userUnit.error!.message).to.contain('10000 x 10000 pixels');
     const tooBig = await runOperation('pdf.render', [pdf], { dpi: 300 }, { maxZipBytes: 10_000 });
     expect(tooBig.error!.code).to.equal('LIMIT_EXCEEDED');
     expect(tooBig.leftovers).to.equal([]);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
 import { fail } from '../../core/errors.js';
-import { checkRenderPixels, pageBoxes } from '../../checks/pdf.js';
+import { checkRenderPixels, pageBoxes, renderPixels } from '../../checks/pdf.js';
 import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
 import { inputPath, readBytes, runIn, ZIP } from './common.js';
 import { asToolError, damaged, withScratch } from '../../tools/tool-run.js';
@@ -27,8 +27,12 @@ export const render: WorkFunction<{ dpi: number }> = async (input): Promise<JobO
     if (boxes.length === 0) damaged('no page could be read');
     if (boxes.length > MAX_RENDER_PAGES) fail('LIMIT_EXCEEDED', `the PDF has ${boxes.length} pages; render takes at most ${MAX_RENDER_PAGES}`, { field: 'file' });
     checkRenderPixels(boxes, dpi);
+    // A second line of defence: no page may come out larger than the checked sizes allow, should
+    // mupdf ever scale a page in a way the check did not see (with -r, -w and -h only bound it).
+    const sizes = boxes.map((box) => renderPixels(box, dpi));
+    const bounds = ['-w', String(Math.max(...sizes.map((s) => s.width)) + 1), '-h', String(Math.max(...sizes.map((s) => s.height)) + 1)];
     // One mutool run for all pages: the file is parsed once. Page numbers in the names come from mutool.
-    const result = await runIn(input, 'mutool', ['draw', '-q', '-r', String(dpi), '-F', 'png', '-o', path.join(dir, 'page-%d.png'), source], 'mutool', dir);
+    const result = await runIn(input, 'mutool', ['draw', '-q', '-r', String(dpi), ...bounds, '-F', 'png', '-o', path.join(dir, 'page-%d.png'), source], 'mutool', dir);
     const rendered = (await readdir(dir)).map((name) => /^page-(\d+)\.png$/.exec(name)).filter((m): m is RegExpExecArray => m !== null)
       .map((m) => Number(m[1])).sort((a, b) => a - b);
     if (result.exitCode !== 0 || rendered.length !== boxes.length) damaged('some pages could not be rendered');
