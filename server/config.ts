@@ -10,6 +10,7 @@ const schema = {
   baseUrl: { doc: 'Public base URL used in 402 resources, OpenAPI and the catalog (default http://localhost:PORT).', format: String, default: '', env: 'BASE_URL' },
   workers: { doc: 'Worker threads in the processing pool (default: number of cores).', format: 'nat', default: 0, env: 'WORKERS' },
   queueMax: { doc: 'Jobs allowed to wait for a worker; beyond it requests get 503 with Retry-After.', format: 'nat', default: 32, env: 'QUEUE_MAX' },
+  uploadTimeoutMs: { doc: 'How long a request body may take to arrive, in milliseconds; a slower upload is answered 408 and its connection closed.', format: 'nat', default: 120000, env: 'UPLOAD_TIMEOUT_MS' },
   jobTimeoutMs: { doc: 'Upper bound on any job deadline in milliseconds (operations may have shorter ones).', format: 'nat', default: 240000, env: 'JOB_TIMEOUT_MS' },
   tmpDir: { doc: 'RAM-backed directory for per-job private directories.', format: String, default: '/dev/shm/paydoc', env: 'TMP_DIR' },
   logLevel: { doc: 'pino log level.', format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', env: 'LOG_LEVEL' },

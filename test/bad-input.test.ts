@@ -464,7 +464,6 @@ http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Mar
   mcp('svc_image_rotate: "file.data" is a number', rotate, e(422, 'FIELD_INVALID', /^file must be an object/), () => ({ file: { data: 12345 }, angle: 90 }));
   mcp('svc_pdf_extract: "files" on a one-file tool', extract, e(422, 'FIELD_INVALID', /takes one "file", not "files"/), () => ({ files: [b64(fx.pdf3)] }));
   mcp('svc_pdf_extract: a PDF labelled image/png', extract, e(402, 'PAYMENT_REQUIRED', /./), () => ({ file: { data: fx.pdf3.toString('base64'), mediaType: 'image/png' } }));
-  cases.push({ surface: 'mcp', name: 'svc_pdf_explode: a tool that does not exist', op: undefined, tool: 'svc_pdf_explode', args: () => ({ file: b64(fx.pdf3) }), ...e(404, 'NOT_FOUND', /^no tool named "svc_pdf_explode"; tools\/list names all 21/) });
 }
 
 // 10. HTTP bodies that are not well-formed multipart/form-data.
@@ -678,4 +677,35 @@ describe('bad-input matrix (HTTP and MCP, one service, no provider configured)',
     const replies = messages.join('\n');
     for (const secret of NEVER_ECHOED) expect(replies.includes(secret), secret).to.equal(false);
   });
+});
+
+describe('slow uploads (UPLOAD_TIMEOUT_MS 1.5 s)', () => {
+  let t: TestService;
+  before(async () => { t = await startTestService({ config: { uploadTimeoutMs: 1_500 } }); });
+  after(async () => { await t?.stop(); });
+
+  for (const route of ['/v1/image/rotate', '/v1/pdf/extract', '/mcp']) {
+    it(`${route}: a body trickling a byte every 250 ms gets 408 UPLOAD_TIMEOUT at the limit, logged as a client timeout, its connection closed`, async () => {
+      const { port } = new URL(t.url);
+      const socket = net.connect(Number(port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      const type = route === '/mcp' ? 'application/json\r\nAccept: application/json, text/event-stream' : 'multipart/form-data; boundary=xYz';
+      socket.write(`POST ${route} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nContent-Length: 100000\r\n\r\n`);
+      const started = performance.now();
+      const trickle = setInterval(() => { if (!socket.destroyed) socket.write('a'); }, 250);
+      let reply = '';
+      socket.on('data', (chunk) => { reply += chunk.toString('latin1'); });
+      await new Promise((resolve) => socket.once('close', resolve));
+      clearInterval(trickle);
+      const elapsed = performance.now() - started;
+      expect(reply).to.match(/^HTTP\/1\.1 408 /);
+      const body = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } };
+      expect(body.error.code).to.equal('UPLOAD_TIMEOUT');
+      expect(body.error.message).to.contain('did not arrive within 1.5 s');
+      // At the limit, and the server closed the connection (the client never stopped sending).
+      expect(elapsed).to.be.within(1_400, 8_000);
+      const line = t.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.route === route && l.status === 408);
+      expect(line).to.include({ clientTimeout: true });
+    });
+  }
 });

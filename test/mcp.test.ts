@@ -1,5 +1,6 @@
 // MCP at /mcp with the official SDK client over real HTTP, paid with the standard x402 client.
 import Lab from '@hapi/lab';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -41,6 +42,25 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
 
   const pay = (pr: PaymentRequired) => signOnBase(pr, t.evm.payerKey);
   const balance = () => t.evm.balanceOf(t.evm.payerAddress);
+
+  it('protocol errors are JSON-RPC errors: an unknown tool -32602, malformed JSON 400 with -32700, a batch 400 with -32600 and nothing run', async () => {
+    const unknown = await client.callTool({ name: 'svc_pdf_explode', arguments: {} }).then(() => undefined, (err: unknown) => err);
+    expect(unknown).to.be.an.instanceof(McpError);
+    expect((unknown as McpError).code).to.equal(ErrorCode.InvalidParams);
+    expect((unknown as McpError).message).to.contain('no tool named "svc_pdf_explode"');
+    const post = (body: string) => fetch(`${t.url}/mcp`, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    const malformed = await post('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"');
+    expect(malformed.status).to.equal(400);
+    expect(await malformed.json()).to.equal({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the request body is not valid JSON' } });
+    const quotes = await t.metric('paydoc_requests_total', { operation: 'pdf.extract', status: '200' });
+    const call = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'svc_pdf_extract', arguments: { file: { data: pdf3.toString('base64') } } } };
+    const batch = await post(JSON.stringify(Array.from({ length: 60 }, (_, id) => ({ ...call, id }))));
+    expect(batch.status).to.equal(400);
+    const answer = await batch.json() as { error: { code: number; message: string } };
+    expect(answer.error.code).to.equal(-32600);
+    expect(answer.error.message).to.contain('batches are not supported');
+    expect(await t.metric('paydoc_requests_total', { operation: 'pdf.extract', status: '200' })).to.equal(quotes);
+  });
 
   it('initialize negotiates protocol 2025-11-25', () => {
     expect(transport.protocolVersion).to.equal('2025-11-25');

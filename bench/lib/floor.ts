@@ -5,7 +5,8 @@
 // Raw tool time plus this floor is the best an HTTP service could reach; the service's time
 // beyond it is what the service itself adds (checks, job directory, pool, result handling).
 import Hapi from '@hapi/hapi';
-import { MULTIPART_PAYLOAD, readMultipart } from '../../server/plugins/multipart.js';
+import { readMultipart } from '../../server/plugins/multipart.js';
+import { readBody, streamedPayload } from '../../server/plugins/body.js';
 import { form } from './service.js';
 
 export interface HttpFloor {
@@ -20,11 +21,11 @@ export async function startHttpFloor(): Promise<HttpFloor> {
     method: 'POST',
     path: '/floor',
     options: {
-      payload: { ...MULTIPART_PAYLOAD, maxBytes: 512 * 1024 * 1024 },
+      payload: streamedPayload('multipart/form-data', 512 * 1024 * 1024),
     },
     handler: async (request, h) => {
       // The uploads' bytes and the fields, read as the service's routes read them.
-      readMultipart(request.payload, request.headers['content-type'], 64);
+      readMultipart(await readBody(request, 120_000), request.headers['content-type'], 64);
       return h.response(Buffer.alloc(Number(request.headers['x-reply-bytes'] ?? 0))).type(String(request.headers['x-reply-type'] || 'application/octet-stream'));
     },
   });

@@ -19,7 +19,7 @@ function parserReason(err: BoomLike): string | undefined {
 }
 
 // hapi reports what it rejects itself with Boom errors; map them to our catalog.
-function fromBoom(err: BoomLike): ServiceError {
+function fromBoom(err: BoomLike, uploadTimeoutMs: number): ServiceError {
   const status = err.output.statusCode;
   const map: Record<number, [ErrorCode, string]> = {
     404: ['NOT_FOUND', 'no such resource'],
@@ -27,7 +27,7 @@ function fromBoom(err: BoomLike): ServiceError {
     413: ['PAYLOAD_TOO_LARGE', 'the request body is larger than this endpoint accepts'],
     415: ['UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data'],
     400: ['MALFORMED_BODY', 'the request body could not be parsed as multipart/form-data'],
-    408: ['MALFORMED_BODY', 'the request body did not arrive in time'],
+    408: ['UPLOAD_TIMEOUT', `the request body did not arrive within ${uploadTimeoutMs / 1000} s (UPLOAD_TIMEOUT_MS); nothing was charged`],
   };
   const [code, message] = map[status] ?? ['INTERNAL', 'internal error'];
   if (code === 'PAYLOAD_TOO_LARGE' && /Payload content length greater than maximum allowed: (\d+)/.test(err.message)) {
@@ -46,7 +46,7 @@ export const errorsPlugin: Plugin<{ app: App }> = {
       if (!(response instanceof Error) && !(response as BoomLike)?.isBoom) return h.continue;
       let error: ServiceError;
       if (response instanceof ServiceError) error = response;
-      else if ((response as BoomLike).isBoom && (response as BoomLike).output.statusCode < 500) error = fromBoom(response as BoomLike);
+      else if ((response as BoomLike).isBoom && (response as BoomLike).output.statusCode < 500) error = fromBoom(response as BoomLike, app.config.uploadTimeoutMs);
       else {
         // Unexpected: log the kind only (never the request's content), answer a fixed message.
         app.logger.error({ reqId: request.info.id, err: { type: (response as Error).name, stack: process.env.PAYDOC_DEBUG ? (response as Error).stack : undefined } }, 'unexpected error');
@@ -54,6 +54,8 @@ export const errorsPlugin: Plugin<{ app: App }> = {
       }
       const res = h.response(error.body()).code(error.status).type('application/json');
       if (error.status === 503 || error.status === 429) res.header('retry-after', String(error.extra.retryAfterSeconds ?? 5));
+      // The rest of a body that came too slowly is not waited for: the connection is closed.
+      if (error.code === 'UPLOAD_TIMEOUT') res.header('connection', 'close');
       return res;
     });
   },

@@ -67,6 +67,8 @@ export const freePlugin: Plugin<{ app: App }> = {
         inBytes: Number(request.headers['content-length'] ?? 0),
         outBytes: responseBytes(request),
         ms,
+        // A body that did not arrive in time is the client's slowness, not a failure of ours.
+        ...(status === 408 ? { clientTimeout: true } : {}),
       }, 'request');
     });
   },

@@ -5,14 +5,16 @@
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentPayload } from '@x402/core/types';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
 import { ServiceError, asServiceError, fail } from '../../core/errors.js';
 import type { RawRequest } from '../pipeline.js';
 import { paidCall } from '../paid-call.js';
+import Bourne from '@hapi/bourne';
 import { watchConnection, type Connection } from './connection.js';
+import { readBody, streamedPayload } from './body.js';
 import { shortened } from '../derive/fields.js';
 import { mcpResource } from '../derive/resources.js';
 import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
@@ -114,7 +116,8 @@ function mcpServerFor(app: App, request: Request): Server {
   const connection = watchConnection(request.raw.res);
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const op = byTool.get(req.params.name);
-    if (!op) return errorResult(new ServiceError('NOT_FOUND', `no tool named "${shortened(req.params.name)}"; tools/list names all ${operations.length}`));
+    // An unknown tool is a protocol error (JSON-RPC -32602), not a tool result.
+    if (!op) throw new McpError(ErrorCode.InvalidParams, `no tool named "${shortened(req.params.name)}"; tools/list names all ${operations.length}`);
     request.plugins.paydoc = { operation: op.id };
     const payment = req.params._meta?.[PAYMENT_META_KEY] as PaymentPayload | undefined;
     if (payment !== undefined && (typeof payment !== 'object' || payment === null)) {
@@ -125,19 +128,34 @@ function mcpServerFor(app: App, request: Request): Server {
   return server;
 }
 
+/** A JSON-RPC error for a message that could not be read (HTTP 400, as the MCP transport answers). */
+function jsonRpcError(h: ResponseToolkit, code: number, message: string) {
+  return h.response({ jsonrpc: '2.0', id: null, error: { code, message } }).code(400).type('application/json');
+}
+
 export const mcpPlugin: Plugin<{ app: App }> = {
   name: 'mcp',
   register(server, { app }) {
     server.route({
       method: 'POST',
       path: '/mcp',
-      options: { payload: { parse: true, output: 'data', allow: ['application/json'], maxBytes: MCP_BODY_LIMIT, timeout: 120_000 }, timeout: { server: false, socket: false } },
+      options: { payload: streamedPayload('application/json', MCP_BODY_LIMIT), timeout: { server: false, socket: false } },
       handler: async (request: Request, h: ResponseToolkit) => {
+        const text = (await readBody(request, app.config.uploadTimeoutMs)).toString('utf8');
+        let message: unknown;
+        try {
+          // Bourne refuses __proto__ keys, as hapi's own JSON parsing does.
+          message = Bourne.parse(text, { protoAction: 'error' });
+        } catch {
+          return jsonRpcError(h, -32700, 'Parse error: the request body is not valid JSON');
+        }
+        // JSON-RPC batches were removed from MCP in the 2025-06-18 revision.
+        if (Array.isArray(message)) return jsonRpcError(h, -32600, 'Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-06-18); send one message per request');
         const mcp = mcpServerFor(app, request);
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         request.raw.res.on('close', () => { void transport.close(); void mcp.close(); });
         await mcp.connect(transport);
-        await transport.handleRequest(request.raw.req, request.raw.res, request.payload);
+        await transport.handleRequest(request.raw.req, request.raw.res, message);
         return h.abandon;
       },
     });

@@ -1,16 +1,12 @@
-// multipart/form-data bodies for the operation routes. hapi reads the whole body (size limit,
-// upload timeout, gzip and deflate) and checks its content type; the parts are then found with
+// multipart/form-data bodies for the operation routes. The whole body is read first (body.ts:
+// size limit, upload time limit; hapi decodes gzip and deflate and checks the content type); the parts are then found with
 // @remix-run/multipart-parser, which searches for the boundary with Buffer's native indexOf, so
 // every upload is a view into the one body buffer: no per-part copy and no byte-by-byte scan.
 // The refusals keep the wording of hapi's own multipart parser.
-import type { RouteOptionsPayload } from '@hapi/hapi';
 import { disposition as parseDisposition, type as parseContentType } from '@hapi/content';
 import { parseMultipart, MaxHeaderSizeExceededError, MaxPartsExceededError, type MultipartPart } from '@remix-run/multipart-parser';
 import { fail } from '../../core/errors.js';
 import type { RawRequest } from '../pipeline.js';
-
-/** hapi's payload settings for a multipart route (with the route's own maxBytes and timeout). */
-export const MULTIPART_PAYLOAD: RouteOptionsPayload = { output: 'data', parse: 'gunzip', allow: ['multipart/form-data'] };
 
 // Real part headers (a disposition with a file name, a content type) take a few hundred bytes.
 const MAX_PART_HEADER_BYTES = 16 * 1024;

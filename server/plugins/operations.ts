@@ -6,7 +6,8 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
 import { ServiceError } from '../../core/errors.js';
-import { MULTIPART_PAYLOAD, readMultipart } from './multipart.js';
+import { readMultipart } from './multipart.js';
+import { readBody, streamedPayload } from './body.js';
 import { paidCall } from '../paid-call.js';
 import { watchConnection } from './connection.js';
 import { httpResource } from '../derive/resources.js';
@@ -45,7 +46,7 @@ function maxPartsOf(op: Operation): number {
 function handlerFor(op: Operation, app: App) {
   return async (request: Request, h: ResponseToolkit) => {
     request.plugins.paydoc = { operation: op.id };
-    const raw = readMultipart(request.payload, request.headers['content-type'], maxPartsOf(op));
+    const raw = readMultipart(await readBody(request, app.config.uploadTimeoutMs), request.headers['content-type'], maxPartsOf(op));
     const connection = watchConnection(request.raw.res);
     const carriesPayment = request.headers['payment-signature'] !== undefined || request.headers['x-payment'] !== undefined;
     const outcome = await paidCall(app, {
@@ -76,13 +77,11 @@ export const operationsPlugin: Plugin<{ app: App }> = {
         method: 'POST',
         path: op.path,
         options: {
-          payload: {
-            ...MULTIPART_PAYLOAD,
-            maxBytes: op.input.maxTotalBytes + MULTIPART_OVERHEAD,
-            // Slow uploads are cut off rather than holding a socket forever.
-            timeout: 120_000,
-          },
-          timeout: { server: op.timeoutMs + 60_000, socket: op.timeoutMs + 90_000 },
+          // Slow uploads are cut off (408) rather than holding a socket forever.
+          payload: streamedPayload('multipart/form-data', op.input.maxTotalBytes + MULTIPART_OVERHEAD),
+          // The response timeout counts from the request's arrival, upload included: it leaves the
+          // whole upload time, the job's deadline and settlement, so a slow upload ends in 408, not 503.
+          timeout: { server: app.config.uploadTimeoutMs + op.timeoutMs + 60_000, socket: app.config.uploadTimeoutMs + op.timeoutMs + 90_000 },
           // A paid result is always answered 200, even if it were empty (never a silent 204).
           response: { emptyStatusCode: 200 },
           description: op.title,
