@@ -16,6 +16,7 @@ export const ERROR_CATALOG = {
   NO_CONTENT: { status: 422, summary: 'The input holds nothing this operation can return.' },
   UNSUPPORTED_MEDIA: { status: 422, summary: 'The request body must be multipart/form-data.' },
   MALFORMED_BODY: { status: 422, summary: 'The request body could not be parsed.' },
+  UPLOAD_TIMEOUT: { status: 408, summary: 'The request body did not arrive within the upload time limit.' },
   NOT_FOUND: { status: 404, summary: 'No such resource.' },
   METHOD_NOT_ALLOWED: { status: 405, summary: 'The method is not allowed on this resource.' },
   // Payment.
