@@ -1,4 +1,5 @@
 // MCP at /mcp with the official SDK client over real HTTP, paid with the standard x402 client.
+import http from 'node:http';
 import Lab from '@hapi/lab';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import Code from '@hapi/code';
@@ -60,6 +61,37 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     expect(answer.error.code).to.equal(-32600);
     expect(answer.error.message).to.contain('batches are not supported');
     expect(await t.metric('paydoc_requests_total', { operation: 'pdf.extract', status: '200' })).to.equal(quotes);
+  });
+
+  it('DNS-rebinding protection: on a loopback BASE_URL another Host is 403; an Origin outside CORS_ORIGINS is 403', async () => {
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const send = (url: string, headers: Record<string, string>) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+        let body = '';
+        res.on('data', (chunk) => { body += chunk; });
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.end(initialize);
+    });
+    const { port } = new URL(t.url);
+    const rebound = await send(`${t.url}/mcp`, { host: `attacker.example:${port}` });
+    expect(rebound.status).to.equal(403);
+    expect(JSON.parse(rebound.body)).to.include({ jsonrpc: '2.0', id: null });
+    expect(JSON.parse(rebound.body).error.message).to.contain('DNS-rebinding');
+    expect((await send(`${t.url}/mcp`, { host: `localhost:${port}` })).status).to.equal(200);
+
+    const listed = await startTestService({ rigs: { evm: t.evm }, config: { corsOrigins: 'https://app.example' } });
+    try {
+      const foreign = await send(`${listed.url}/mcp`, { origin: 'https://attacker.example' });
+      expect(foreign.status).to.equal(403);
+      expect(JSON.parse(foreign.body).error.message).to.contain('CORS_ORIGINS');
+      expect((await send(`${listed.url}/mcp`, { origin: 'https://app.example' })).status).to.equal(200);
+      // No Origin (not a browser): allowed.
+      expect((await send(`${listed.url}/mcp`, {})).status).to.equal(200);
+    } finally {
+      await listed.stop();
+    }
   });
 
   it('initialize negotiates protocol 2025-11-25', () => {

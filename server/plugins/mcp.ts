@@ -128,9 +128,39 @@ function mcpServerFor(app: App, request: Request): Server {
   return server;
 }
 
-/** A JSON-RPC error for a message that could not be read (HTTP 400, as the MCP transport answers). */
-function jsonRpcError(h: ResponseToolkit, code: number, message: string) {
-  return h.response({ jsonrpc: '2.0', id: null, error: { code, message } }).code(400).type('application/json');
+/** A JSON-RPC error for a message that could not be read or was refused (HTTP 400 or 403, as the MCP transport answers). */
+function jsonRpcError(h: ResponseToolkit, code: number, message: string, status = 400) {
+  return h.response({ jsonrpc: '2.0', id: null, error: { code, message } }).code(status).type('application/json');
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function hostnameOf(host: string): string {
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return host;
+  }
+}
+
+/**
+ * The MCP specification's guard against DNS rebinding: a browser page on another site must not
+ * reach a server on the user's own machine. The Origin, when a browser sends one, must be one of
+ * CORS_ORIGINS ("*" allows any); and a server whose BASE_URL is a loopback name answers only
+ * requests addressed to a loopback name.
+ */
+function rebindingRefusal(request: Request, app: App): string | undefined {
+  const base = new URL(app.config.baseUrl);
+  const host = hostnameOf(String(request.headers.host ?? ''));
+  if (LOOPBACK.has(base.hostname) && !LOOPBACK.has(host)) {
+    return `Forbidden: the Host "${shortened(host)}" is not a loopback name, and this server (BASE_URL ${base.host}) answers only on loopback (DNS-rebinding protection)`;
+  }
+  const origin = request.headers.origin as string | undefined;
+  const allowed = app.config.corsOrigins.split(',').map((s) => s.trim()).filter(Boolean);
+  if (origin !== undefined && !allowed.includes('*') && !allowed.includes(origin)) {
+    return `Forbidden: the Origin "${shortened(origin)}" is not one of CORS_ORIGINS`;
+  }
+  return undefined;
 }
 
 export const mcpPlugin: Plugin<{ app: App }> = {
@@ -141,6 +171,8 @@ export const mcpPlugin: Plugin<{ app: App }> = {
       path: '/mcp',
       options: { payload: streamedPayload('application/json', MCP_BODY_LIMIT), timeout: { server: false, socket: false } },
       handler: async (request: Request, h: ResponseToolkit) => {
+        const refusal = rebindingRefusal(request, app);
+        if (refusal) return jsonRpcError(h, -32000, refusal, 403);
         const text = (await readBody(request, app.config.uploadTimeoutMs)).toString('utf8');
         let message: unknown;
         try {
