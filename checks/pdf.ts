@@ -16,7 +16,10 @@ const INSPECT_TIMEOUT_MS = 10_000;
  */
 export const DEEP_CHECK_MAX_BYTES = 2 * 1024 * 1024;
 export const DEEP_CHECK_MAX_PAGES = 50;
-const DEEP_CHECK_TIMEOUT_MS = 3_000;
+// qpdf --check decodes every stream: a few hundred ms for a real 2 MB file, far longer for a small
+// file whose streams inflate enormously. Past this it gives no verdict and the quote goes on: the
+// paid job's deadline bounds the work, and damage it finds is not charged.
+const DEEP_CHECK_TIMEOUT_MS = 800;
 /** Up to this size a deep check's verdict counts whatever the page count (see inspectPdf). */
 const EARLY_DEEP_CHECK_MAX_BYTES = 512 * 1024;
 

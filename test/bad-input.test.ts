@@ -40,7 +40,7 @@ const MB = 1024 * 1024;
 
 interface Fixtures {
   pdf3: Buffer; pdf31: Buffer; pdf51: Buffer; encrypted: Buffer; truncatedPdf: Buffer; headerOnlyPdf: Buffer;
-  hugeCount: Buffer; underCount: Buffer; deepNested: Buffer; loopTree: Buffer; hugePage: Buffer; jpegThenPdf: Buffer;
+  hugeCount: Buffer; underCount: Buffer; deepNested: Buffer; inflationBomb: Buffer; loopTree: Buffer; hugePage: Buffer; jpegThenPdf: Buffer;
   png: Buffer; jpeg: Buffer; webp: Buffer; gif: Buffer; svg: Buffer; tiff: Buffer; bmp: Buffer;
   truncatedPng: Buffer; truncatedJpeg: Buffer; truncatedWebp: Buffer;
   pngBomb: Buffer; jpegBomb: Buffer; webpBomb: Buffer; pngZip: Buffer; zipPng: Buffer;
@@ -122,6 +122,10 @@ async function buildFixtures(): Promise<void> {
   fx.hugeCount = rawPdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1000000000 >>', pageObject(), EMPTY_CONTENT]);
   // Three real pages declared as one: priced on /Count it would cost a third of its work.
   fx.underCount = rawPdf([CATALOG, '<< /Type /Pages /Kids [3 0 R 5 0 R 6 0 R] /Count 1 >>', pageObject(), EMPTY_CONTENT, pageObject(), pageObject()]);
+  // 2.5 KB whose one content stream inflates (through two Flate layers) to 400 MB of zeros.
+  const inflated = zlib.deflateSync(zlib.deflateSync(Buffer.alloc(400 * 1024 * 1024), { level: 9 }), { level: 9 });
+  fx.inflationBomb = rawPdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', pageObject(),
+    `<< /Length ${inflated.length} /Filter [/FlateDecode /FlateDecode] >>\nstream\n${inflated.toString('latin1')}\nendstream`]);
   fx.deepNested = rawPdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', pageObject(` /Deep ${'['.repeat(100_000)}${']'.repeat(100_000)}`), EMPTY_CONTENT]);
   fx.loopTree = rawPdf([CATALOG, '<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>', pageObject(), EMPTY_CONTENT]);
   // 200 x 200 inches, the largest page PDF allows: 30000 x 30000 pixels at 150 dpi.
@@ -610,6 +614,17 @@ describe('bad-input matrix (HTTP and MCP, one service, no provider configured)',
       messages.push(error!.message!);
     });
   }
+
+  it('quotes a 2.5 KB PDF inflating to 400 MB without waiting for its streams to be decoded (the deep check gives up at 0.8 s)', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(fx.inflationBomb)]), `${FILE_NAME}.pdf`);
+    const started = performance.now();
+    const res = await fetch(`${t.url}/v1/pdf/extract`, { method: 'POST', body: form });
+    expect(res.status).to.equal(402);
+    await res.arrayBuffer();
+    // The deep check used to wait 3 s for qpdf before giving up; the bound leaves room for a loaded machine.
+    expect(performance.now() - started).to.be.below(2_500);
+  });
 
   it('answers a PDF declaring 1000000000 pages, and one nested 100000 deep, in well under the 10 s inspection limit', async () => {
     for (const bytes of [fx.hugeCount, fx.deepNested]) {
