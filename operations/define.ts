@@ -32,6 +32,8 @@ export interface StringField extends FieldBase {
   default?: string;
   /** Never logged, never echoed (passwords, schemas). */
   secret?: boolean;
+  /** A value a caller might send (shown to discovery services when the field is required). */
+  example?: string;
 }
 
 export type FieldSpec = IntegerField | StringField;

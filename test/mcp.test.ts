@@ -118,7 +118,7 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     const pr = res.structuredContent as unknown as PaymentRequired;
     expect(pr.x402Version).to.equal(2);
     expect(pr.accepts[0]).to.include({ amount: '30000', network: 'eip155:8453', scheme: 'exact' });
-    expect(pr.resource?.url).to.equal('mcp://tool/svc_pdf_extract');
+    expect(pr.resource?.url).to.equal(`${t.url}/mcp`);
     expect(JSON.parse(res.content[0].text!)).to.equal(pr);
   });
 

@@ -3,7 +3,12 @@
 // a typed client generated from it type-checks against a call of every endpoint.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { mkdtemp, writeFile, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile, rm, symlink } from 'node:fs/promises';
+import os from 'node:os';
+import sharp from 'sharp';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { extractDiscoveryInfo, validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -13,8 +18,10 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { operations } from '../operations/index.js';
+import type { Operation } from '../operations/define.js';
+import { makePdf, textPages } from './pdf-fixtures.js';
 import { toUsd } from '../server/payment/pricing.js';
-import { startTestService, type TestService } from './support/service.js';
+import { startTestService, form, type TestService } from './support/service.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -136,4 +143,65 @@ ${calls}
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
+  let t: TestService;
+  let client: Client;
+  const pdf = makePdf(textPages(3));
+  let files: Record<'image' | 'pdf' | 'markdown' | 'encrypted', Buffer>;
+  // A value for every required field (and one of each pair the operation needs).
+  const fields: Partial<Record<string, Record<string, string | number>>> = {
+    'image.resize': { width: 10 }, 'image.rotate': { angle: 90 }, 'image.flip': { direction: 'horizontal' }, 'image.crop': { width: 10, height: 10 },
+    'pdf.split': { ranges: '1-2' }, 'pdf.pages': { pages: '1-2' }, 'pdf.protect': { password: 'a-new-password' }, 'pdf.unlock': { password: 'pw' },
+    'pdf.structured': { schema: '{"type":"object","properties":{"total":{"type":"number"}}}' },
+  };
+
+  before(async () => {
+    // A provider URL is configured (never contacted by a quote), so the four model operations quote too.
+    t = await startTestService({ config: { modelBaseUrl: 'http://127.0.0.1:9/v1', modelName: 'any' } });
+    client = new Client({ name: 'bazaar-test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    const scratch = await mkdtemp(path.join(os.tmpdir(), 'paydoc-bazaar-'));
+    await writeFile(path.join(scratch, 'in.pdf'), pdf);
+    await promisify(execFile)('qpdf', ['--encrypt', 'pw', 'pw', '256', '--', path.join(scratch, 'in.pdf'), path.join(scratch, 'enc.pdf')]);
+    files = {
+      image: await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } }).png().toBuffer(),
+      pdf, markdown: Buffer.from('# Title\n\nText.\n'), encrypted: await readFile(path.join(scratch, 'enc.pdf')),
+    };
+    await rm(scratch, { recursive: true, force: true });
+  });
+  after(async () => { await client?.close(); await t?.stop(); });
+
+  const fileFor = (op: Operation) => (op.id === 'pdf.unlock' ? files.encrypted : files[op.input.kind]);
+
+  function listable(pr: PaymentRequired, where: string): void {
+    expect(pr.resource.description?.length ?? 0, where).to.be.at.most(500);
+    const bazaar = pr.extensions?.bazaar;
+    expect(validateDiscoveryExtension(bazaar as never), where).to.equal({ valid: true });
+    // What a facilitator sees: the client's payment carries the 402's resource and extensions.
+    const payment = { x402Version: 2, resource: pr.resource, accepted: pr.accepts[0], payload: {}, extensions: pr.extensions } as PaymentPayload;
+    const info = extractDiscoveryInfo(payment, pr.accepts[0], true);
+    expect(info, where).to.not.be.null();
+    expect(info!.resourceUrl, where).to.equal(pr.resource.url);
+    expect(pr.extensions?.['payment-identifier'], where).to.include({ info: { required: false } });
+  }
+
+  for (const op of operations) {
+    it(`${op.path} and ${op.tool}`, async () => {
+      const uploads = Array.from({ length: op.input.count.min }, () => fileFor(op));
+      const res = await fetch(`${t.url}${op.path}`, { method: 'POST', body: form(uploads, fields[op.id] ?? {}) });
+      expect(res.status, op.path).to.equal(402);
+      const http = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+      expect(http.resource.url).to.equal(`${t.url}${op.path}`);
+      listable(http, op.path);
+
+      const encoded = uploads.map((bytes) => ({ data: bytes.toString('base64') }));
+      const args = { ...(op.input.count.max > 1 ? { files: encoded } : { file: encoded[0] }), ...fields[op.id] };
+      const quote = await client.callTool({ name: op.tool, arguments: args });
+      const mcp = quote.structuredContent as unknown as PaymentRequired;
+      expect(mcp.resource.url, op.tool).to.equal(`${t.url}/mcp`);
+      listable(mcp, op.tool);
+    });
+  }
 });

@@ -6,7 +6,7 @@ export const pdfStructured = defineOperation({
   id: 'pdf.structured', title: 'Extract schema-shaped JSON',
   description: 'Extracts an object shaped by the given JSON Schema from up to 30 pages.',
   category: 'pdf-extraction',
-  fields: [{ name: 'schema', type: 'string', required: true, minLength: 2, maxBytes: 16 * 1024, secret: true, description: 'A JSON Schema (as a string, at most 16 KB) of the object to extract.' }],
+  fields: [{ name: 'schema', type: 'string', required: true, minLength: 2, maxBytes: 16 * 1024, secret: true, description: 'A JSON Schema (as a string, at most 16 KB) of the object to extract.', example: '{"type":"object","properties":{"total":{"type":"number"}},"required":["total"]}' }],
   checkFields: (fields) => compileUserSchema(String(fields.schema)),
   input: MODEL_PDF_INPUT, price: { model: 'per-page', rate: 40000 },
   output: {

@@ -5,7 +5,7 @@ export const pdfUnlock = defineOperation({
   id: 'pdf.unlock', title: 'Remove a PDF password',
   description: 'Decrypts a password-protected PDF with its current password. A PDF that is not encrypted, or a wrong password, is refused with 422 before payment.',
   category: 'pdf-processing',
-  fields: [{ name: 'password', type: 'string', required: true, minLength: 1, maxLength: 1024, secret: true, description: 'The current password.' }],
+  fields: [{ name: 'password', type: 'string', required: true, minLength: 1, maxLength: 1024, secret: true, description: 'The current password.', example: 'the-current-password' }],
   input: { ...PDF_INPUT, acceptsEncrypted: true }, price: { model: 'flat', rate: 20000, note: 'Flat: an encrypted PDF cannot be page-counted before payment.' },
   output: { mediaType: 'application/pdf', description: 'The decrypted PDF.' },
   thirdParty: false, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,

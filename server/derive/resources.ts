@@ -17,11 +17,24 @@ export function outputMediaTypes(op: Operation): string[] {
 const httpCache = new WeakMap<Operation, Record<string, unknown>>();
 const mcpCache = new WeakMap<Operation, Record<string, unknown>>();
 
+/** A body that satisfies the form's schema: the file and every required field, for the Bazaar's example. */
+function exampleBody(op: Operation): Record<string, unknown> {
+  const file = op.input.kind === 'image' ? '(the image file, as a multipart part)' : op.input.kind === 'pdf' ? '(the PDF file, as a multipart part)' : '(the Markdown file, as a multipart part)';
+  const body: Record<string, unknown> = { file: op.input.count.max > 1 ? Array.from({ length: op.input.count.min }, () => file) : file };
+  for (const field of op.fields.filter((f) => f.required)) {
+    body[field.name] = field.type === 'integer'
+      ? field.enum?.[0] ?? field.default ?? field.minimum ?? 1
+      : field.enum?.[0] ?? field.default ?? field.example ?? 'x'.repeat(field.minLength ?? 1);
+  }
+  return body;
+}
+
 function httpExtension(op: Operation): Record<string, unknown> {
   let ext = httpCache.get(op);
   if (!ext) {
     const declared = declareDiscoveryExtension({
       bodyType: 'form-data',
+      input: exampleBody(op),
       inputSchema: formJsonSchema(op),
       output: { schema: op.output.jsonSchema ?? { type: 'string', format: 'binary', description: op.output.description } },
     }) as Record<string, { info: { input: Record<string, unknown>; output?: unknown } }>;
@@ -47,9 +60,10 @@ function mcpExtension(op: Operation): Record<string, unknown> {
 }
 
 export function httpResource(op: Operation, app: PublicView): ResourceDescription {
-  return { url: `${app.config.baseUrl}${op.path}`, description: op.description, mimeType: outputMediaTypes(op)[0], extensions: httpExtension(op) };
+  return { key: `http ${op.id}`, url: `${app.config.baseUrl}${op.path}`, description: op.description, mimeType: outputMediaTypes(op)[0], extensions: httpExtension(op) };
 }
 
-export function mcpResource(op: Operation): ResourceDescription {
-  return { url: `mcp://tool/${op.tool}`, description: op.description, mimeType: outputMediaTypes(op)[0], extensions: mcpExtension(op) };
+/** The MCP server's own URL: the Bazaar lists a tool under the endpoint that serves it. */
+export function mcpResource(op: Operation, app: PublicView): ResourceDescription {
+  return { key: `mcp ${op.id}`, url: `${app.config.baseUrl}/mcp`, description: op.description, mimeType: outputMediaTypes(op)[0], extensions: mcpExtension(op) };
 }

@@ -96,6 +96,8 @@ export interface ChainConfig {
 }
 
 export interface ResourceDescription {
+  /** Names what is sold (an HTTP route, an MCP tool) apart from others at the same URL: quotes are kept by it. */
+  key: string;
   url: string;
   description: string;
   mimeType: string;
@@ -194,7 +196,7 @@ export class PaymentGate {
   }
 
   private async quote(amount: bigint, resource: ResourceDescription): Promise<PaymentRequired> {
-    const key = `${amount} ${resource.url}`;
+    const key = `${amount} ${resource.key} ${resource.url}`;
     let quote = this.quotes.get(key);
     if (!quote) {
       // A copy: the resource description it carries is shared with refusals built later.

@@ -86,7 +86,7 @@ function errorResult(error: ServiceError): CallToolResult {
 async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, connection: Connection): Promise<CallToolResult> {
   try {
     const raw = readToolArguments(op, args);
-    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone: connection.gone });
+    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op, app), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone: connection.gone });
     if (outcome.kind === 'payment-required') {
       const pr = outcome.paymentRequired;
       return { isError: true, structuredContent: pr as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(pr) }] };
