@@ -79,7 +79,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     routes: {
       cors: {
         origin: config.corsOrigins.split(',').map((s) => s.trim()).filter(Boolean),
-        additionalHeaders: ['payment-signature', 'x-payment', 'mcp-protocol-version', 'mcp-session-id'],
+        // The standard x402 clients (@x402/fetch, @x402/axios) send Access-Control-Expose-Headers on
+        // the paid retry: a browser app on another origin can pay only if the preflight allows it.
+        additionalHeaders: ['payment-signature', 'x-payment', 'access-control-expose-headers', 'mcp-protocol-version', 'mcp-session-id'],
         additionalExposedHeaders: ['payment-required', 'payment-response', 'retry-after', 'mcp-session-id'],
         maxAge: 600,
       },

@@ -298,6 +298,18 @@ describe('the HTTP front end', () => {
     for (const secret of ['Zanzibar', secretText, 'hunter2', 'QUOKKA']) expect(all).to.not.contain(secret);
   });
 
+  it('the CORS preflight of a paid retry from another origin allows the headers the standard x402 clients send', async () => {
+    // @x402/fetch and @x402/axios add Access-Control-Expose-Headers to the paid retry.
+    const res = await fetch(`${t.url}/v1/image/resize`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://buyer.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'payment-signature,access-control-expose-headers,content-type' },
+    });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('access-control-allow-origin')).to.equal('https://buyer.example');
+    const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',').map((h) => h.trim());
+    for (const header of ['payment-signature', 'access-control-expose-headers', 'content-type']) expect(allowed).to.include(header);
+  });
+
   it('GET and DELETE on /mcp answer 405', async () => {
     expect((await fetch(`${t.url}/mcp`)).status).to.equal(405);
     expect((await fetch(`${t.url}/mcp`, { method: 'DELETE' })).status).to.equal(405);
