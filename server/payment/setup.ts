@@ -1,7 +1,9 @@
 // Chooses the chains and facilitators the service offers. In dev mode (the embedded default of
 // `npm start`) it starts a local rig per chain, each with its own facilitator, as production
 // settles each chain through its own facilitator; in live mode it uses the configured URLs.
-import type { Config } from '../config.js';
+import { findDefaultAsset as findEvmAsset, getDefaultAsset as evmUsdc } from '@x402/evm';
+import { getDefaultAsset as svmUsdc } from '@x402/svm';
+import { ConfigError, type Config } from '../config.js';
 import { PaymentGate, type ChainConfig } from './gate.js';
 import { MemoryGuard, type PaymentGuard } from './guard.js';
 import { RedisGuard } from './redis-guard.js';
@@ -51,20 +53,33 @@ export function chainsFor(config: Config, rigs: DevRigs | undefined): ChainConfi
     return chains;
   }
   if (config.evmFacilitatorUrl) {
+    // The token and its EIP-712 domain (Base's USDC signs as "USD Coin" v2, Base Sepolia's as "USDC"
+    // v2) come from x402's own table of default assets.
+    const network = config.evmNetwork as ChainConfig['network'];
+    const asset = config.evmAsset || knownAsset(() => evmUsdc(network).asset, 'EVM_ASSET', network);
+    const known = findEvmAsset(asset, network);
     chains.push({
-      network: config.evmNetwork as ChainConfig['network'], asset: config.evmAsset, payTo: config.evmPayTo,
+      network, asset, payTo: config.evmPayTo,
       facilitatorUrl: config.evmFacilitatorUrl, facilitatorAuth: config.evmFacilitatorAuth || undefined,
-      // Base mainnet USDC signs as "USD Coin" v2; Base Sepolia's token is "USDC".
-      extra: config.evmNetwork === 'eip155:84532' ? { name: 'USDC', version: '2' } : BASE_USDC_EXTRA,
+      extra: known ? { name: known.name, version: known.version } : BASE_USDC_EXTRA,
     });
   }
   if (config.svmFacilitatorUrl) {
+    const asset = config.svmAsset || knownAsset(() => svmUsdc(config.svmNetwork as ChainConfig['network']).asset, 'SVM_ASSET', config.svmNetwork);
     chains.push({
-      network: config.svmNetwork as ChainConfig['network'], asset: config.svmAsset, payTo: config.svmPayTo,
+      network: config.svmNetwork as ChainConfig['network'], asset, payTo: config.svmPayTo,
       facilitatorUrl: config.svmFacilitatorUrl, facilitatorAuth: config.svmFacilitatorAuth || undefined,
     });
   }
   return chains;
+}
+
+function knownAsset(lookup: () => string, variable: string, network: string): string {
+  try {
+    return lookup();
+  } catch {
+    throw new ConfigError(`invalid configuration: ${variable}: x402 knows no USDC on ${network}; set ${variable} to the token's address`);
+  }
 }
 
 export async function createGuard(config: Config): Promise<PaymentGuard> {
