@@ -1,7 +1,9 @@
 // One paid call, the same for HTTP routes and MCP tools: a private job directory, every check
 // before payment (prepare), the payment gate around the job, and the job's outcome counted.
 // The plugins only translate a request into a PaidCall and the outcome into their protocol.
-import type { PaymentPayload } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { priceRange } from './payment/pricing.js';
+import { providerAvailable } from './config.js';
 import type { Operation } from '../operations/define.js';
 import type { JobOutput } from '../core/job.js';
 import { ServiceError } from '../core/errors.js';
@@ -31,6 +33,18 @@ function outcomeOf(err: unknown): JobOutcome {
   // Refused by the pool before it started (the queue filled up after the quote).
   if (err.code === 'QUEUE_FULL' || err.code === 'CLIENT_GONE') return 'cancelled';
   return 'failed';
+}
+
+/**
+ * A price probe: a POST with no body or an empty JSON object, as discovery services and crawlers
+ * send, is answered with the operation's minimum price (one page for per-page operations), checked
+ * for nothing but the provider. A real request is always checked in full before its quote.
+ */
+export async function probePrice(app: App, op: Operation, resource: ResourceDescription): Promise<PaymentRequired> {
+  if (op.thirdParty && !providerAvailable(app.config, op)) {
+    throw new ServiceError('PROVIDER_DISABLED', `${op.path} is not enabled on this deployment: the model provider is not configured (MODEL_BASE_URL)`, { retryAfterSeconds: 3600 });
+  }
+  return app.gate.quote(priceRange(op).min, resource);
 }
 
 /** Runs one call to its outcome: a quote, or a result with its receipt; refusals are thrown as ServiceError. */

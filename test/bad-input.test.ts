@@ -496,7 +496,11 @@ http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Mar
       e(422, 'UNSUPPORTED_MEDIA', /must be multipart\/form-data/)],
     ['the raw PDF as application/pdf', extract, () => ({ raw: fx.pdf3, contentType: 'application/pdf' }),
       e(422, 'UNSUPPORTED_MEDIA', /must be multipart\/form-data/)],
-    ['no body and no content type', extract, () => ({ raw: '' }), e(422, 'UNSUPPORTED_MEDIA', /must be multipart\/form-data/)],
+    // Price probes (what discovery services send): a quote of the minimum price, nothing else.
+    ['no body and no content type (a price probe, accepted)', extract, () => ({ raw: '' }), e(402, 'PAYMENT_REQUIRED', /./)],
+    ['the JSON {} (a price probe, accepted)', extract, () => ({ raw: '{ }', contentType: 'application/json' }), e(402, 'PAYMENT_REQUIRED', /./)],
+    ['a JSON body other than {}', extract, () => ({ raw: '{"file": "x"}', contentType: 'application/json' }), e(422, 'UNSUPPORTED_MEDIA', /must be multipart\/form-data/)],
+    ['bytes without a content type', extract, () => ({ raw: fx.pdf3 }), e(422, 'UNSUPPORTED_MEDIA', /must be multipart\/form-data/)],
     ['a field sent as a file part', compress, () => ({ raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), part('quality', '90', `${FILE_NAME}.txt`), close]), contentType: multipart }),
       e(422, 'FIELD_INVALID', /^"quality" was sent as a file; only "file" carries a file/)],
     // Smuggling a second file through a field value: with the real boundary elsewhere, it is only text.

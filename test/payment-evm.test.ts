@@ -58,6 +58,23 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     expect(bundle.accepts[0].amount).to.equal(String(8000 * 11));
   });
 
+  it('price probes (no body, or the JSON {}) get a 402 with the minimum price; a payment sent without a file is refused before verification', async () => {
+    for (const [path, min] of [['/v1/image/resize', '5000'], ['/v1/pdf/extract', '10000']] as const) {
+      for (const init of [{}, { body: '{}', headers: { 'content-type': 'application/json' } }]) {
+        const res = await fetch(`${t.url}${path}`, { method: 'POST', ...init });
+        expect(res.status, path).to.equal(402);
+        const pr = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+        expect(pr.accepts.map((a) => a.amount), path).to.equal([min]);
+        expect(pr.resource.url).to.equal(`${t.url}${path}`);
+      }
+    }
+    const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf3])));
+    const verifies = t.evm.facilitator.calls.verify;
+    const empty = await fetch(`${t.url}/v1/pdf/extract`, { method: 'POST', headers: { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payload)).toString('base64') } });
+    expect(empty.status).to.equal(422);
+    expect(t.evm.facilitator.calls.verify).to.equal(verifies);
+  });
+
   it('a paid call answers 200 with the result and a receipt, and the balances move by exactly the price', async () => {
     const before = await balances();
     const payFetch = await t.payFetch('base');

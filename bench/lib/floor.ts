@@ -21,7 +21,7 @@ export async function startHttpFloor(): Promise<HttpFloor> {
     method: 'POST',
     path: '/floor',
     options: {
-      payload: streamedPayload('multipart/form-data', 512 * 1024 * 1024),
+      payload: streamedPayload(['multipart/form-data'], 512 * 1024 * 1024),
     },
     handler: async (request, h) => {
       // The uploads' bytes and the fields, read as the service's routes read them.

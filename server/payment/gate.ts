@@ -195,7 +195,8 @@ export class PaymentGate {
     );
   }
 
-  private async quote(amount: bigint, resource: ResourceDescription): Promise<PaymentRequired> {
+  /** The quote for an amount: built once per amount and resource, then shared. */
+  async quote(amount: bigint, resource: ResourceDescription): Promise<PaymentRequired> {
     const key = `${amount} ${resource.key} ${resource.url}`;
     let quote = this.quotes.get(key);
     if (!quote) {

@@ -8,8 +8,8 @@ import Wreck from '@hapi/wreck';
 import type { Request, RouteOptionsPayload } from '@hapi/hapi';
 
 /** hapi's settings for a route whose body is read by readBody (gzip and deflate still decoded by hapi). */
-export function streamedPayload(allow: string, maxBytes: number): RouteOptionsPayload {
-  return { output: 'stream', parse: 'gunzip', allow: [allow], maxBytes, timeout: false };
+export function streamedPayload(allow: string[], maxBytes: number): RouteOptionsPayload {
+  return { output: 'stream', parse: 'gunzip', allow, maxBytes, timeout: false };
 }
 
 /**

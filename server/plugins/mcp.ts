@@ -169,7 +169,7 @@ export const mcpPlugin: Plugin<{ app: App }> = {
     server.route({
       method: 'POST',
       path: '/mcp',
-      options: { payload: streamedPayload('application/json', MCP_BODY_LIMIT), timeout: { server: false, socket: false } },
+      options: { payload: streamedPayload(['application/json'], MCP_BODY_LIMIT), timeout: { server: false, socket: false } },
       handler: async (request: Request, h: ResponseToolkit) => {
         const refusal = rebindingRefusal(request, app);
         if (refusal) return jsonRpcError(h, -32000, refusal, 403);

@@ -38,8 +38,9 @@ function bytesOf(part: MultipartPart): Uint8Array {
 /** Splits a multipart body into uploads (the `file` parts, in order) and text fields. */
 export function readMultipart(body: unknown, contentType: unknown, maxParts: number): RawRequest {
   if (!Buffer.isBuffer(body) || typeof contentType !== 'string') fail('UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data with a "file" part');
-  // hapi has checked the media type; this is its own reading of the boundary parameter.
-  const { boundary } = parseContentType(contentType) as { boundary: string };
+  // hapi has checked the media type against the route's list; this is its own reading of it.
+  const { mime, boundary } = parseContentType(contentType);
+  if (mime !== 'multipart/form-data' || boundary === undefined) fail('UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data with a "file" part');
   const uploads: Uint8Array[] = [];
   const fields: Record<string, string | string[]> = {};
   for (const part of partsOf(body, boundary, maxParts)) {

@@ -8,7 +8,7 @@ import type { Operation } from '../../operations/define.js';
 import { ServiceError } from '../../core/errors.js';
 import { readMultipart } from './multipart.js';
 import { readBody, streamedPayload } from './body.js';
-import { paidCall } from '../paid-call.js';
+import { paidCall, probePrice } from '../paid-call.js';
 import { watchConnection } from './connection.js';
 import { httpResource } from '../derive/resources.js';
 import type { App } from '../index.js';
@@ -38,6 +38,19 @@ function readPayment(request: Request): PaymentPayload | undefined {
   }
 }
 
+function quoteResponse(h: ResponseToolkit, paymentRequired: PaymentRequired) {
+  return h.response(paymentRequired)
+    .code(402)
+    .header('payment-required', paymentRequiredHeader(paymentRequired))
+    .header('cache-control', 'no-store');
+}
+
+/** No body at all, or the JSON `{}`: what discovery services send to learn a price. */
+function isPriceProbe(mime: string | undefined, body: Buffer): boolean {
+  if (body.length === 0) return true;
+  return mime === 'application/json' && body.length < 64 && /^\s*\{\s*\}\s*$/.test(body.toString('utf8'));
+}
+
 // The file parts, the operation's fields, and a few parts of slack for fields it does not know.
 function maxPartsOf(op: Operation): number {
   return op.input.count.max + op.fields.length + 8;
@@ -46,20 +59,17 @@ function maxPartsOf(op: Operation): number {
 function handlerFor(op: Operation, app: App) {
   return async (request: Request, h: ResponseToolkit) => {
     request.plugins.paydoc = { operation: op.id };
-    const raw = readMultipart(await readBody(request, app.config.uploadTimeoutMs), request.headers['content-type'], maxPartsOf(op));
-    const connection = watchConnection(request.raw.res);
+    const body = await readBody(request, app.config.uploadTimeoutMs);
     const carriesPayment = request.headers['payment-signature'] !== undefined || request.headers['x-payment'] !== undefined;
+    if (!carriesPayment && isPriceProbe(request.mime, body)) return quoteResponse(h, await probePrice(app, op, httpResource(op, app)));
+    const raw = readMultipart(body, request.headers['content-type'], maxPartsOf(op));
+    const connection = watchConnection(request.raw.res);
     const outcome = await paidCall(app, {
       op, raw, resource: httpResource(op, app),
       ...(carriesPayment ? { payment: () => readPayment(request)! } : {}),
       clientGone: connection.gone,
     });
-    if (outcome.kind === 'payment-required') {
-      return h.response(outcome.paymentRequired)
-        .code(402)
-        .header('payment-required', paymentRequiredHeader(outcome.paymentRequired))
-        .header('cache-control', 'no-store');
-    }
+    if (outcome.kind === 'payment-required') return quoteResponse(h, outcome.paymentRequired);
     const { result, receipt } = outcome;
     void connection.answered.then(outcome.sent);
     return h.response(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength))
@@ -78,7 +88,8 @@ export const operationsPlugin: Plugin<{ app: App }> = {
         path: op.path,
         options: {
           // Slow uploads are cut off (408) rather than holding a socket forever.
-          payload: streamedPayload('multipart/form-data', op.input.maxTotalBytes + MULTIPART_OVERHEAD),
+          // JSON and untyped bodies reach the handler only to be recognised as price probes.
+          payload: streamedPayload(['multipart/form-data', 'application/json', 'application/octet-stream'], op.input.maxTotalBytes + MULTIPART_OVERHEAD),
           // The response timeout counts from the request's arrival, upload included: it leaves the
           // whole upload time, the job's deadline and settlement, so a slow upload ends in 408, not 503.
           timeout: { server: app.config.uploadTimeoutMs + op.timeoutMs + 60_000, socket: app.config.uploadTimeoutMs + op.timeoutMs + 90_000 },
