@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { x402ResourceServer, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
-import { extractAndValidatePaymentIdentifier } from '@x402/extensions/payment-identifier';
+import { extractPaymentIdentifier, isValidPaymentId } from '@x402/extensions/payment-identifier';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { ServiceError } from '../../core/errors.js';
@@ -237,8 +237,12 @@ export class PaymentGate {
     if (!matched) return refuse('No matching payment requirements: the payment does not match this request\'s price, network, asset or payTo');
     const id = paymentId(payload);
     if (!id) return refuse('the payment payload has no authorization nonce or transaction signature');
-    const { id: clientId, validation } = extractAndValidatePaymentIdentifier(payload);
-    if (!validation.valid) return refuse(`the payment-identifier extension is invalid: ${(validation.errors ?? []).join('; ').slice(0, 300)}`);
+    // Only the id is checked (its length and characters), never the schema the payload echoes:
+    // compiling a client's JSON Schema on every paid request would be slow and theirs to shape.
+    const clientId = extractPaymentIdentifier(payload, false);
+    if (clientId !== null && !isValidPaymentId(clientId)) {
+      return refuse('the payment-identifier extension is invalid: its id must be 16 to 128 letters, digits, hyphens or underscores');
+    }
     const payment: Payment = { id, digest: digestOf(payload), payload, matched, clientId: clientId ?? undefined };
 
     // A payment this service already knows: its result held here, or what became of it.
@@ -367,8 +371,9 @@ export class PaymentGate {
 
   private async holdUnconfirmed(payment: Payment, result: JobOutput, receipt: SettleResponse | undefined): Promise<void> {
     this.metrics.payments.inc({ stage: 'settle_unknown' });
-    this.held.hold(payment.id, { payloadDigest: payment.digest, result, settlement: 'unknown', ...(receipt ? { receipt } : {}) });
-    await this.record(payment.id, HELD + payment.digest).catch(() => undefined);
+    if (this.held.hold(payment.id, { payloadDigest: payment.digest, result, settlement: 'unknown', ...(receipt ? { receipt } : {}) })) {
+      await this.record(payment.id, HELD + payment.digest).catch(() => undefined);
+    }
   }
 
   /**
@@ -376,12 +381,12 @@ export class PaymentGate {
    * keeps it for the identical retry; `sent(true)` drops it and remembers the delivery.
    */
   private deliver(payment: Payment, result: JobOutput, receipt: SettleResponse): PaidOutcome<JobOutput> {
-    this.held.hold(payment.id, { payloadDigest: payment.digest, result, settlement: 'settled', receipt });
+    const held = this.held.hold(payment.id, { payloadDigest: payment.digest, result, settlement: 'settled', receipt });
     const sent = async (received: boolean) => {
       if (received) {
         this.held.markDelivered(payment.id, payment.digest);
         await this.record(payment.id, DELIVERED + payment.digest).catch(() => undefined);
-      } else {
+      } else if (held) {
         this.metrics.payments.inc({ stage: 'undelivered_held' });
         await this.record(payment.id, HELD + payment.digest).catch(() => undefined);
       }

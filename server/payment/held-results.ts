@@ -42,18 +42,16 @@ export class HeldResults {
     return this.held.get(key);
   }
 
-  /** Holds a result; false when it cannot fit within the bounds (it is then not held). */
+  /**
+   * Holds a result; false when it does not fit within the bounds. Nothing held is ever pushed out
+   * to make room (each is a result someone may have paid for): a result that does not fit is not held.
+   */
   hold(key: string, entry: Omit<HeldResult, 'expiresAt'>): boolean {
     const now = Date.now();
     this.sweep(now);
     this.drop(key);
     const size = entry.result.body.byteLength;
-    if (size > this.limits.maxBytes) return false;
-    // The oldest go first: they are the closest to expiring anyway.
-    for (const oldest of this.held.keys()) {
-      if (this.bytes + size <= this.limits.maxBytes && this.held.size < this.limits.maxCount) break;
-      this.drop(oldest);
-    }
+    if (this.bytes + size > this.limits.maxBytes || this.held.size >= this.limits.maxCount) return false;
     this.held.set(key, { ...entry, expiresAt: now + this.limits.ttlMs });
     this.bytes += size;
     return true;
