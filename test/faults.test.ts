@@ -397,10 +397,15 @@ describe('injected faults, each followed by a normal paid request', () => {
     const gone = await t.metric('paydoc_payments_total', { stage: 'cancelled_client_gone' });
     const cancelled = await jobsEnded('cancelled');
     const settles = t.evm.facilitator.calls.settle;
+    const verifies = t.evm.facilitator.calls.verify;
+    // No earlier job may still be drawing: the drawing waited for below must be this call's.
+    expect(await noneDrawing()).to.be.true();
     const pending = start().catch((err: unknown) => err);
+    while (t.evm.facilitator.calls.verify === verifies) await delay(20);
     await waitForDrawing();
     await leave();
-    expect(await pending).to.be.an.error();
+    const outcome = await pending;
+    expect(outcome, outcome instanceof Response ? `answered ${outcome.status}: ${await outcome.text()}` : '').to.be.an.error();
     expect(await metricReaches('paydoc_payments_total', { stage: 'cancelled_client_gone' }, gone + 1)).to.be.true();
     expect(await jobsEnded('cancelled')).to.equal(cancelled + 1);
     // The job was stopped, not left to run to its end.
