@@ -253,33 +253,78 @@ describe('injected faults, each followed by a normal paid request', () => {
     await recovered();
   });
 
-  it('a client that leaves during settlement is charged once and gets its held result by retrying the same payment', async () => {
+  /**
+   * A client leaves while its payment settles: it is charged once, the result is held, and the
+   * identical retry of the same payment receives it; a third try is told it was delivered.
+   */
+  async function leavesDuringSettlement(surface: {
+    send(): Promise<unknown>; leave(): Promise<void> | void; retry(): Promise<number>; again(): Promise<string>;
+  }): Promise<void> {
     const before = await payer();
     const jobs = await jobsStarted();
-    const payload = await signedExtract();
+    const held = await t.metric('paydoc_payments_total', { stage: 'undelivered_held' });
     const settles = t.evm.facilitator.calls.settle;
     t.evm.facilitator.faults.settleDelayMs = 1_500;
-    const leaving = new AbortController();
     try {
-      const pending = fetch(extractUrl(), {
-        method: 'POST', body: form([small]), signal: leaving.signal,
-        headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) },
-      }).catch((err: unknown) => err);
+      const pending = surface.send().catch((err: unknown) => err);
       while (t.evm.facilitator.calls.settle === settles) await delay(20);
-      leaving.abort();
+      await surface.leave();
       expect(await pending).to.be.an.error();
-      expect(await metricReaches('paydoc_payments_total', { stage: 'undelivered_held' }, 1)).to.be.true();
+      expect(await metricReaches('paydoc_payments_total', { stage: 'undelivered_held' }, held + 1)).to.be.true();
     } finally {
       delete t.evm.facilitator.faults.settleDelayMs;
     }
     expect(before - await payer()).to.equal(20_000n);
-    const retry = await paidAt(extractUrl(), form([small]), payload);
-    expect(retry.status).to.equal(200);
-    expect(((await retry.json()) as { pageCount: number }).pageCount).to.equal(2);
+    expect(await surface.retry()).to.equal(2);
     expect(await jobsStarted()).to.equal(jobs + 1);
     expect(before - await payer()).to.equal(20_000n);
-    expect((await paidAt(extractUrl(), form([small]), payload)).status).to.equal(410);
+    expect(await surface.again()).to.equal('RESULT_DELIVERED');
     await recovered();
+  }
+
+  it('an HTTP client (with a payment-identifier) that leaves during settlement is charged once and gets its held result by retrying the same payment', async () => {
+    const payload = await signedExtract(generatePaymentId());
+    const leaving = new AbortController();
+    const send = (signal?: AbortSignal) => fetch(extractUrl(), { method: 'POST', body: form([small]), headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) }, ...(signal ? { signal } : {}) });
+    await leavesDuringSettlement({
+      send: () => send(leaving.signal),
+      leave: () => leaving.abort(),
+      retry: async () => {
+        const res = await send();
+        expect(res.status).to.equal(200);
+        return ((await res.json()) as { pageCount: number }).pageCount;
+      },
+      again: async () => errorCode(await send()),
+    });
+  });
+
+  it('an MCP client that leaves during settlement is charged once and gets its held result by calling again with the same payment', async () => {
+    const connect = async () => {
+      const client = new Client({ name: 'agent', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+      return client;
+    };
+    const args = { file: { data: Buffer.from(small).toString('base64') } };
+    const first = await connect();
+    const quote = await first.callTool({ name: 'svc_pdf_extract', arguments: args });
+    const payment = await signOnBase(quote.structuredContent as unknown as PaymentRequired, t.evm.payerKey);
+    const call = (client: Client) => client.callTool({ name: 'svc_pdf_extract', arguments: args, _meta: { 'x402/payment': payment } });
+    const second = await connect();
+    try {
+      await leavesDuringSettlement({
+        send: () => call(first),
+        leave: () => first.close(),
+        retry: async () => {
+          const result = await call(second);
+          expect(result.isError).to.not.equal(true);
+          expect((result._meta!['x402/payment-response'] as { success: boolean }).success).to.equal(true);
+          return (result.structuredContent as { pageCount: number }).pageCount;
+        },
+        again: async () => ((await call(second)).structuredContent as { error: { code: string } }).error.code,
+      });
+    } finally {
+      await second.close();
+    }
   });
 
   it('payment-identifier: the same id with another payment is 409 before any work; with the same payment after delivery, 410', async () => {
