@@ -48,7 +48,8 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
   after(async () => { await t?.stop(); });
 
   it('agree on every operation, field, bound, default and price', () => {
-    expect(Object.keys(openapi.paths).filter((p) => p !== '/v1/health' && !p.endsWith('openapi.json') && p !== '/v1/discovery').sort())
+    const free = new Set(['/v1/health', '/openapi.json', '/v1/openapi.json', '/v1/discovery', '/.well-known/x402', '/llms.txt']);
+    expect(Object.keys(openapi.paths).filter((p) => !free.has(p)).sort())
       .to.equal(operations.map((op) => op.path).sort());
     expect(catalog.items.length).to.equal(21);
     expect(tools.length).to.equal(21);
@@ -105,6 +106,27 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
     // Unconfigured model provider: the catalog says so.
     const ocr = catalog.items.find((i) => String(i.resource).endsWith('/v1/pdf/ocr'))!;
     expect((ocr.metadata.thirdParty as { available: boolean }).available).to.equal(false);
+  });
+
+  it('agents find the service: /.well-known/x402 lists every paid URL, /llms.txt every operation with its price, server.json names the MCP remote', async () => {
+    const wellKnown = await fetch(`${t.url}/.well-known/x402`);
+    expect(wellKnown.status).to.equal(200);
+    expect(await wellKnown.json()).to.equal({ version: 1, resources: operations.map((op) => `${t.url}${op.path}`) });
+    const llms = await fetch(`${t.url}/llms.txt`);
+    expect(llms.headers.get('content-type')).to.contain('text/markdown');
+    const text = await llms.text();
+    expect(text.startsWith('# paydoc\n')).to.be.true();
+    for (const op of operations) expect(text).to.contain(`](${t.url}${op.path}): ${toUsd(BigInt(op.price.rate))} USD per ${op.price.model === 'flat' ? 'call' : 'page'}`);
+    expect(text).to.contain(`${t.url}/mcp`);
+    expect(text).to.contain('PAYMENT-SIGNATURE');
+    const server = JSON.parse(await readFile(path.join(root, 'server.json'), 'utf8')) as { name: string; version: string; description: string; remotes: Array<{ type: string; url: string }> };
+    const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
+    // The registry's rules: a namespaced name, the package's version, at most 100 characters of description.
+    expect(server.name).to.match(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/);
+    expect(server.version).to.equal(pkg.version);
+    expect(server.description.length).to.be.at.most(100);
+    expect(server.remotes).to.have.length(1);
+    expect(server.remotes[0]).to.include({ type: 'streamable-http', url: 'https://{host}/mcp' });
   });
 
   it('the OpenAPI document passes a standard validator', async () => {

@@ -101,6 +101,8 @@ export function openapiDocument(app: PublicView): Record<string, unknown> {
   paths['/openapi.json'] = { get: { operationId: 'openapi', summary: 'This document (canonical)', tags: ['free'], responses: { 200: json('OpenAPI 3.0.3') } } };
   paths['/v1/openapi.json'] = { get: { operationId: 'openapiV1', summary: 'This document under /v1', tags: ['free'], responses: { 200: json('OpenAPI 3.0.3') } } };
   paths['/v1/discovery'] = { get: { operationId: 'discovery', summary: 'Catalog of paid endpoints with live prices', tags: ['free'], responses: { 200: json('The catalog.') } } };
+  paths['/.well-known/x402'] = { get: { operationId: 'wellKnownX402', summary: 'x402 discovery document: the paid resources as full URLs', tags: ['free'], responses: { 200: json('{ version: 1, resources: [URL] }') } } };
+  paths['/llms.txt'] = { get: { operationId: 'llmsTxt', summary: 'The service, its prices and how to pay, for language models', tags: ['free'], responses: { 200: { description: 'Markdown.', content: { 'text/markdown': { schema: { type: 'string' } } } } } } };
   return {
     openapi: '3.0.3',
     info: {

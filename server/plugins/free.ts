@@ -1,7 +1,9 @@
-// The free endpoints (health, OpenAPI, discovery, metrics) and the one log line per request.
+// The free endpoints (health, OpenAPI, discovery, the x402 well-known document, llms.txt,
+// metrics) and the one log line per request.
 import type { Plugin, Request } from '@hapi/hapi';
 import { openapiDocument } from '../derive/openapi.js';
 import { catalog } from '../derive/catalog.js';
+import { llmsTxt, wellKnownX402 } from '../derive/agent-docs.js';
 import type { App } from '../index.js';
 
 declare module '@hapi/hapi' {
@@ -43,6 +45,8 @@ export const freePlugin: Plugin<{ app: App }> = {
     server.route({ method: 'GET', path: '/openapi.json', handler: openapi });
     server.route({ method: 'GET', path: '/v1/openapi.json', handler: openapi });
     server.route({ method: 'GET', path: '/v1/discovery', handler: () => catalog(app) });
+    server.route({ method: 'GET', path: '/.well-known/x402', handler: () => wellKnownX402(app) });
+    server.route({ method: 'GET', path: '/llms.txt', handler: (_r, h) => h.response(llmsTxt(app)).type('text/markdown; charset=utf-8') });
     server.route({
       method: 'GET', path: '/metrics',
       handler: async (_r, h) => h.response(await app.metrics.registry.metrics()).type(app.metrics.registry.contentType),

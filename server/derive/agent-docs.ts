@@ -1,0 +1,42 @@
+// What agents and x402 crawlers read first: the discovery document at /.well-known/x402 (the
+// paid resources as full URLs) and /llms.txt (the service, its prices and how to pay, in
+// Markdown). Both derived from the operation table, like the catalog and OpenAPI.
+import { operations } from '../../operations/index.js';
+import { priceRange, toUsd } from '../payment/pricing.js';
+import type { PublicView } from './view.js';
+
+export function wellKnownX402(app: PublicView): { version: 1; resources: string[] } {
+  return { version: 1, resources: operations.map((op) => `${app.config.baseUrl}${op.path}`) };
+}
+
+export function llmsTxt(app: PublicView): string {
+  const base = app.config.baseUrl;
+  const price = (op: (typeof operations)[number]) => {
+    const { min, max } = priceRange(op);
+    return op.price.model === 'flat' ? `${toUsd(min)} USD per call` : `${toUsd(min)} USD per page${max !== undefined ? ` (at most ${toUsd(max)} USD)` : ''}`;
+  };
+  return [
+    '# paydoc',
+    '',
+    '> Pay-per-call image and PDF processing: 21 operations over HTTP (multipart/form-data) and MCP, each call paid on its own with x402 version 2 in USDC. No accounts and no API keys; files are never stored or logged.',
+    '',
+    '## How to pay',
+    '',
+    `- POST the request without payment: every check runs first (sizes, fields, file type, page and pixel limits), then a 402 answers with a PAYMENT-REQUIRED header (base64 JSON PaymentRequired) offering ${app.gate.chains.map((c) => c.network).join(' and ')}.`,
+    '- Sign one offer and send the identical request again with the PAYMENT-SIGNATURE header; any standard x402 v2 client (for example `wrapFetchWithPayment` from `@x402/fetch`) does both steps.',
+    '- A 200 carries the result and a PAYMENT-RESPONSE receipt. Nothing is charged for a request that fails, and a client that leaves before settlement is not charged.',
+    '- A POST with no body (or the JSON {}) is a price probe: a 402 with the minimum price.',
+    `- MCP: \`${base}/mcp\` (stateless streamable HTTP); the payment goes in \`_meta["x402/payment"]\` of tools/call.`,
+    '',
+    '## Operations',
+    '',
+    ...operations.map((op) => `- [${op.title}](${base}${op.path}): ${price(op)}. MCP tool \`${op.tool}\`.`),
+    '',
+    '## More',
+    '',
+    `- [OpenAPI](${base}/openapi.json): every field, bound, default and status.`,
+    `- [Catalog](${base}/v1/discovery): the paid endpoints with their live prices.`,
+    `- [x402 discovery](${base}/.well-known/x402)`,
+    '',
+  ].join('\n');
+}
