@@ -118,6 +118,8 @@ export interface OperationSpec<Id extends string, Params> {
    * which the work function receives as they are.
    */
   plan(input: PlanInput): Params | Promise<Params>;
+  /** The result's media type when the plan decides it (an image's output format); the 402 names it. */
+  resultMediaType?(params: Params): string;
 }
 
 export interface Operation<Id extends string = string, Params = unknown> extends OperationSpec<Id, Params> {

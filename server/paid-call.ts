@@ -53,7 +53,10 @@ export async function paidCall(app: App, call: PaidCall): Promise<PaidOutcome<Jo
   const jobDir = new LazyJobDir(app.config.tmpDir);
   try {
     const prepared = await prepare(op, call.raw, jobDir, app, call.payment !== undefined);
-    return await app.gate.run(prepared.amount, call.resource, call.payment?.(), call.clientGone, async () => {
+    // The 402 names the media type the result will have, where the plan settled it.
+    const mediaType = op.resultMediaType?.(prepared.params as never);
+    const resource = mediaType ? { ...call.resource, key: `${call.resource.key} ${mediaType}`, mimeType: mediaType } : call.resource;
+    return await app.gate.run(prepared.amount, resource, call.payment?.(), call.clientGone, async () => {
       app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
       try {
         const output = await execute(prepared, app.config, app.pool, call.clientGone);

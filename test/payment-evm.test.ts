@@ -58,6 +58,14 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     expect(bundle.accepts[0].amount).to.equal(String(8000 * 11));
   });
 
+  it('the 402 names the media type of the image the call will return: the requested format, else the input\'s', async () => {
+    const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#123456' } }).png().toBuffer();
+    for (const [fields, mimeType] of [[{ width: 8, format: 'webp' }, 'image/webp'], [{ width: 8 }, 'image/png'], [{ width: 8, format: 'jpeg' }, 'image/jpeg']] as const) {
+      const res = await post('/v1/image/resize', form([png], fields));
+      expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).resource.mimeType, mimeType).to.equal(mimeType);
+    }
+  });
+
   it('price probes (no body, or the JSON {}) get a 402 with the minimum price; a payment sent without a file is refused before verification', async () => {
     for (const [path, min] of [['/v1/image/resize', '5000'], ['/v1/pdf/extract', '10000']] as const) {
       for (const init of [{}, { body: '{}', headers: { 'content-type': 'application/json' } }]) {

@@ -1,7 +1,7 @@
 import { fail } from '../../core/errors.js';
 import { defineOperation } from '../define.js';
 import { IMAGE_INPUT, IMAGE_TIMEOUT_MS } from '../shared.js';
-import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImageJob } from './image-job.js';
+import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImageJob, imageMediaType } from './image-job.js';
 
 export const imageCrop = defineOperation({
   id: 'image.crop', title: 'Crop an image',
@@ -16,7 +16,7 @@ export const imageCrop = defineOperation({
   ],
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
   output: { mediaType: 'image', description: 'The cropped image (image/jpeg, image/png or image/webp).' },
-  thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
+  resultMediaType: imageMediaType, thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
   plan: (input) => planImageJob(input, 'crop', (image) => {
     const width = input.fields.width as number;
     const height = input.fields.height as number;

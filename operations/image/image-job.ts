@@ -75,3 +75,8 @@ export function planImageJob(
   }
   return { header, encoding, transform: planned.transform };
 }
+
+/** The image the client will get is in the format the plan settled. */
+export function imageMediaType(params: ImageJob): string {
+  return `image/${params.encoding.format}`;
+}

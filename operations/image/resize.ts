@@ -1,7 +1,7 @@
 import type { ImageHeader } from '../../checks/image.js';
 import { atLeastOneOf, defineOperation, type FieldValues } from '../define.js';
 import { IMAGE_INPUT, IMAGE_TIMEOUT_MS } from '../shared.js';
-import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImageJob, type ImageTransform } from './image-job.js';
+import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImageJob, type ImageTransform, imageMediaType } from './image-job.js';
 
 /**
  * The exact output size: with one side the other follows the aspect ratio; contain meets the
@@ -33,7 +33,7 @@ export const imageResize = defineOperation({
   checkFields: atLeastOneOf('resize', 'width', 'height'),
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
   output: { mediaType: 'image', description: 'The resized image (image/jpeg, image/png or image/webp).' },
-  thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
+  resultMediaType: imageMediaType, thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
   plan: (input) => planImageJob(input, 'resize', (image) => {
     const transform = resizeTo(input.fields, image);
     return { transform, width: transform.width, height: transform.height };

@@ -18,11 +18,11 @@ export const ERROR_SCHEMA: Record<string, unknown> = {
         };
 
 export const PAYMENT_REQUIRED_SCHEMA: Record<string, unknown> = {
-  type: 'object', required: ['x402Version', 'accepts'],
+  type: 'object', required: ['x402Version', 'resource', 'accepts'],
   properties: {
     x402Version: { type: 'integer', enum: [2] },
     error: { type: 'string' },
-    resource: { type: 'object', properties: { url: { type: 'string' }, description: { type: 'string' }, mimeType: { type: 'string' } } },
+    resource: { type: 'object', required: ['url'], properties: { url: { type: 'string' }, description: { type: 'string' }, mimeType: { type: 'string' } } },
     accepts: {
       type: 'array',
       items: {
