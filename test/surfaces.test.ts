@@ -129,6 +129,21 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
     expect(server.remotes[0]).to.include({ type: 'streamable-http', url: 'https://{host}/mcp' });
   });
 
+  it('the OpenAPI document carries what linters ask for: contact, licence URL, tag and free-endpoint descriptions, the payment header as an optional security scheme; the catalog names image types once', () => {
+    const doc = openapi as unknown as { info: { contact?: { url?: string }; license: { url?: string } }; tags: Array<{ description?: string }>; components: { securitySchemes: Record<string, { in: string; name: string }> } };
+    expect(doc.info.contact?.url).to.equal(`${t.url}/`);
+    expect(doc.info.license.url).to.exist();
+    for (const tag of doc.tags) expect(tag.description).to.exist();
+    for (const [route, item] of Object.entries(openapi.paths)) {
+      const operation = Object.values(item)[0] as unknown as { description?: string; security?: unknown[] };
+      expect(operation.description, route).to.exist();
+      if (route.startsWith('/v1/image/') || route.startsWith('/v1/pdf/')) expect(operation.security, route).to.equal([{}, { x402: [] }]);
+    }
+    expect(doc.components.securitySchemes.x402).to.include({ in: 'header', name: 'PAYMENT-SIGNATURE' });
+    const resize = catalog.items.find((i) => String(i.resource).endsWith('/v1/image/resize'))!;
+    expect((resize.metadata.output as string).match(/image\/webp/g)).to.have.length(1);
+  });
+
   it('the OpenAPI document passes a standard validator', async () => {
     const doc = structuredClone(openapi) as never;
     await SwaggerParser.validate(doc);

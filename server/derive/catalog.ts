@@ -50,7 +50,8 @@ export function catalogItem(op: Operation, app: PublicView): Record<string, unkn
       bodyType: 'multipart/form-data',
       description: op.description,
       inputSchema: formJsonSchema(op),
-      output: `${op.output.description} (${outputMediaTypes(op).join(', ')})`,
+      // Image outputs already name their types in the description.
+      output: op.output.mediaType === 'image' ? op.output.description : `${op.output.description} (${outputMediaTypes(op).join(', ')})`,
       priceUsd: toUsd(rate),
       pricingModel: op.price.model,
       ...(note ? { pricingNote: note } : {}),

@@ -78,6 +78,8 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
       },
     },
     responses,
+    // Optional: without the payment the answer is the 402 quote.
+    security: [{}, { x402: [] }],
     'x-x402': {
       pricingModel: op.price.model,
       amount: String(op.price.rate),
@@ -97,24 +99,33 @@ export function openapiDocument(app: PublicView): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const op of operations) paths[op.path] = { post: operationObject(op, app) };
   const json = (description: string, schema: Record<string, unknown> = { type: 'object' }) => ({ description, content: { 'application/json': { schema } } });
-  paths['/v1/health'] = { get: { operationId: 'health', summary: 'Liveness and installed binaries', tags: ['free'], responses: { 200: json('Healthy.', { $ref: '#/components/schemas/Health' }), 503: json('A required binary is missing.', { $ref: '#/components/schemas/Health' }) } } };
-  paths['/openapi.json'] = { get: { operationId: 'openapi', summary: 'This document (canonical)', tags: ['free'], responses: { 200: json('OpenAPI 3.0.3') } } };
-  paths['/v1/openapi.json'] = { get: { operationId: 'openapiV1', summary: 'This document under /v1', tags: ['free'], responses: { 200: json('OpenAPI 3.0.3') } } };
-  paths['/v1/discovery'] = { get: { operationId: 'discovery', summary: 'Catalog of paid endpoints with live prices', tags: ['free'], responses: { 200: json('The catalog.') } } };
-  paths['/.well-known/x402'] = { get: { operationId: 'wellKnownX402', summary: 'x402 discovery document: the paid resources as full URLs', tags: ['free'], responses: { 200: json('{ version: 1, resources: [URL] }') } } };
-  paths['/llms.txt'] = { get: { operationId: 'llmsTxt', summary: 'The service, its prices and how to pay, for language models', tags: ['free'], responses: { 200: { description: 'Markdown.', content: { 'text/markdown': { schema: { type: 'string' } } } } } } };
+  paths['/v1/health'] = { get: { operationId: 'health', summary: 'Liveness and installed binaries', description: 'Status, version, the binaries the operations need (503 when one is missing), the payment networks and the queue.', tags: ['free'], responses: { 200: json('Healthy.', { $ref: '#/components/schemas/Health' }), 503: json('A required binary is missing.', { $ref: '#/components/schemas/Health' }) } } };
+  paths['/openapi.json'] = { get: { operationId: 'openapi', summary: 'This document (canonical)', description: 'The OpenAPI 3.0.3 description of every route, derived from the operation table.', tags: ['free'], responses: { 200: json('OpenAPI 3.0.3') } } };
+  paths['/v1/openapi.json'] = { get: { operationId: 'openapiV1', summary: 'This document under /v1', description: 'The same document as /openapi.json.', tags: ['free'], responses: { 200: json('OpenAPI 3.0.3') } } };
+  paths['/v1/discovery'] = { get: { operationId: 'discovery', summary: 'Catalog of paid endpoints with live prices', description: 'Every paid endpoint with its price model, live price per chain, input schema and output.', tags: ['free'], responses: { 200: json('The catalog.') } } };
+  paths['/.well-known/x402'] = { get: { operationId: 'wellKnownX402', summary: 'x402 discovery document: the paid resources as full URLs', description: 'What x402 crawlers and agent wallets read first.', tags: ['free'], responses: { 200: json('{ version: 1, resources: [URL] }') } } };
+  paths['/llms.txt'] = { get: { operationId: 'llmsTxt', summary: 'The service, its prices and how to pay, for language models', description: 'Markdown in the llms.txt convention, derived from the operation table.', tags: ['free'], responses: { 200: { description: 'Markdown.', content: { 'text/markdown': { schema: { type: 'string' } } } } } } };
   return {
     openapi: '3.0.3',
     info: {
       title: 'paydoc: pay-per-call image and PDF processing',
       version: API_VERSION,
       description: 'Every paid endpoint takes multipart/form-data and is paid per call with x402 v2 (USDC on Base or Solana): call without payment to get a 402 with the exact price, sign, and repeat the identical request with the PAYMENT-SIGNATURE header. Errors have one shape: { error: { code, status, message, field? } }. The same 21 operations are MCP tools at /mcp.',
-      license: { name: 'MIT' },
+      contact: { name: 'paydoc', url: `${app.config.baseUrl}/` },
+      license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
     },
     servers: [{ url: app.config.baseUrl }],
-    tags: [{ name: 'image' }, { name: 'pdf' }, { name: 'free' }],
+    tags: [
+      { name: 'image', description: 'Image operations (JPEG, PNG, WebP in): paid per call.' },
+      { name: 'pdf', description: 'PDF operations: paid per call or per page.' },
+      { name: 'free', description: 'Free endpoints: health, this document, the catalog, discovery documents.' },
+    ],
     paths,
     components: {
+      // The x402 payment travels in a header; a request without it is valid and answered 402 with the price.
+      securitySchemes: {
+        x402: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'base64 JSON x402 v2 PaymentPayload signed for the exact price of a 402 (any standard x402 client makes it).' },
+      },
       schemas: {
         Error: ERROR_SCHEMA,
         PaymentRequired: PAYMENT_REQUIRED_SCHEMA,
