@@ -70,6 +70,12 @@ describe('going live: network presets', () => {
       const svm = accepts.find((a) => a.network === SOLANA_DEVNET)!;
       expect(svm).to.include({ asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', amount: '20000' });
       expect(svm.extra).to.include({ feePayer: FEE_PAYER });
+      // The check before the first real payment: each chain's facilitator, listed by its /supported.
+      const health = await (await fetch(`${service.server.info.uri.replace('localhost', '127.0.0.1')}/v1/health`)).json() as { payments: { facilitators: unknown[] } };
+      expect(health.payments.facilitators).to.equal([
+        { network: BASE_SEPOLIA, url: facilitatorUrl, supported: true },
+        { network: SOLANA_DEVNET, url: facilitatorUrl, supported: true },
+      ]);
     } finally {
       await service.stop();
     }

@@ -170,6 +170,16 @@ export class PaymentGate {
     return new PaymentGate(server, chains, guard, metrics);
   }
 
+  /** Each chain's facilitator (its URL without any credentials) and whether its /supported lists the chain. */
+  facilitators(): Array<{ network: string; url: string; supported: boolean }> {
+    return this.chains.map((chain) => {
+      const url = new URL(chain.facilitatorUrl);
+      url.username = '';
+      url.password = '';
+      return { network: chain.network, url: url.toString().replace(/\/$/, ''), supported: Boolean(this.server.getSupportedKind(2, chain.network, 'exact')) };
+    });
+  }
+
   /** One requirement per chain, all for the same amount. */
   async requirements(amount: bigint): Promise<PaymentRequirements[]> {
     const all: PaymentRequirements[] = [];

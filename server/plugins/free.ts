@@ -32,7 +32,7 @@ export const freePlugin: Plugin<{ app: App }> = {
           version: app.version,
           binaries: app.binaries,
           ...(missing.length ? { missing } : {}),
-          payments: { mode: app.config.payments, networks: app.gate.chains.map((c) => c.network) },
+          payments: { mode: app.config.payments, networks: app.gate.chains.map((c) => c.network), facilitators: app.gate.facilitators() },
           modelProvider: app.config.modelBaseUrl !== '' || app.config.modelApiKey !== '',
           ocrEngine: app.config.ocrEngine,
           workers: app.config.workers,
