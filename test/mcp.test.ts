@@ -94,6 +94,18 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     }
   });
 
+  it('the server introduces itself: instructions on paying and quoting, annotated tools with icons', async () => {
+    const instructions = client.getInstructions() ?? '';
+    for (const phrase of ['x402', 'without payment', 'x402/payment', 'per page', 'SETTLEMENT_UNCONFIRMED']) expect(instructions).to.contain(phrase);
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      const op = operations.find((o) => o.tool === tool.name)!;
+      expect(tool.annotations, tool.name).to.equal({ title: op.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: op.thirdParty });
+      expect(tool.icons?.[0]?.src ?? '', tool.name).to.match(/^data:image\/svg\+xml;base64,/);
+    }
+    expect(tools.filter((tool) => tool.annotations?.openWorldHint).map((tool) => tool.name).sort()).to.equal(['svc_image_ocr', 'svc_pdf_ocr', 'svc_pdf_structured', 'svc_pdf_tables']);
+  });
+
   it('initialize negotiates protocol 2025-11-25', () => {
     expect(transport.protocolVersion).to.equal('2025-11-25');
     expect(client.getServerVersion()?.name).to.equal('paydoc');

@@ -98,8 +98,26 @@ async function callTool(app: App, op: Operation, args: Record<string, unknown> |
   }
 }
 
+// A small icon per area, inline so that no host has to fetch anything from the service.
+const icon = (glyph: string) => ({
+  src: `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"><rect width="48" height="48" rx="8" fill="#1f4e79"/><text x="24" y="31" font-size="16" font-family="sans-serif" fill="#fff" text-anchor="middle">${glyph}</text></svg>`).toString('base64')}`,
+  mimeType: 'image/svg+xml', sizes: ['any'],
+});
+const ICONS = { image: [icon('IMG')], pdf: [icon('PDF')], markdown: [icon('MD')] };
+
+/** What the server tells an agent at initialize: how paying works, the price models, the limits, how to get a quote. */
+function instructions(app: App): string {
+  return [
+    'paydoc runs 21 image and PDF tools. Every call is paid on its own with x402 version 2 in USDC; there are no accounts or keys.',
+    `To get a price without paying, call the tool without payment: the result is an error whose structuredContent is the x402 PaymentRequired (the exact price per chain, offered on ${app.gate.chains.map((c) => c.network).join(' and ')}). Every check on the input runs before that quote, so a bad file is refused before any payment is asked for.`,
+    `To pay, sign one offer with an x402 client and call the same tool again with the same arguments and the PaymentPayload in _meta["${PAYMENT_META_KEY}"]; the result carries the receipt in _meta["x402/payment-response"]. Nothing is charged for a call that fails or that you leave before settlement.`,
+    'Prices: flat per call for images, per page for most PDF tools (the quote is exact for the file sent). Files travel as standard base64 in file.data (files[] for merges), at most 70 MB decoded per call; results that are files come back as image content or embedded resources.',
+    'If a paid call answers SETTLEMENT_UNCONFIRMED, call again with the same payment: you get the result without a second charge.',
+  ].join('\n\n');
+}
+
 function mcpServerFor(app: App, request: Request): Server {
-  const server = new Server({ name: 'paydoc', version: VERSION }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'paydoc', version: VERSION, title: 'paydoc: pay-per-call image and PDF tools', icons: ICONS.pdf }, { capabilities: { tools: {} }, instructions: instructions(app) });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: operations.map((op) => ({
       name: op.tool,
@@ -109,7 +127,10 @@ function mcpServerFor(app: App, request: Request): Server {
       // An unpaid or failed call carries a PaymentRequired or an error body in structuredContent (the x402
       // MCP transport), and SDK clients validate it against outputSchema even then: the schema admits all three.
       ...(op.output.jsonSchema ? { outputSchema: { type: 'object' as const, anyOf: [op.output.jsonSchema, PAYMENT_REQUIRED_SCHEMA, ERROR_SCHEMA] } } : {}),
-      annotations: { readOnlyHint: true, openWorldHint: op.thirdParty, idempotentHint: true },
+      // Read-only and not destructive: a tool returns a new file and changes nothing anywhere. Open
+      // world only for the four that send the file to a third-party model.
+      annotations: { title: op.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: op.thirdParty },
+      icons: ICONS[op.input.kind],
     })),
   }));
   // The connection closing, or the client cancelling the request (notifications/cancelled).
