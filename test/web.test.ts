@@ -452,6 +452,53 @@ describe('the web page in a real browser', () => {
     await page.close();
   });
 
+  it('a browser app on another origin pays with the unmodified wrapFetchWithPayment of @x402/fetch; the transfer is on the chain', async () => {
+    // The app: @x402/fetch and viem bundled for the browser as any web app would, served from its own origin.
+    const esbuild = await import('esbuild');
+    const bundle = await esbuild.build({
+      stdin: {
+        contents: [
+          "import { wrapFetchWithPayment, x402Client } from '@x402/fetch';",
+          "import { registerExactEvmScheme } from '@x402/evm/exact/client';",
+          "import { privateKeyToAccount } from 'viem/accounts';",
+          'window.payingFetch = (key) => { const client = new x402Client(); registerExactEvmScheme(client, { signer: privateKeyToAccount(key) }); return wrapFetchWithPayment(fetch, client); };',
+        ].join('\n'),
+        resolveDir: projectRoot, loader: 'js',
+      },
+      bundle: true, format: 'iife', platform: 'browser', write: false, minify: true, logLevel: 'error',
+    });
+    const app = http.createServer((req, res) => {
+      if (req.url === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle.outputFiles[0].text);
+      else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>a buyer app</title><script src="/app.js"></script>');
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}`;
+    const page = await openPage();
+    try {
+      await page.goto(appUrl);
+      await page.waitForFunction(() => 'payingFetch' in window);
+      const before = await t.evm.balanceOf(t.evm.payerAddress);
+      const paid = await page.evaluate(async ({ service, key, image }) => {
+        const pay = (window as unknown as { payingFetch(key: string): typeof fetch }).payingFetch(key);
+        const body = new FormData();
+        body.append('file', new Blob([Uint8Array.from(atob(image), (c) => c.charCodeAt(0))], { type: 'image/jpeg' }), 'photo.jpg');
+        body.append('width', '16');
+        const response = await pay(`${service}/v1/image/resize`, { method: 'POST', body });
+        return { status: response.status, type: response.headers.get('content-type'), receipt: response.headers.get('payment-response'), bytes: (await response.arrayBuffer()).byteLength };
+      }, { service: t.url, key: t.evm.payerKey, image: jpeg.toString('base64') });
+      expect(paid.status).to.equal(200);
+      expect(paid.type).to.equal('image/jpeg');
+      expect(paid.bytes).to.be.above(100);
+      const receipt = decodePaymentResponseHeader(paid.receipt!);
+      expect(receipt.success).to.equal(true);
+      expect(await transactionSucceeded(receipt.transaction)).to.equal(true);
+      expect(before - await t.evm.balanceOf(t.evm.payerAddress)).to.equal(5000n);
+    } finally {
+      await page.close();
+      await new Promise((resolve) => app.close(resolve));
+    }
+  });
+
   it('in live mode the demo payer does not exist, and CORS_ORIGINS limits which origins may call', async () => {
     const live = await startTestService({
       rigs: { evm: t.evm },
