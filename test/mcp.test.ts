@@ -106,6 +106,24 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     expect(tools.filter((tool) => tool.annotations?.openWorldHint).map((tool) => tool.name).sort()).to.equal(['svc_image_ocr', 'svc_pdf_ocr', 'svc_pdf_structured', 'svc_pdf_tables']);
   });
 
+  it('a long paid call with a progressToken hears progress every few seconds, so a client with a 6 s timeout (reset on progress) gets its result', { timeout: 120_000 }, async () => {
+    // 20 A2 pages at 300 dpi: well over 6 s of drawing.
+    const pages = makePdf(textPages(20).map((page) => ({ ...page, size: [1190, 1684] as [number, number] })));
+    const args = { file: { data: pages.toString('base64') }, dpi: 300 };
+    const unpaid = await call('svc_pdf_render', args);
+    const payload = await pay(unpaid.structuredContent as unknown as PaymentRequired);
+    const before = await balance();
+    const progress: Array<{ progress: number; message?: string }> = [];
+    const started = performance.now();
+    const result = await client.callTool({ name: 'svc_pdf_render', arguments: args, _meta: { 'x402/payment': payload } }, undefined,
+      { timeout: 6_000, resetTimeoutOnProgress: true, onprogress: (p) => { progress.push(p); } }) as ToolResult;
+    expect(performance.now() - started).to.be.above(6_000);
+    expect(result.isError).to.not.equal(true);
+    expect(progress.length).to.be.at.least(1);
+    expect(progress[0].message).to.match(/^working for \d+ s$/);
+    expect(before - await balance()).to.equal(BigInt(unpaid.structuredContent ? (unpaid.structuredContent as unknown as PaymentRequired).accepts[0].amount : 0));
+  });
+
   it('initialize negotiates protocol 2025-11-25', () => {
     expect(transport.protocolVersion).to.equal('2025-11-25');
     expect(client.getServerVersion()?.name).to.equal('paydoc');

@@ -116,6 +116,22 @@ function instructions(app: App): string {
   ].join('\n\n');
 }
 
+// MCP clients give up on a request after 60 s unless progress resets their timer; model and
+// long PDF jobs run longer, so a call that carries a progressToken hears from the server often.
+const PROGRESS_INTERVAL_MS = 5_000;
+
+type ProgressNotification = { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message: string } };
+
+/** Sends a progress notification every few seconds until stopped; returns the stop function. */
+function reportProgress(token: string | number, send: (notification: ProgressNotification) => Promise<void>): () => void {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    send({ method: 'notifications/progress', params: { progressToken: token, progress: seconds, message: `working for ${seconds} s` } }).catch(() => undefined);
+  }, PROGRESS_INTERVAL_MS);
+  return () => clearInterval(timer);
+}
+
 function mcpServerFor(app: App, request: Request): Server {
   const server = new Server({ name: 'paydoc', version: VERSION, title: 'paydoc: pay-per-call image and PDF tools', icons: ICONS.pdf }, { capabilities: { tools: {} }, instructions: instructions(app) });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -144,7 +160,13 @@ function mcpServerFor(app: App, request: Request): Server {
     if (payment !== undefined && (typeof payment !== 'object' || payment === null)) {
       return errorResult(new ServiceError('PAYMENT_INVALID', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object`));
     }
-    return callTool(app, op, req.params.arguments, payment, { ...connection, gone: AbortSignal.any([connection.gone, extra.signal]) });
+    const token = req.params._meta?.progressToken;
+    const stopReporting = token === undefined ? () => undefined : reportProgress(token, (notification) => extra.sendNotification(notification));
+    try {
+      return await callTool(app, op, req.params.arguments, payment, { ...connection, gone: AbortSignal.any([connection.gone, extra.signal]) });
+    } finally {
+      stopReporting();
+    }
   });
   return server;
 }
@@ -205,7 +227,10 @@ export const mcpPlugin: Plugin<{ app: App }> = {
         // JSON-RPC batches were removed from MCP in the 2025-06-18 revision.
         if (Array.isArray(message)) return jsonRpcError(h, -32600, 'Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-06-18); send one message per request');
         const mcp = mcpServerFor(app, request);
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        // A call that asks for progress gets its answer as a stream (progress notifications, then
+        // the result); any other gets the single JSON response.
+        const progressToken = (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken;
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: progressToken === undefined });
         request.raw.res.on('close', () => { void transport.close(); void mcp.close(); });
         await mcp.connect(transport);
         await transport.handleRequest(request.raw.req, request.raw.res, message);
