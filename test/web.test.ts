@@ -272,10 +272,15 @@ describe('the web page in a real browser', () => {
     expect(await sharp(bytes).metadata()).to.include({ format: 'png', width: 32, height: 24 });
     expect(await t.evm.balanceOf(t.evm.payerAddress)).to.equal(before.payer - 5000n);
     expect(await t.evm.balanceOf(t.evm.payTo)).to.equal(before.payTo + 5000n);
+    // The price box says it was paid, and no longer that nothing was.
+    const priceBox = await page.locator('#quote').innerText();
+    expect(priceBox).to.contain('This price is paid.');
+    expect(priceBox).to.not.contain('Nothing has been signed or paid');
     // The quote is spent: a second click cannot pay twice; a new price must be asked for.
     expect(await page.locator('#pay-demo').isDisabled()).to.equal(true);
     await page.locator('#quote-again').click();
     expect((await quoteText(page)).amount).to.equal('0.005 USD');
+    expect(await page.locator('#quote').innerText()).to.contain('Nothing has been signed or paid');
     expect(await page.locator('#pay-demo').isEnabled()).to.equal(true);
     const stored = await page.evaluate(async () => ({
       local: localStorage.length, session: sessionStorage.length, cookie: document.cookie,
@@ -496,6 +501,18 @@ describe('the web page in a real browser', () => {
     } finally {
       await page.close();
       await new Promise((resolve) => app.close(resolve));
+    }
+  });
+
+  it('field names quoted in descriptions show as code, never as raw backticks', async () => {
+    const page = await openPage();
+    try {
+      await load(page);
+      await choose(page, '/v1/image/compress');
+      expect(await page.locator('p.desc code', { hasText: 'colors' }).count()).to.be.at.least(1);
+      for (const text of await page.locator('p.desc').allInnerTexts()) expect(text).to.not.contain('`');
+    } finally {
+      await page.close();
     }
   });
 

@@ -18,3 +18,8 @@ export function element<K extends keyof HTMLElementTagNameMap>(
 }
 
 export const present = <T>(...items: Array<T | undefined>): T[] => items.filter((item): item is T => item !== undefined);
+
+/** Text whose `backticked` words (field names in the API's descriptions) show as code. */
+export function withCode(text: string): Array<Node | string> {
+  return text.split('`').map((part, i) => (i % 2 === 1 ? element('code', {}, part) : part));
+}

@@ -1,6 +1,6 @@
 // The chosen operation's form, built from its schema in the API description. Choosing a file asks
 // for the price at once; editing an option asks again after a pause.
-import { byId, element, present } from './dom.js';
+import { byId, element, present, withCode } from './dom.js';
 import { hasFile } from './form-values.js';
 import { sentence } from './format.js';
 import { clearProblem, setStatus } from './messages.js';
@@ -45,7 +45,7 @@ function fileField(op: Operation, schema: PropertySchema): HTMLElement {
   return element('div', { class: 'field' },
     element('label', { for: 'field-file' }, label, ' ', element('span', { class: 'required' }, '(required)')),
     input,
-    element('p', { class: 'desc', id: 'hint-file' }, hintFor('file', schema.items ? { ...schema.items, ...schema } : schema)));
+    element('p', { class: 'desc', id: 'hint-file' }, ...withCode(hintFor('file', schema.items ? { ...schema.items, ...schema } : schema))));
 }
 
 function optionField(name: string, schema: PropertySchema, required: boolean): HTMLElement {
@@ -89,7 +89,7 @@ function optionField(name: string, schema: PropertySchema, required: boolean): H
   return element('div', { class: 'field' },
     element('label', { for: id }, name, ' ', required ? element('span', { class: 'required' }, '(required)') : element('span', { class: 'required' }, '(optional)')),
     control,
-    element('p', { class: 'desc', id: hintId }, hintFor(name, schema)));
+    element('p', { class: 'desc', id: hintId }, ...withCode(hintFor(name, schema))));
 }
 
 export function chooseOperation(op: Operation): void {
@@ -107,7 +107,7 @@ export function chooseOperation(op: Operation): void {
   const third = op.item.metadata.thirdParty;
   form.replaceChildren(...present(
     element('h3', {}, op.title),
-    element('p', { class: 'desc' }, sentence(op.item.metadata.description)),
+    element('p', { class: 'desc' }, ...withCode(sentence(op.item.metadata.description))),
     third?.sendsContent ? element('p', { class: 'desc' }, 'This operation sends the file to a third-party model provider.') : undefined,
     third && third.available === false ? element('p', { class: 'desc' }, sentence(third.unavailableReason ?? 'This operation is not available on this service')) : undefined,
     op.item.metadata.pricingNote ? element('p', { class: 'desc' }, `Price: ${sentence(op.item.metadata.pricingNote)}`) : undefined,

@@ -66,7 +66,9 @@ export async function pay(method: 'wallet' | 'demo'): Promise<void> {
       state.quote = undefined;
       const again = element('button', { type: 'button', id: 'quote-again' }, 'Get a new price to run it again');
       again.addEventListener('click', () => void requestQuote());
-      byId('quote').append(element('p', { class: 'hint' }, 'This price is paid. ', again));
+      // The quote box now says it was paid, no longer that nothing was.
+      document.getElementById('quote-unpaid')?.remove();
+      byId('quote').append(element('p', { class: 'hint', id: 'quote-paid' }, 'This price is paid. ', again));
       setStatus(`Paid ${price}. The result is below.`);
       return;
     }

@@ -80,5 +80,5 @@ function showQuote(quote: Quote): void {
       sameEverywhere ? '.' : '; the amount differs by chain, see below.'),
     element('p', {}, 'Chains offered:'),
     element('ul', { id: 'quote-chains' }, ...chains),
-    element('p', { class: 'hint' }, 'Nothing has been signed or paid. You are charged only if the job succeeds.')));
+    element('p', { class: 'hint', id: 'quote-unpaid' }, 'Nothing has been signed or paid. You are charged only if the job succeeds.')));
 }
