@@ -197,12 +197,13 @@ describe('the web page in a real browser', () => {
 
     const page = await openPage();
     await load(page);
-    const catalog = await (await fetch(`${t.url}/v1/discovery`)).json() as { items: Array<{ resource: string; accepts: Array<{ amount: string }>; metadata: { pricingModel: string } }> };
+    const catalog = await (await fetch(`${t.url}/v1/discovery`)).json() as { items: Array<{ resource: string; accepts: Array<{ amount: string }>; metadata: { pricingModel: string; thirdParty?: { available?: boolean } } }> };
     expect(await page.locator('input[name="operation"]').count()).to.equal(21);
     for (const item of catalog.items) {
       const opPath = new URL(item.resource).pathname;
       const label = await page.locator(`.price[data-path="${opPath}"]`).innerText();
-      expect(label).to.equal(`${usd(item.accepts[0].amount)} USD${item.metadata.pricingModel === 'per-page' ? ' per page' : ''}`);
+      const offered = item.metadata.thirdParty?.available !== false;
+      expect(label).to.equal(offered ? `${usd(item.accepts[0].amount)} USD${item.metadata.pricingModel === 'per-page' ? ' per page' : ''}` : 'not offered by this service');
     }
     await screenshot(page, 'operations');
 
@@ -501,6 +502,22 @@ describe('the web page in a real browser', () => {
     } finally {
       await page.close();
       await new Promise((resolve) => app.close(resolve));
+    }
+  });
+
+  it('operations the service cannot run (no model provider here) are marked in the list in plain words and cannot be chosen', async () => {
+    const page = await openPage();
+    try {
+      await load(page);
+      for (const op of ['/v1/image/ocr', '/v1/pdf/ocr', '/v1/pdf/tables', '/v1/pdf/structured']) {
+        const input = page.locator(`input[name="operation"][value="${op}"]`);
+        expect(await input.isDisabled(), op).to.equal(true);
+        expect(await page.locator(`.price[data-path="${op}"]`).innerText(), op).to.equal('not offered by this service');
+      }
+      expect(await page.locator('input[name="operation"][value="/v1/image/resize"]').isEnabled()).to.equal(true);
+      expect(await page.locator('.price[data-path="/v1/image/resize"]').innerText()).to.equal('0.005 USD');
+    } finally {
+      await page.close();
     }
   });
 

@@ -58,11 +58,13 @@ function priceLabel(op: Operation): string {
 
 function operationChoice(op: Operation): HTMLElement {
   const id = `op-${op.name.replace(/[^a-z0-9]+/g, '-')}`;
-  const input = element('input', { type: 'radio', name: 'operation', id, value: op.path });
+  // An operation the service cannot run (no model provider set up) is shown, but cannot be chosen.
+  const offered = op.item.metadata.thirdParty?.available !== false;
+  const input = element('input', { type: 'radio', name: 'operation', id, value: op.path, disabled: !offered });
   input.addEventListener('change', () => { if (input.checked) chooseOperation(op); });
-  return element('div', { class: 'operation' },
+  return element('div', { class: offered ? 'operation' : 'operation unavailable' },
     element('label', { for: id },
       input,
       element('span', { class: 'title' }, op.title),
-      element('span', { class: 'price', 'data-path': op.path }, priceLabel(op))));
+      element('span', { class: 'price', 'data-path': op.path }, offered ? priceLabel(op) : 'not offered by this service')));
 }
