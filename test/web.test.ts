@@ -521,6 +521,34 @@ describe('the web page in a real browser', () => {
     }
   });
 
+  it('a settlement whose answer is lost: the page asks again with the same payment, shows the result, and the payer is charged once', async () => {
+    const page = await openPage();
+    try {
+      await load(page);
+      await page.locator('#pay-demo').waitFor({ state: 'visible' });
+      await choose(page, '/v1/image/resize');
+      await page.locator('#field-width').fill('16');
+      await page.locator('#field-file').setInputFiles({ name: 'photo.jpg', mimeType: 'image/jpeg', buffer: jpeg });
+      await quoteText(page);
+      const before = await t.evm.balanceOf(t.evm.payerAddress);
+      const settles = t.evm.facilitator.calls.settle;
+      t.evm.facilitator.faults.settle = 'lost';
+      try {
+        await page.locator('#pay-demo').click();
+        while (t.evm.facilitator.calls.settle === settles) await new Promise((resolve) => setTimeout(resolve, 20));
+      } finally {
+        delete t.evm.facilitator.faults.settle;
+      }
+      // The receipt is shown (without a transaction hash: the first answer, which carried it, was lost).
+      await page.locator('#receipt-transaction').waitFor({ state: 'attached', timeout: 30_000 });
+      expect(await page.locator('#result-image').evaluate((img) => (img as HTMLImageElement).naturalWidth)).to.equal(16);
+      expect(await page.locator('#problem').innerText()).to.equal('');
+      expect(before - await t.evm.balanceOf(t.evm.payerAddress)).to.equal(5000n);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('field names quoted in descriptions show as code, never as raw backticks', async () => {
     const page = await openPage();
     try {

@@ -24,6 +24,10 @@ const ERROR_WORDS: Record<string, string> = {
   PROVIDER_FAILED: 'The text-recognition provider failed.',
   JOB_TIMEOUT: 'The job took longer than its time limit.',
   JOB_FAILED: 'The job failed.',
+  SETTLEMENT_UNCONFIRMED: 'The payment could not be confirmed yet.',
+  PAYMENT_IN_PROGRESS: 'This payment is still being processed.',
+  RESULT_DELIVERED: 'The result of this payment was already delivered.',
+  UPLOAD_TIMEOUT: 'The upload took too long.',
   INTERNAL: 'Something went wrong inside the service.',
 };
 

@@ -28,6 +28,22 @@ function refusalWords(reason: string): string {
   return words ? `${words} (The service said: ${detail}.)` : `The service said: ${sentence(detail)}`;
 }
 
+// Answers meaning the result is held for this very payment: the identical request gets it.
+const HELD = new Set(['SETTLEMENT_UNCONFIRMED', 'PAYMENT_IN_PROGRESS']);
+const HELD_RETRIES = 4;
+
+/** Sends the paid request; while the service holds its result, sends the identical request again (no second charge). */
+async function sendPaid(path: string, body: FormData, headers: Record<string, string>): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(path, { method: 'POST', body, headers });
+    if (attempt === HELD_RETRIES || (response.status !== 503 && response.status !== 409)) return response;
+    const code = await response.clone().json().then((b: { error?: { code?: string } }) => b.error?.code, () => undefined);
+    if (code === undefined || !HELD.has(code)) return response;
+    setStatus('The payment is being confirmed; asking the service again for the result…');
+    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 5) * 1000));
+  }
+}
+
 export async function pay(method: 'wallet' | 'demo'): Promise<void> {
   const quote = state.quote;
   if (!quote || state.busy) return;
@@ -52,7 +68,7 @@ export async function pay(method: 'wallet' | 'demo'): Promise<void> {
     const headers = paymentHeaders.encodePaymentSignatureHeader(payload);
     let response: Response;
     try {
-      response = await fetch(quote.operation.path, { method: 'POST', body: quote.body, headers });
+      response = await sendPaid(quote.operation.path, quote.body, headers);
     } catch {
       setStatus('');
       showProblem('The connection to the service broke while the paid request was on its way.',
@@ -83,7 +99,12 @@ export async function pay(method: 'wallet' | 'demo'): Promise<void> {
       showProblem('The payment was refused.', refusalWords(reason), `${NOT_CHARGED} No work was done.`);
       return;
     }
-    const { headline, detail } = await describeErrorResponse(response);
+    const { headline, detail, code } = await describeErrorResponse(response);
+    if (code !== undefined && HELD.has(code)) {
+      // The transfer may have happened: never say it did not. The same payment still gets the result.
+      showProblem(headline, detail, 'Pay again only with a new price if your wallet shows no payment after a few minutes; the service holds the result for this payment meanwhile.');
+      return;
+    }
     // Failed or timed-out work is never settled, and every check before payment refuses for free.
     showProblem(headline, detail, `${NOT_CHARGED} The payment was not settled; the signed authorisation was not used.`);
   } finally {
