@@ -26,3 +26,10 @@ export function toUsd(amount: bigint): string {
   const frac = (amount % 10n ** BigInt(USDC_DECIMALS)).toString().padStart(USDC_DECIMALS, '0').replace(/0+$/, '');
   return frac ? `${whole}.${frac}` : `${whole}`;
 }
+
+/** A US dollar amount as written by a person ("0.10", "5") to atomic units; undefined when it is not one. */
+export function fromUsd(usd: string): bigint | undefined {
+  const m = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(usd.trim());
+  if (!m) return undefined;
+  return BigInt(m[1]) * 10n ** BigInt(USDC_DECIMALS) + BigInt((m[2] ?? '').padEnd(USDC_DECIMALS, '0'));
+}
