@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { startTestService, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
+import { startFakeProvider, FAKE_MODEL } from './support/fake-provider.js';
 import { operations } from '../operations/index.js';
 
 export const lab = Lab.script();
@@ -122,6 +123,37 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     expect(progress.length).to.be.at.least(1);
     expect(progress[0].message).to.match(/^working for \d+ s$/);
     expect(before - await balance()).to.equal(BigInt(unpaid.structuredContent ? (unpaid.structuredContent as unknown as PaymentRequired).accepts[0].amount : 0));
+  });
+
+  it('a paid model call of 65 s completes for an SDK client with its default 60 s timeout, kept alive by progress', { timeout: 150_000 }, async () => {
+    const fake = await startFakeProvider(() => ({ content: 'slow words', delayMs: 65_000 }));
+    const slow = await startTestService({ rigs: { evm: t.evm }, config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, modelApiKey: 'test-key' } });
+    const agent = new Client({ name: 'paydoc-test-slow', version: '1.0.0' });
+    try {
+      await agent.connect(new StreamableHTTPClientTransport(new URL(`${slow.url}/mcp`)));
+      const args = { file: { data: png.toString('base64') } };
+      const unpaid = await agent.callTool({ name: 'svc_image_ocr', arguments: args }) as ToolResult;
+      const pr = unpaid.structuredContent as unknown as PaymentRequired;
+      const payload = await pay(pr);
+      const before = await balance();
+      const progress: number[] = [];
+      const started = performance.now();
+      // No timeout given: the SDK's default of 60 s applies, reset by each progress notification.
+      const result = await agent.callTool({ name: 'svc_image_ocr', arguments: args, _meta: { 'x402/payment': payload } }, undefined,
+        { resetTimeoutOnProgress: true, onprogress: (p) => { progress.push(performance.now() - started); } }) as ToolResult;
+      expect(performance.now() - started).to.be.above(65_000);
+      expect(result.isError, JSON.stringify(result.structuredContent)).to.not.equal(true);
+      expect(result.structuredContent).to.equal({ text: 'slow words' });
+      // At least one notification every 10 s over the whole call.
+      expect(progress.length).to.be.at.least(6);
+      const gaps = progress.map((at, i) => at - (i === 0 ? 0 : progress[i - 1]));
+      expect(Math.max(...gaps)).to.be.below(10_000);
+      expect(before - await balance()).to.equal(BigInt(pr.accepts.find((a) => a.network === 'eip155:8453')!.amount));
+    } finally {
+      await agent.close();
+      await slow.stop();
+      await fake.close();
+    }
   });
 
   it('initialize negotiates protocol 2025-11-25', () => {
