@@ -84,6 +84,11 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   return config;
 }
 
+/** CORS_ORIGINS as a list: "*" or exact origins. */
+export function corsOriginList(config: Pick<Config, 'corsOrigins'>): string[] {
+  return config.corsOrigins.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 /** The model endpoints can run: a provider is configured, or (OCR only) the local engine is chosen. */
 export function providerAvailable(config: Pick<Config, 'ocrEngine' | 'modelBaseUrl' | 'modelApiKey'>, op: { localOcr?: boolean }): boolean {
   if (op.localOcr && config.ocrEngine === 'tesseract') return true;

@@ -2,7 +2,7 @@
 // share it. Routes, MCP tools, OpenAPI and the catalog all come from the operation table.
 import Hapi from '@hapi/hapi';
 import { pino, type Logger, type DestinationStream } from 'pino';
-import { loadConfig, workerSettings, type Config } from './config.js';
+import { corsOriginList, loadConfig, workerSettings, type Config } from './config.js';
 import { operations } from '../operations/index.js';
 import { WorkerPool } from './pool.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -78,7 +78,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     // Request bodies are read by the routes that need them; URLs and headers stay small.
     routes: {
       cors: {
-        origin: config.corsOrigins.split(',').map((s) => s.trim()).filter(Boolean),
+        origin: corsOriginList(config),
         // The standard x402 clients (@x402/fetch, @x402/axios) send Access-Control-Expose-Headers on
         // the paid retry: a browser app on another origin can pay only if the preflight allows it.
         additionalHeaders: ['payment-signature', 'x-payment', 'access-control-expose-headers', 'mcp-protocol-version', 'mcp-session-id'],

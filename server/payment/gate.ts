@@ -74,6 +74,11 @@ function inProgress(): ServiceError {
   return new ServiceError('PAYMENT_IN_PROGRESS', 'a request paid with this payment is still being processed; retry in a few seconds to receive its result', { retryAfterSeconds: 5 });
 }
 
+/** The same payment presented again with a different payload: refused, and nothing more charged. */
+function differentPayload(): ServiceError {
+  return new ServiceError('PAYMENT_ID_CONFLICT', 'this payment was already used with a different payload; nothing more was charged');
+}
+
 function unconfirmed(reason: string): ServiceError {
   return new ServiceError('SETTLEMENT_UNCONFIRMED',
     `the settlement of this payment could not be confirmed (${reason.slice(0, 200)}); the result is held for a few minutes: send the identical request with the same payment again to receive it; you will not be charged twice`,
@@ -321,7 +326,7 @@ export class PaymentGate {
   /** A retry of a payment whose result is held here: settled now if it was not known to be. */
   private async redeliver(payment: Payment, held: HeldResult): Promise<PaidOutcome<JobOutput>> {
     if (held.payloadDigest !== payment.digest) {
-      throw new ServiceError('PAYMENT_ID_CONFLICT', 'this payment was already used with a different payload; nothing more was charged');
+      throw differentPayload();
     }
     let receipt = held.receipt;
     if (held.settlement === 'unknown') {
@@ -347,7 +352,7 @@ export class PaymentGate {
     const state = await this.lookup(payment.id);
     if (state === undefined) return;
     if (state.startsWith(DELIVERED)) {
-      if (!state.endsWith(payment.digest)) throw new ServiceError('PAYMENT_ID_CONFLICT', 'this payment was already used with a different payload; nothing more was charged');
+      if (!state.endsWith(payment.digest)) throw differentPayload();
       throw new ServiceError('RESULT_DELIVERED', 'the result bought with this payment was already delivered, and results are not kept after delivery; nothing more was charged');
     }
     if (state.startsWith(HELD)) throw unconfirmed('the result is held by another instance of the service');

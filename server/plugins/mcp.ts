@@ -23,6 +23,7 @@ import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from '../derive/shared-schemas.
 import type { JobOutput } from '../../core/job.js';
 import type { App } from '../index.js';
 import { VERSION } from '../version.js';
+import { corsOriginList } from '../config.js';
 
 const RECEIPT_META_KEY = 'x402/payment-response';
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -199,7 +200,7 @@ function rebindingRefusal(request: Request, app: App): string | undefined {
     return `Forbidden: the Host "${shortened(host)}" is not a loopback name, and this server (BASE_URL ${base.host}) answers only on loopback (DNS-rebinding protection)`;
   }
   const origin = request.headers.origin as string | undefined;
-  const allowed = app.config.corsOrigins.split(',').map((s) => s.trim()).filter(Boolean);
+  const allowed = corsOriginList(app.config);
   if (origin !== undefined && !allowed.includes('*') && !allowed.includes(origin)) {
     return `Forbidden: the Origin "${shortened(origin)}" is not one of CORS_ORIGINS`;
   }
