@@ -53,8 +53,21 @@ function refusal(err: unknown): { status: number; detail: string } | undefined {
   return { status: Number(m[1]), detail: clean(m[2] ?? '') };
 }
 
+// The words of a JSON answer ({"errorMessage": "..."} and the like), else the text as it came.
+function wordsOf(text: string): string {
+  try {
+    const data = JSON.parse(text) as Record<string, unknown>;
+    for (const key of ['errorMessage', 'message', 'error', 'invalidMessage', 'invalidReason', 'errorReason']) {
+      if (typeof data?.[key] === 'string' && data[key]) return data[key] as string;
+    }
+  } catch {
+    // not JSON
+  }
+  return text;
+}
+
 function clean(text: string): string {
-  const compact = text.replace(TOKEN_LIKE, '[token]').replace(/\s+/g, ' ').trim();
+  const compact = wordsOf(text).replace(TOKEN_LIKE, '[token]').replace(/\s+/g, ' ').trim();
   return compact.length > 160 ? `${compact.slice(0, 157)}...` : compact;
 }
 
