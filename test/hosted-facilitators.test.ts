@@ -82,7 +82,7 @@ async function expectRefused(res: Response, operation: string, secret: string): 
 
 describe('Coinbase CDP facilitator (Base): a fresh JWT per call', () => {
   for (const kind of ['ed25519', 'es256'] as const) {
-    it(`${kind} key: a paid call through the stand-in settles on the chain, and every call carried a fresh, distinct JWT bound to its method, host and path`, async () => {
+    it(`${kind} key, EVM_FACILITATOR_URL set to the stand-in: a paid call settles on the chain, and every call carried a fresh, distinct JWT bound to its method, host and path`, async () => {
       const key = cdpKey(kind);
       const keyId = newKeyId(`cdp-${kind}`);
       const standIn = await startJwtStandIn({ scheme: 'cdp', keyId, publicKey: key.publicKey, forwardTo: evm.facilitatorUrl, basePath: CDP_PATH });

@@ -146,8 +146,7 @@ export async function cdpFacilitator(url: string, keyId: string, keySecret: stri
   const secret = cdpSecret(keySecret);
   const credentials = 'CDP_API_KEY_ID and CDP_API_KEY_SECRET';
   const own = cdp.createFacilitatorConfig(keyId, secret);
-  const target = new URL(url || own.url!);
-  if (!['http:', 'https:'].includes(target.protocol)) throw new ConfigError('invalid configuration: EVM_FACILITATOR_URL: must be an http or https URL');
+  const target = facilitatorUrl(url || own.url!, 'EVM_FACILITATOR_URL');
   const base = target.pathname.replace(/\/+$/, '');
   let createAuthHeaders: CreateAuthHeaders;
   if (target.href.replace(/\/+$/, '') === own.url) {
@@ -176,11 +175,16 @@ export async function cdpFacilitator(url: string, keyId: string, keySecret: stri
 export async function payaiFacilitator(url: string, keyId: string, keySecret: string): Promise<{ url: string; auth: FacilitatorAuth }> {
   const payai = await import('@payai/facilitator');
   const own = payai.createFacilitatorConfig(keyId, keySecret);
-  const target = new URL(url || own.url!);
-  if (!['http:', 'https:'].includes(target.protocol)) throw new ConfigError('invalid configuration: SVM_FACILITATOR_URL: must be an http or https URL');
+  const target = facilitatorUrl(url || own.url!, 'SVM_FACILITATOR_URL');
   const createAuthHeaders = own.createAuthHeaders! as CreateAuthHeaders;
   await checkSigns(createAuthHeaders, 'PAYAI_API_KEY_SECRET', 'an Ed25519 key in PKCS#8, base64, as PayAI shows it (payai_sk_...)');
   return { url: target.href.replace(/\/+$/, ''), auth: { createAuthHeaders, credentials: 'PAYAI_API_KEY_ID and PAYAI_API_KEY_SECRET' } };
+}
+
+function facilitatorUrl(url: string, variable: string): URL {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) throw new ConfigError(`invalid configuration: ${variable}: must be an http or https URL`);
+  return parsed;
 }
 
 // A key that cannot sign is found at boot, with the variable named, not at the first payment.
