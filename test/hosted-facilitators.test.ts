@@ -197,6 +197,54 @@ describe('Coinbase CDP facilitator (Base): a fresh JWT per call', () => {
     }
   });
 
+  it('a settlement whose outcome is unknown stays held when the facilitator then refuses the key: 503, never "nothing charged"; the identical retry gets it, charged once', async () => {
+    const key = cdpKey('ed25519');
+    const keyId = newKeyId('cdp-held');
+    const standIn = await startJwtStandIn({ scheme: 'cdp', keyId, publicKey: key.publicKey, forwardTo: evm.facilitatorUrl, basePath: CDP_PATH });
+    const t = await cdpService(standIn, keyId, key.secret);
+    const revoked = cdpKey('ed25519').publicKey;
+    try {
+      const url = `${t.url}/v1/pdf/extract`;
+      const before = await balancesOf(evm);
+      // settlement_pending, and x402's immediate second settle refused: the first may be under way.
+      const pendingPayload = await signOnBase(await quoteAt(url, form([pdf2])), evm.payerKey);
+      evm.facilitator.faults.settle = 'pending';
+      standIn.onForwarded = (op) => { if (op === 'settle') standIn.trusted.settle = revoked; };
+      let res = await paidAt(url, form([pdf2]), pendingPayload);
+      expect(res.status).to.equal(503);
+      expect(((await res.json()) as ErrorBody).error.code).to.equal('SETTLEMENT_UNCONFIRMED');
+      standIn.onForwarded = undefined;
+      delete evm.facilitator.faults.settle;
+      standIn.trusted.settle = key.publicKey;
+      res = await paidAt(url, form([pdf2]), pendingPayload);
+      expect(res.status).to.equal(200);
+
+      // Settled on chain but the answer lost; the retry's settle refused: still held, 503.
+      const lostPayload = await signOnBase(await quoteAt(url, form([pdf2])), evm.payerKey);
+      evm.facilitator.faults.settle = 'lost';
+      res = await paidAt(url, form([pdf2]), lostPayload);
+      expect(res.status).to.equal(503);
+      delete evm.facilitator.faults.settle;
+      standIn.trusted.settle = revoked;
+      res = await paidAt(url, form([pdf2]), lostPayload);
+      expect(res.status).to.equal(503);
+      const held = (await res.json()) as ErrorBody;
+      expect(held.error.code).to.equal('SETTLEMENT_UNCONFIRMED');
+      expect(held.error.message).to.contain('refused this service\'s credentials');
+      standIn.trusted.settle = key.publicKey;
+      res = await paidAt(url, form([pdf2]), lostPayload);
+      expect(res.status).to.equal(200);
+
+      const after = await balancesOf(evm);
+      expect(before.payer - after.payer).to.equal(2n * PRICE);
+      expect(after.payTo - before.payTo).to.equal(2n * PRICE);
+    } finally {
+      delete evm.facilitator.faults.settle;
+      await t.stop();
+      await standIn.stop();
+    }
+  });
+
   it('a key refused at boot stops the boot with the refusal and the variables named, never the secret', async () => {
     const key = cdpKey('ed25519');
     const keyId = newKeyId('cdp-boot');
@@ -295,7 +343,7 @@ describe('PayAI facilitator (Solana): its JWT on every call', () => {
     }
   });
 
-  it('a key PayAI refuses at verify: 502 FACILITATOR_REFUSED, nothing charged on Solana, no 402', async () => {
+  it('a key PayAI refuses at verify, then at settle: 502 FACILITATOR_REFUSED each time, nothing charged on Solana, no 402; the same payment pays once the key works', async () => {
     const key = payaiKey();
     const keyId = newKeyId('payai-revoked');
     const standIn = await startJwtStandIn({ scheme: 'payai', keyId, publicKey: key.publicKey, forwardTo: svm.facilitatorUrl });
@@ -309,6 +357,20 @@ describe('PayAI facilitator (Solana): its JWT on every call', () => {
       await expectRefused(await paidAt(url, form([pdf2]), payload), 'POST /verify', key.secret);
       expect(await balancesOf(svm)).to.equal(before);
       expect(svm.facilitator.calls).to.equal(calls);
+
+      standIn.trusted.verify = key.publicKey;
+      standIn.trusted.settle = payaiKey().publicKey;
+      await expectRefused(await paidAt(url, form([pdf2]), payload), 'POST /settle', key.secret);
+      expect(await balancesOf(svm)).to.equal(before);
+      expect(svm.facilitator.calls.settle).to.equal(calls.settle);
+
+      // Neither the payment's claim nor its duplicate-settlement claim outlives the refusal.
+      standIn.trusted.settle = key.publicKey;
+      const res = await paidAt(url, form([pdf2]), payload);
+      expect(res.status).to.equal(200);
+      const after = await balancesOf(svm);
+      expect(before.payer - after.payer).to.equal(PRICE);
+      expect(after.payTo - before.payTo).to.equal(PRICE);
     } finally {
       await t.stop();
       await standIn.stop();

@@ -36,6 +36,7 @@ export class FacilitatorRefusedError extends Error {
 }
 
 const REFUSED = new Set([401, 403]);
+const SETTLEMENT_PENDING = 'settlement_pending';
 // x402's client puts a non-2xx answer without a verify or settle body only in its message.
 const FAILED_ANSWER = /^Facilitator (?:verify|settle|getSupported) failed \((\d{3})\)(?::\s*(.*))?$/s;
 // A JWT or any long opaque token a facilitator might echo: never repeated to clients or logs.
@@ -80,6 +81,9 @@ export class AuthenticatedFacilitatorClient implements FacilitatorClient {
   readonly host: string;
   /** Why the last GET /supported failed, if it did. */
   supportedFailure: Error | undefined;
+  // Payloads whose settlement was answered settlement_pending: x402 asks once more at once, and a
+  // refusal then does not mean nothing happened, as the first attempt may be on its way to the chain.
+  private readonly pending = new WeakSet<object>();
 
   constructor(readonly url: string, timeoutMs: number, readonly auth: FacilitatorAuth | undefined) {
     this.http = new HTTPFacilitatorClient({ url, timeoutMs, ...(auth ? { createAuthHeaders: auth.createAuthHeaders } : {}) });
@@ -90,8 +94,18 @@ export class AuthenticatedFacilitatorClient implements FacilitatorClient {
     return this.call('verify', () => this.http.verify(payload, requirements));
   }
 
-  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
-    return this.call('settle', () => this.http.settle(payload, requirements));
+  async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+    try {
+      const result = await this.call('settle', () => this.http.settle(payload, requirements));
+      if (!result.success && result.errorReason === SETTLEMENT_PENDING) this.pending.add(payload);
+      return result;
+    } catch (err) {
+      if (err instanceof FacilitatorRefusedError && this.pending.has(payload)) {
+        throw new Error(`the settlement was pending, then ${err.message}`);
+      }
+      if ((err as { errorReason?: unknown }).errorReason === SETTLEMENT_PENDING) this.pending.add(payload);
+      throw err;
+    }
   }
 
   async getSupported(): Promise<SupportedResponse> {

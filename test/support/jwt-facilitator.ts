@@ -30,6 +30,8 @@ export interface JwtStandIn {
   clockOffsetSeconds: number;
   /** 'x402': a refusal carries a verify or settle answer's shape (isValid / success false). */
   refusalShape: 'plain' | 'x402';
+  /** Called after an accepted call was answered by the real facilitator (to change keys mid-flow). */
+  onForwarded?: (operation: Operation) => void;
   stop(): Promise<void>;
 }
 
@@ -154,6 +156,7 @@ export async function startJwtStandIn(options: {
         method, headers: { 'content-type': 'application/json' }, ...(method === 'POST' ? { body } : {}),
       });
       send(answer.status, await answer.text());
+      standIn.onForwarded?.(operation);
     } catch {
       req.socket.destroy();
     }
