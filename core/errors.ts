@@ -37,6 +37,7 @@ export const ERROR_CATALOG = {
   GUARD_UNAVAILABLE: { status: 503, summary: 'The payment guard store is unreachable; nothing was charged.' },
   UNAVAILABLE: { status: 503, summary: 'A required component is unavailable.' },
   FACILITATOR_UNREACHABLE: { status: 502, summary: 'The payment facilitator could not be reached; nothing was charged.' },
+  FACILITATOR_REFUSED: { status: 502, summary: 'The payment facilitator refused this service\'s credentials (the payment is not at fault); nothing was charged.' },
   PROVIDER_FAILED: { status: 502, summary: 'The model provider failed; nothing was charged.' },
   JOB_TIMEOUT: { status: 504, summary: 'The job passed its time limit; nothing was charged.' },
   JOB_FAILED: { status: 500, summary: 'The job failed; nothing was charged.' },

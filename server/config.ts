@@ -21,13 +21,17 @@ const schema = {
   evmNetwork: { doc: 'CAIP-2 id of the EVM chain.', format: String, default: 'eip155:8453', env: 'EVM_NETWORK' },
   evmPayTo: { doc: 'Address that receives USDC on the EVM chain (dev: a local-chain account).', format: String, default: '', env: 'EVM_PAY_TO' },
   evmAsset: { doc: 'Token contract on the EVM chain (empty: the network\'s USDC from x402\'s own table, e.g. Base and Base Sepolia).', format: String, default: '', env: 'EVM_ASSET' },
-  evmFacilitatorUrl: { doc: 'Facilitator for the EVM chain (live mode; empty: chain not offered).', format: String, default: '', env: 'EVM_FACILITATOR_URL' },
-  evmFacilitatorAuth: { doc: 'Authorization header value sent to the EVM facilitator, if it needs one.', format: String, default: '', env: 'EVM_FACILITATOR_AUTH', sensitive: true },
+  evmFacilitatorUrl: { doc: 'Facilitator for the EVM chain (live mode; empty: Coinbase\'s CDP facilitator when the CDP key is set, otherwise chain not offered).', format: String, default: '', env: 'EVM_FACILITATOR_URL' },
+  evmFacilitatorAuth: { doc: 'One fixed Authorization header value sent to the EVM facilitator, if it needs one (not with the CDP key).', format: String, default: '', env: 'EVM_FACILITATOR_AUTH', sensitive: true },
+  cdpApiKeyId: { doc: 'CDP API key id: the EVM facilitator calls carry a fresh JWT signed with the CDP key (live mode).', format: String, default: '', env: 'CDP_API_KEY_ID', sensitive: true },
+  cdpApiKeySecret: { doc: 'CDP API key secret: Ed25519 (base64) or ES256 (PEM); never logged.', format: String, default: '', env: 'CDP_API_KEY_SECRET', sensitive: true },
   svmNetwork: { doc: 'CAIP-2 id of the Solana chain.', format: String, default: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', env: 'SVM_NETWORK' },
   svmPayTo: { doc: 'Owner address that receives USDC on Solana (dev: a local account).', format: String, default: '', env: 'SVM_PAY_TO' },
   svmAsset: { doc: 'Token mint on Solana (empty: the network\'s USDC from x402\'s own table, mainnet or devnet).', format: String, default: '', env: 'SVM_ASSET' },
-  svmFacilitatorUrl: { doc: 'Facilitator for Solana (live mode; empty: chain not offered).', format: String, default: '', env: 'SVM_FACILITATOR_URL' },
-  svmFacilitatorAuth: { doc: 'Authorization header value sent to the Solana facilitator, if it needs one.', format: String, default: '', env: 'SVM_FACILITATOR_AUTH', sensitive: true },
+  svmFacilitatorUrl: { doc: 'Facilitator for Solana (live mode; empty: PayAI\'s facilitator when the PayAI key is set, otherwise chain not offered).', format: String, default: '', env: 'SVM_FACILITATOR_URL' },
+  svmFacilitatorAuth: { doc: 'One fixed Authorization header value sent to the Solana facilitator, if it needs one (not with the PayAI key).', format: String, default: '', env: 'SVM_FACILITATOR_AUTH', sensitive: true },
+  payaiApiKeyId: { doc: 'PayAI API key id: the Solana facilitator calls carry a JWT signed with the PayAI key (live mode; beyond PayAI\'s free tier).', format: String, default: '', env: 'PAYAI_API_KEY_ID', sensitive: true },
+  payaiApiKeySecret: { doc: 'PayAI API key secret: Ed25519 PKCS#8, base64, with or without payai_sk_; never logged.', format: String, default: '', env: 'PAYAI_API_KEY_SECRET', sensitive: true },
   devChains: { doc: 'Chains the dev rig starts: evm, svm or both (comma-separated).', format: String, default: 'evm,svm', env: 'DEV_CHAINS' },
   facilitatorTimeoutMs: { doc: 'How long a facilitator call (verify, settle) may take, in milliseconds; a settlement past it counts as unconfirmed.', format: 'nat', default: 30000, env: 'FACILITATOR_TIMEOUT_MS' },
   redisUrl: { doc: 'Redis for the payment guards shared by replicas (empty: in-process guards).', format: String, default: '', env: 'REDIS_URL' },
@@ -74,12 +78,24 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   if (config.modelDpi < MODEL_DPI.min || config.modelDpi > MODEL_DPI.max) {
     throw new ConfigError(`invalid configuration: MODEL_DPI (modelDpi): must be between ${MODEL_DPI.min} and ${MODEL_DPI.max}`);
   }
-  if (config.payments === 'live' && !config.evmFacilitatorUrl && !config.svmFacilitatorUrl) {
-    throw new ConfigError('invalid configuration: PAYMENTS=live needs EVM_FACILITATOR_URL or SVM_FACILITATOR_URL (at least one chain must be offered)');
-  }
+  // The hosted facilitators' keys matter only in live mode: `npm start` (dev) settles locally and
+  // ignores them, as an environment may hold the standard CDP variables for other tools.
   if (config.payments === 'live') {
-    if (config.evmFacilitatorUrl && !config.evmPayTo) throw new ConfigError('invalid configuration: EVM_PAY_TO (evmPayTo): required when EVM_FACILITATOR_URL is set');
-    if (config.svmFacilitatorUrl && !config.svmPayTo) throw new ConfigError('invalid configuration: SVM_PAY_TO (svmPayTo): required when SVM_FACILITATOR_URL is set');
+    const cdp = keyPair(config.cdpApiKeyId, config.cdpApiKeySecret, 'CDP_API_KEY_ID', 'CDP_API_KEY_SECRET');
+    const payai = keyPair(config.payaiApiKeyId, config.payaiApiKeySecret, 'PAYAI_API_KEY_ID', 'PAYAI_API_KEY_SECRET');
+    if (cdp && config.evmFacilitatorAuth) {
+      throw new ConfigError('invalid configuration: EVM_FACILITATOR_AUTH cannot be combined with CDP_API_KEY_ID and CDP_API_KEY_SECRET: the CDP key signs a fresh Authorization for every facilitator call; unset one of them');
+    }
+    if (payai && config.svmFacilitatorAuth) {
+      throw new ConfigError('invalid configuration: SVM_FACILITATOR_AUTH cannot be combined with PAYAI_API_KEY_ID and PAYAI_API_KEY_SECRET: the PayAI key signs the Authorization of every facilitator call; unset one of them');
+    }
+    const evm = Boolean(config.evmFacilitatorUrl) || cdp;
+    const svm = Boolean(config.svmFacilitatorUrl) || payai;
+    if (!evm && !svm) {
+      throw new ConfigError('invalid configuration: PAYMENTS=live needs EVM_FACILITATOR_URL or SVM_FACILITATOR_URL, or the CDP_API_KEY_* or PAYAI_API_KEY_* keys of a hosted facilitator (at least one chain must be offered)');
+    }
+    if (evm && !config.evmPayTo) throw new ConfigError(`invalid configuration: EVM_PAY_TO (evmPayTo): required when ${config.evmFacilitatorUrl ? 'EVM_FACILITATOR_URL' : 'the CDP key'} is set`);
+    if (svm && !config.svmPayTo) throw new ConfigError(`invalid configuration: SVM_PAY_TO (svmPayTo): required when ${config.svmFacilitatorUrl ? 'SVM_FACILITATOR_URL' : 'the PayAI key'} is set`);
   }
   return config;
 }
@@ -87,6 +103,14 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
 /** CORS_ORIGINS as a list: "*" or exact origins. */
 export function corsOriginList(config: Pick<Config, 'corsOrigins'>): string[] {
   return config.corsOrigins.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** Whether a hosted facilitator's key is set; half a key is a configuration error, not "no key". */
+function keyPair(id: string, secret: string, idName: string, secretName: string): boolean {
+  if (Boolean(id) !== Boolean(secret)) {
+    throw new ConfigError(`invalid configuration: ${id ? secretName : idName} is missing: ${idName} and ${secretName} are set together or not at all`);
+  }
+  return Boolean(id);
 }
 
 /** The model endpoints can run: a provider is configured, or (OCR only) the local engine is chosen. */

@@ -24,7 +24,7 @@ export function createMetrics(sample: { queueDepth: () => number; busyWorkers: (
     }),
     jobs: new Counter({ name: 'paydoc_jobs_total', help: 'Jobs handed to the worker pool: started, then one outcome each (ok, failed, timeout, cancelled when the pool refused it).', labelNames: ['operation', 'outcome'], registers: [registry] }),
     payments: new Counter({
-      name: 'paydoc_payments_total', help: 'Payments by stage: verified, settled, refused, settle_failed, cancelled (the job failed), cancelled_client_gone (the client left before settlement), replay_refused, verify_error.',
+      name: 'paydoc_payments_total', help: 'Payments by stage: verified, settled, refused, settle_failed, cancelled (the job failed), cancelled_client_gone (the client left before settlement), replay_refused, verify_error, facilitator_refused (the facilitator refused this service\'s credentials).',
       labelNames: ['stage'], registers: [registry],
     }),
     inspectionCache: new Counter({

@@ -21,6 +21,7 @@ const ERROR_WORDS: Record<string, string> = {
   GUARD_UNAVAILABLE: 'The service cannot check payments safely right now.',
   UNAVAILABLE: 'A part of the service is unavailable right now.',
   FACILITATOR_UNREACHABLE: 'The payment processor could not be reached.',
+  FACILITATOR_REFUSED: 'The payment processor refused this service\'s credentials; your payment is not at fault.',
   PROVIDER_FAILED: 'The text-recognition provider failed.',
   JOB_TIMEOUT: 'The job took longer than its time limit.',
   JOB_FAILED: 'The job failed.',

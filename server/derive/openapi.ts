@@ -58,7 +58,7 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
     413: errorResponse('Payload too large, or a limit exceeded (pages, pixels, ranges, schema size).'),
     422: errorResponse(op.output.unprocessable ?? 'Unsupported or corrupt input, or an invalid field.'),
     501: errorResponse(op.input.kind === 'image' ? 'Not implemented: GIF input.' : 'Not implemented.'),
-    502: errorResponse('The payment facilitator or the model provider failed; nothing was charged.'),
+    502: errorResponse('The payment facilitator or the model provider failed, or FACILITATOR_REFUSED: the facilitator refused this service\'s credentials (the payment is not at fault); nothing was charged.'),
     503: errorResponse(`${op.thirdParty ? 'The model provider is not configured on this deployment, or the service is busy (Retry-After)' : 'The service is busy (Retry-After)'}; or a tool the job needs cannot start here (nothing charged); or SETTLEMENT_UNCONFIRMED: the facilitator did not confirm the settlement, the result is held for a few minutes, and the identical request with the same payment receives it without a second charge (Retry-After).`),
     504: errorResponse('The job passed its time limit; nothing was charged.'),
   };

@@ -2,7 +2,7 @@
 // settle. Built on @x402/core's resource server (which routes each network to the facilitator
 // that supports it); nothing here touches headers or hapi.
 import { createHash } from 'node:crypto';
-import { x402ResourceServer, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
+import { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { extractPaymentIdentifier, isValidPaymentId } from '@x402/extensions/payment-identifier';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
@@ -10,6 +10,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { ServiceError } from '../../core/errors.js';
 import { paymentId, type PaymentGuard } from './guard.js';
 import { HeldResults, type HeldResult } from './held-results.js';
+import { AuthenticatedFacilitatorClient, FacilitatorRefusedError, type FacilitatorAuth } from './facilitators.js';
 import type { JobOutput } from '../../core/job.js';
 import type { Metrics } from '../metrics.js';
 
@@ -40,6 +41,8 @@ interface Payment {
 
 type Settlement =
   | { kind: 'settled'; receipt: SettleResponse }
+  /** The facilitator refused this service's credentials: it did not settle. */
+  | { kind: 'refused'; error: FacilitatorRefusedError }
   | { kind: 'failed'; reason: string }
   | { kind: 'unknown'; reason: string; receipt?: SettleResponse };
 
@@ -85,6 +88,13 @@ function unconfirmed(reason: string): ServiceError {
     { retryAfterSeconds: 5 });
 }
 
+// The operator's configuration is at fault, never the payment: a 502, never a 402 asking to pay.
+function facilitatorRefused(err: FacilitatorRefusedError, consequence: string): ServiceError {
+  const said = `${err.operation === 'supported' ? 'GET /supported' : `POST /${err.operation}`} answered ${err.status}${err.detail ? `: ${err.detail}` : ''}`;
+  return new ServiceError('FACILITATOR_REFUSED',
+    `the payment facilitator at ${err.facilitator} refused this service's credentials (${said}); the payment is not at fault; ${consequence}`);
+}
+
 function guardUnavailable(): ServiceError {
   return new ServiceError('GUARD_UNAVAILABLE', 'the payment guard store is unreachable, so the payment cannot be used safely; nothing was charged');
 }
@@ -94,8 +104,8 @@ export interface ChainConfig {
   asset: string;
   payTo: string;
   facilitatorUrl: string;
-  /** Value of an Authorization header the facilitator needs (hosted facilitators). */
-  facilitatorAuth?: string;
+  /** How calls to a hosted facilitator are authenticated (CDP or PayAI JWTs, or a fixed header). */
+  facilitatorAuth?: FacilitatorAuth;
   /** EIP-712 domain of the token for EVM chains. */
   extra?: Record<string, unknown>;
 }
@@ -113,17 +123,6 @@ export type PaidOutcome<T> =
   | { kind: 'payment-required'; paymentRequired: PaymentRequired }
   /** `sent` is told whether the result reached the client; until then it is held for a retry. */
   | { kind: 'paid'; result: T; receipt: SettleResponse; sent(received: boolean): void };
-
-function facilitatorClient(chain: ChainConfig, timeoutMs: number): FacilitatorClient {
-  const auth = chain.facilitatorAuth;
-  return new HTTPFacilitatorClient({
-    url: chain.facilitatorUrl,
-    timeoutMs,
-    ...(auth ? {
-      createAuthHeaders: async () => ({ verify: { Authorization: auth }, settle: { Authorization: auth }, supported: { Authorization: auth } }),
-    } : {}),
-  });
-}
 
 // Distinct quotes kept: one per operation and amount seen (per-page prices vary with the page count).
 const MAX_KEPT_QUOTES = 1024;
@@ -156,17 +155,27 @@ export class PaymentGate {
   /** Connects to every facilitator; fails the boot when a chain has no facilitator that supports it. */
   static async create(chains: readonly ChainConfig[], guard: PaymentGuard, metrics: Metrics, facilitatorTimeoutMs = DEFAULT_FACILITATOR_TIMEOUT_MS): Promise<PaymentGate> {
     if (chains.length === 0) throw new Error('no payment chain is configured');
-    const server = new x402ResourceServer(chains.map((chain) => facilitatorClient(chain, facilitatorTimeoutMs)));
+    const clients = chains.map((chain) => new AuthenticatedFacilitatorClient(chain.facilitatorUrl, facilitatorTimeoutMs, chain.facilitatorAuth));
+    const server = new x402ResourceServer(clients);
     for (const chain of chains) {
       if (chain.network.startsWith('eip155:')) server.register(chain.network, new ExactEvmScheme());
       else if (chain.network.startsWith('solana:')) server.register(chain.network, new ExactSvmScheme());
       else throw new Error(`unsupported network ${chain.network}: only eip155:* and solana:* are known`);
     }
+    let unreachable: unknown;
     try {
       await server.initialize();
     } catch (err) {
-      throw new Error(`the payment facilitators could not be reached at start: ${describeFailure(err)}`);
+      unreachable = err;
     }
+    // A refused key says so, with the variables that hold it, rather than "unreachable" or "unsupported".
+    chains.forEach((chain, i) => {
+      const failure = clients[i].supportedFailure;
+      if (failure instanceof FacilitatorRefusedError) {
+        throw new Error(`the ${chain.network} facilitator at ${clients[i].host} refused this service's credentials at start (GET /supported answered ${failure.status}${failure.detail ? `: ${failure.detail}` : ''}); check ${failure.credentials ?? 'its credentials'}`);
+      }
+    });
+    if (unreachable) throw new Error(`the payment facilitators could not be reached at start: ${describeFailure(unreachable)}`);
     for (const chain of chains) {
       if (!server.getSupportedKind(2, chain.network, 'exact')) {
         throw new Error(`the facilitator at ${chain.facilitatorUrl} does not support the exact scheme on ${chain.network}`);
@@ -275,6 +284,10 @@ export class PaymentGate {
     try {
       verified = await this.server.verifyPayment(payload, matched);
     } catch (err) {
+      if (err instanceof FacilitatorRefusedError) {
+        this.metrics.payments.inc({ stage: 'facilitator_refused' });
+        throw facilitatorRefused(err, 'nothing was charged and no work was done');
+      }
       this.metrics.payments.inc({ stage: 'verify_error' });
       const status = (err as { statusCode?: number }).statusCode;
       if (status !== undefined && status < 500 && 'invalidReason' in (err as object)) {
@@ -314,6 +327,13 @@ export class PaymentGate {
       return this.settlementFailed(amount, resource, 'duplicate settlement refused');
     }
     const settlement = await this.settle(payment, false);
+    if (settlement.kind === 'refused') {
+      // Refused before anything was sent to the chain: the payment is unspent and may be used again.
+      await this.guard.release(id).catch(() => undefined);
+      if (matched.network.startsWith('solana:')) await this.guard.release(`svm-settle:${id}`).catch(() => undefined);
+      this.metrics.payments.inc({ stage: 'facilitator_refused' });
+      throw facilitatorRefused(settlement.error, 'nothing was charged and no result is returned; the same payment can be sent again once the service is fixed');
+    }
     if (settlement.kind === 'failed') return this.settlementFailed(amount, resource, settlement.reason);
     if (settlement.kind === 'unknown') {
       await this.holdUnconfirmed(payment, result, settlement.receipt);
@@ -334,6 +354,8 @@ export class PaymentGate {
       // settlement, or says the authorization is spent (the first settlement did reach the chain).
       const settlement = await this.settle(payment, true, held.receipt);
       if (settlement.kind === 'unknown') throw unconfirmed(settlement.reason);
+      // The first settlement's outcome is still unknown: the result stays held for a later retry.
+      if (settlement.kind === 'refused') throw unconfirmed(settlement.error.message);
       if (settlement.kind === 'failed') {
         this.held.drop(payment.id);
         await this.record(payment.id, SETTLE_FAILED);
@@ -369,6 +391,7 @@ export class PaymentGate {
     try {
       receipt = await this.server.settlePayment(payment.payload, payment.matched);
     } catch (err) {
+      if (err instanceof FacilitatorRefusedError) return { kind: 'refused', error: err };
       const answered = err instanceof Error && err.name === 'SettleError' ? err as Error & { errorReason?: string } : undefined;
       if (!answered?.errorReason || answered.errorReason === SETTLEMENT_PENDING) return { kind: 'unknown', reason: describeFailure(err) };
       receipt = { success: false, errorReason: answered.errorReason, transaction: '', network: payment.matched.network };

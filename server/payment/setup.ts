@@ -7,6 +7,7 @@ import { ConfigError, type Config } from '../config.js';
 import { PaymentGate, type ChainConfig } from './gate.js';
 import { MemoryGuard, type PaymentGuard } from './guard.js';
 import { RedisGuard } from './redis-guard.js';
+import { cdpFacilitator, fixedAuth, payaiFacilitator, type FacilitatorAuth } from './facilitators.js';
 import type { Metrics } from '../metrics.js';
 import type { DevRigs } from '../../devchains/index.js';
 
@@ -38,7 +39,25 @@ export async function stopDevRigs(rigs: DevRigs): Promise<void> {
   await devChains.stopDevRigs(rigs);
 }
 
-export function chainsFor(config: Config, rigs: DevRigs | undefined): ChainConfig[] {
+/**
+ * Each chain's facilitator URL and authentication in live mode. With the CDP key, the EVM chain
+ * defaults to Coinbase's facilitator and every call carries a fresh JWT; with the PayAI key, Solana
+ * defaults to PayAI's. A facilitator URL overrides the default and keeps the JWTs.
+ */
+async function liveFacilitators(config: Config): Promise<{ evm?: { url: string; auth?: FacilitatorAuth }; svm?: { url: string; auth?: FacilitatorAuth } }> {
+  const found: Awaited<ReturnType<typeof liveFacilitators>> = {};
+  if (config.cdpApiKeyId) found.evm = await cdpFacilitator(config.evmFacilitatorUrl, config.cdpApiKeyId, config.cdpApiKeySecret);
+  else if (config.evmFacilitatorUrl) {
+    found.evm = { url: config.evmFacilitatorUrl, ...(config.evmFacilitatorAuth ? { auth: fixedAuth(config.evmFacilitatorAuth, 'EVM_FACILITATOR_AUTH') } : {}) };
+  }
+  if (config.payaiApiKeyId) found.svm = await payaiFacilitator(config.svmFacilitatorUrl, config.payaiApiKeyId, config.payaiApiKeySecret);
+  else if (config.svmFacilitatorUrl) {
+    found.svm = { url: config.svmFacilitatorUrl, ...(config.svmFacilitatorAuth ? { auth: fixedAuth(config.svmFacilitatorAuth, 'SVM_FACILITATOR_AUTH') } : {}) };
+  }
+  return found;
+}
+
+export async function chainsFor(config: Config, rigs: DevRigs | undefined): Promise<ChainConfig[]> {
   const chains: ChainConfig[] = [];
   if (config.payments === 'dev') {
     if (rigs?.evm) {
@@ -52,7 +71,8 @@ export function chainsFor(config: Config, rigs: DevRigs | undefined): ChainConfi
     }
     return chains;
   }
-  if (config.evmFacilitatorUrl) {
+  const facilitators = await liveFacilitators(config);
+  if (facilitators.evm) {
     // The token and its EIP-712 domain (Base's USDC signs as "USD Coin" v2, Base Sepolia's as "USDC"
     // v2) come from x402's own table of default assets.
     const network = config.evmNetwork as ChainConfig['network'];
@@ -60,15 +80,15 @@ export function chainsFor(config: Config, rigs: DevRigs | undefined): ChainConfi
     const known = findEvmAsset(asset, network);
     chains.push({
       network, asset, payTo: config.evmPayTo,
-      facilitatorUrl: config.evmFacilitatorUrl, facilitatorAuth: config.evmFacilitatorAuth || undefined,
+      facilitatorUrl: facilitators.evm.url, ...(facilitators.evm.auth ? { facilitatorAuth: facilitators.evm.auth } : {}),
       extra: known ? { name: known.name, version: known.version } : BASE_USDC_EXTRA,
     });
   }
-  if (config.svmFacilitatorUrl) {
+  if (facilitators.svm) {
     const asset = config.svmAsset || knownAsset(() => svmUsdc(config.svmNetwork as ChainConfig['network']).asset, 'SVM_ASSET', config.svmNetwork);
     chains.push({
       network: config.svmNetwork as ChainConfig['network'], asset, payTo: config.svmPayTo,
-      facilitatorUrl: config.svmFacilitatorUrl, facilitatorAuth: config.svmFacilitatorAuth || undefined,
+      facilitatorUrl: facilitators.svm.url, ...(facilitators.svm.auth ? { facilitatorAuth: facilitators.svm.auth } : {}),
     });
   }
   return chains;
@@ -88,5 +108,10 @@ export async function createGuard(config: Config): Promise<PaymentGuard> {
 
 export async function createPaymentGate(config: Config, rigs: DevRigs | undefined, metrics: Metrics): Promise<PaymentGate> {
   const guard = await createGuard(config);
-  return PaymentGate.create(chainsFor(config, rigs), guard, metrics, config.facilitatorTimeoutMs);
+  try {
+    return await PaymentGate.create(await chainsFor(config, rigs), guard, metrics, config.facilitatorTimeoutMs);
+  } catch (err) {
+    await guard.close().catch(() => undefined);
+    throw err;
+  }
 }

@@ -52,6 +52,9 @@ export const errorsPlugin: Plugin<{ app: App }> = {
         app.logger.error({ reqId: request.info.id, err: { type: (response as Error).name, stack: process.env.PAYDOC_DEBUG ? (response as Error).stack : undefined } }, 'unexpected error');
         error = asServiceError(response);
       }
+      // The operator's to fix (a revoked or wrong facilitator key): said in the log too. The message
+      // names the facilitator's host and answer, never a credential.
+      if (error.code === 'FACILITATOR_REFUSED') app.logger.error({ reqId: request.info.id, code: error.code }, error.message);
       const res = h.response(error.body()).code(error.status).type('application/json');
       if (error.status === 503 || error.status === 429) res.header('retry-after', String(error.extra.retryAfterSeconds ?? 5));
       // The rest of a body that came too slowly is not waited for: the connection is closed.
