@@ -49,7 +49,7 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     const unknown = await client.callTool({ name: 'svc_pdf_explode', arguments: {} }).then(() => undefined, (err: unknown) => err);
     expect(unknown).to.be.an.instanceof(McpError);
     expect((unknown as McpError).code).to.equal(ErrorCode.InvalidParams);
-    expect((unknown as McpError).message).to.contain('no tool named "svc_pdf_explode"');
+    expect((unknown as McpError).message).to.equal('MCP error -32602: no tool named "svc_pdf_explode"; tools/list names all 21');
     const post = (body: string) => fetch(`${t.url}/mcp`, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
     const malformed = await post('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"');
     expect(malformed.status).to.equal(400);

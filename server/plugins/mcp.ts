@@ -5,7 +5,7 @@
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentPayload } from '@x402/core/types';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
@@ -133,6 +133,14 @@ function reportProgress(token: string | number, send: (notification: ProgressNot
   return () => clearInterval(timer);
 }
 
+/**
+ * A JSON-RPC error the SDK sends as it is: its McpError puts "MCP error <code>: " into the message,
+ * and SDK clients add the same prefix again when they read it.
+ */
+function protocolError(code: ErrorCode, message: string): Error & { code: ErrorCode } {
+  return Object.assign(new Error(message), { code });
+}
+
 function mcpServerFor(app: App, request: Request): Server {
   const server = new Server({ name: 'paydoc', version: VERSION, title: 'paydoc: pay-per-call image and PDF tools', icons: ICONS.pdf }, { capabilities: { tools: {} }, instructions: instructions(app) });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -155,7 +163,7 @@ function mcpServerFor(app: App, request: Request): Server {
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const op = byTool.get(req.params.name);
     // An unknown tool is a protocol error (JSON-RPC -32602), not a tool result.
-    if (!op) throw new McpError(ErrorCode.InvalidParams, `no tool named "${shortened(req.params.name)}"; tools/list names all ${operations.length}`);
+    if (!op) throw protocolError(ErrorCode.InvalidParams, `no tool named "${shortened(req.params.name)}"; tools/list names all ${operations.length}`);
     request.plugins.paydoc = { operation: op.id };
     const payment = req.params._meta?.[PAYMENT_META_KEY] as PaymentPayload | undefined;
     if (payment !== undefined && (typeof payment !== 'object' || payment === null)) {
