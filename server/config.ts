@@ -28,6 +28,7 @@ const schema = {
   svmAsset: { doc: 'Token mint on Solana (empty: the network\'s USDC from x402\'s own table, mainnet or devnet).', format: String, default: '', env: 'SVM_ASSET' },
   svmFacilitatorUrl: { doc: 'Facilitator for Solana (live mode; empty: chain not offered).', format: String, default: '', env: 'SVM_FACILITATOR_URL' },
   svmFacilitatorAuth: { doc: 'Authorization header value sent to the Solana facilitator, if it needs one.', format: String, default: '', env: 'SVM_FACILITATOR_AUTH', sensitive: true },
+  svmRpcUrl: { doc: 'Solana RPC the web page reads the mint and a recent blockhash from, through the service, to pay with a Solana wallet (live mode; empty: the page has no Solana path). Dev mode uses the local chain.', format: String, default: '', env: 'SVM_RPC_URL' },
   devChains: { doc: 'Chains the dev rig starts: evm, svm or both (comma-separated).', format: String, default: 'evm,svm', env: 'DEV_CHAINS' },
   facilitatorTimeoutMs: { doc: 'How long a facilitator call (verify, settle) may take, in milliseconds; a settlement past it counts as unconfirmed.', format: 'nat', default: 30000, env: 'FACILITATOR_TIMEOUT_MS' },
   redisUrl: { doc: 'Redis for the payment guards shared by replicas (empty: in-process guards).', format: String, default: '', env: 'REDIS_URL' },
