@@ -28,7 +28,8 @@ export function describeWallets(): void {
       ? `A Solana wallet was found (${wallet.name}): paying asks it to sign a USDC transfer.`
       : 'No Solana wallet was found (a browser wallet extension for Solana).');
   }
-  parts.push('The service settles a payment only if the job succeeds.');
+  if (parts.length === 0) parts.push('This page cannot pay on the chains this service offers; pay with an x402 client for them.');
+  else parts.push('The service settles a payment only if the job succeeds.');
   if (state.devPayer && !window.ethereum) parts.push('In dev mode the demo payer can pay instead.');
   byId('wallet-note').textContent = parts.join(' ');
 }
