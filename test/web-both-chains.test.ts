@@ -135,8 +135,10 @@ describe('the web page with Base and Solana offered, at phone and desktop sizes'
           expect(await page.locator('#problem').innerText()).to.equal('');
           await page.keyboard.press('Tab');
         }
-        // ...and leaving them without filling width or height does: below, and on the width field.
+        // ...and leaving them without filling width or height does: below, and on the width field,
+        // where the focus goes (the next stop, "Show what is missing", went away with the message).
         await page.locator('#problem p').first().waitFor();
+        await page.waitForFunction(() => document.activeElement?.id === 'field-width');
         expect(await page.locator('#problem').innerText()).to.include('at least one of "width" and "height"');
         const width = page.locator('#field-width');
         expect(await width.getAttribute('aria-invalid')).to.equal('true');
@@ -168,6 +170,7 @@ describe('the web page with Base and Solana offered, at phone and desktop sizes'
       await page.locator('#problem p').first().waitFor();
       expect(await page.locator('#problem').innerText()).to.include('at least one of "width" and "height"');
       expect(await page.locator('#field-width').getAttribute('aria-invalid')).to.equal('true');
+      expect(await page.evaluate(() => document.activeElement?.id)).to.equal('field-width');
     } finally {
       await page.close();
     }

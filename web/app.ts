@@ -18,9 +18,10 @@ byId('pay-demo').addEventListener('click', () => void pay('demo'));
 const job = byId<HTMLFormElement>('job');
 job.addEventListener('submit', (event) => event.preventDefault());
 // Leaving the form's fields shows a message held back about a field not yet filled in. A window
-// losing focus (another application, the file chooser) is not leaving.
+// losing focus (another application, the file chooser) is not leaving. Shown once the focus has
+// landed, so the message can tell where the person went.
 job.addEventListener('focusout', (event) => {
-  if (document.hasFocus() && !job.contains(event.relatedTarget as Node | null)) releaseHeld();
+  if (document.hasFocus() && !job.contains(event.relatedTarget as Node | null)) window.setTimeout(releaseHeld, 0);
 });
 void loadOperations();
 void loadPaymentMode();

@@ -5,7 +5,8 @@
 // height, but the file field comes first, so the service's "needs at least one of width and
 // height" would otherwise greet the person the moment a file is picked. A held message is shown
 // once the person leaves the form's fields (focus moves out of the form) or asks for it with the
-// button in the price box; a message about a field the person edited is shown at once.
+// button in the price box; a message about a field the person edited is shown at once. Each new
+// price request drops what was held and the marks, and decides again.
 import { element } from './dom.js';
 
 const edited = new Set<string>();

@@ -2,7 +2,7 @@
 // before anything is signed.
 import type { PaymentRequired } from '@x402/core/types';
 import { byId, element } from './dom.js';
-import { clearFieldMarks, dropHeld, hold, markField, mayHold } from './field-errors.js';
+import { clearFieldMarks, dropHeld, hold, markField, mayHold, releaseHeld } from './field-errors.js';
 import { currentBody, hasFile } from './form-values.js';
 import { formatUsdc, shortAddress } from './format.js';
 import { NOT_CHARGED, clearProblem, describeErrorResponse, setStatus, showProblem } from './messages.js';
@@ -12,8 +12,7 @@ import { paymentHeaders } from './payment-headers.js';
 import type { Quote } from './service-types.js';
 import { state } from './state.js';
 
-/** asked: the person asked for the price (or why there is none), so nothing is held back. */
-export async function requestQuote(asked = false): Promise<void> {
+export async function requestQuote(): Promise<void> {
   const op = state.current;
   if (!op || !hasFile()) return;
   const sequence = ++state.quoteSequence;
@@ -49,14 +48,20 @@ export async function requestQuote(asked = false): Promise<void> {
     const { headline, detail, code, field } = await describeErrorResponse(response);
     if (sequence !== state.quoteSequence) return;
     const show = () => {
+      // The "Show what is missing" button goes away with the text it sits in: a person on it is
+      // taken to the field to fix instead of being left nowhere.
+      const focusWasHere = quoteBox.contains(document.activeElement);
       quoteBox.replaceChildren(element('p', {}, 'No price: the service did not accept this request.'));
       showProblem(headline, detail, `${NOT_CHARGED} No payment was asked for; fix the file or the options and the price is asked again.`);
-      if (code === 'FIELD_INVALID' && field) markField(field, detail || headline);
+      if (code === 'FIELD_INVALID' && field) {
+        markField(field, detail || headline);
+        if (focusWasHere) document.getElementById(`field-${field}`)?.focus();
+      }
     };
-    if (code === 'FIELD_INVALID' && !asked && mayHold(field)) {
+    if (code === 'FIELD_INVALID' && mayHold(field)) {
       // An option the person has not reached yet: say so quietly and wait (see field-errors.ts).
       const why = element('button', { type: 'button', id: 'quote-why' }, 'Show what is missing');
-      why.addEventListener('click', () => void requestQuote(true));
+      why.addEventListener('click', releaseHeld);
       quoteBox.replaceChildren(element('p', { id: 'quote-pending' }, 'No price yet: fill in the options above; the price is asked again as you do. ', why));
       hold(show);
       return;
