@@ -32,6 +32,7 @@ const schema = {
   svmFacilitatorAuth: { doc: 'One fixed Authorization header value sent to the Solana facilitator, if it needs one (not with the PayAI key).', format: String, default: '', env: 'SVM_FACILITATOR_AUTH', sensitive: true },
   payaiApiKeyId: { doc: 'PayAI API key id: the Solana facilitator calls carry a JWT signed with the PayAI key (live mode; beyond PayAI\'s free tier).', format: String, default: '', env: 'PAYAI_API_KEY_ID', sensitive: true },
   payaiApiKeySecret: { doc: 'PayAI API key secret: Ed25519 PKCS#8, base64, with or without payai_sk_; never logged.', format: String, default: '', env: 'PAYAI_API_KEY_SECRET', sensitive: true },
+  svmRpcUrl: { doc: 'Solana RPC the web page reads the mint and a recent blockhash from, through the service, to pay with a Solana wallet (live mode; empty: the page has no Solana path). Dev mode uses the local chain.', format: String, default: '', env: 'SVM_RPC_URL' },
   devChains: { doc: 'Chains the dev rig starts: evm, svm or both (comma-separated).', format: String, default: 'evm,svm', env: 'DEV_CHAINS' },
   facilitatorTimeoutMs: { doc: 'How long a facilitator call (verify, settle) may take, in milliseconds; a settlement past it counts as unconfirmed.', format: 'nat', default: 30000, env: 'FACILITATOR_TIMEOUT_MS' },
   redisUrl: { doc: 'Redis for the payment guards shared by replicas (empty: in-process guards).', format: String, default: '', env: 'REDIS_URL' },

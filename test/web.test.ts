@@ -13,13 +13,14 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createPublicClient, http as viemHttp, type Hash } from 'viem';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { startTestService, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { createPayer } from '../server/payment/client.js';
 import { ensureWebBuilt } from '../bin/build-assets.js';
+import { CHROMIUM, CHROMIUM_ARGS, STEP_TIMEOUT, injectEvmWallet } from './support/browser.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -27,16 +28,6 @@ const { expect } = Code;
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 const artifacts = path.join(projectRoot, 'test/artifacts/web');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-const STEP_TIMEOUT = 20_000;
-
-interface WalletOptions { decline?: boolean; chainId?: number }
-interface Wallet { account: PrivateKeyAccount; signatures: number; methods: string[] }
-
 /** An atomic USDC amount as the page writes it: 5000 -> "0.005". */
 const usd = (atomic: string | bigint) => String(Number(atomic) / 1e6);
 
@@ -103,52 +94,7 @@ describe('the web page in a real browser', () => {
     expect(foreign).to.equal([]);
   }
 
-  /**
-   * A minimal EIP-1193 wallet injected before the page's scripts run. Its key stays in Node:
-   * the page's requests are forwarded to a function that signs with the local-chain key.
-   */
-  async function injectWallet(page: Page, key: `0x${string}`, options: WalletOptions = {}): Promise<Wallet> {
-    const wallet: Wallet = { account: privateKeyToAccount(key), signatures: 0, methods: [] };
-    const chainId = `0x${(options.chainId ?? 8453).toString(16)}`;
-    await page.exposeFunction('__testWalletRequest', async (method: string, paramsJson: string): Promise<string> => {
-      wallet.methods.push(method);
-      const params = JSON.parse(paramsJson) as unknown[];
-      switch (method) {
-        case 'eth_requestAccounts':
-        case 'eth_accounts':
-          return JSON.stringify({ result: [wallet.account.address] });
-        case 'eth_chainId':
-          return JSON.stringify({ result: chainId });
-        case 'eth_signTypedData_v4': {
-          if (options.decline) return JSON.stringify({ error: { code: 4001, message: 'User rejected the request.' } });
-          if (String(params[0]).toLowerCase() !== wallet.account.address.toLowerCase()) {
-            return JSON.stringify({ error: { code: 4100, message: 'unknown account' } });
-          }
-          const typed = JSON.parse(String(params[1])) as { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> };
-          const { EIP712Domain: _domainType, ...types } = typed.types;
-          const signature = await wallet.account.signTypedData({ domain: typed.domain, types, primaryType: typed.primaryType, message: typed.message } as Parameters<PrivateKeyAccount['signTypedData']>[0]);
-          wallet.signatures += 1;
-          return JSON.stringify({ result: signature });
-        }
-        default:
-          return JSON.stringify({ error: { code: 4200, message: `${method} is not supported by the test wallet` } });
-      }
-    });
-    await page.addInitScript(() => {
-      type Bridge = (method: string, params: string) => Promise<string>;
-      const bridge = (window as unknown as { __testWalletRequest: Bridge }).__testWalletRequest;
-      (window as unknown as { ethereum: unknown }).ethereum = {
-        async request({ method, params }: { method: string; params?: unknown[] }) {
-          const answer = JSON.parse(await bridge(method, JSON.stringify(params ?? []))) as { result?: unknown; error?: { code: number; message: string } };
-          if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
-          return answer.result;
-        },
-        on() {},
-        removeListener() {},
-      };
-    });
-    return wallet;
-  }
+  const injectWallet = injectEvmWallet;
 
   async function load(page: Page, url = t.url): Promise<void> {
     await page.goto(`${url}/`);
@@ -249,6 +195,9 @@ describe('the web page in a real browser', () => {
     await load(page);
     await page.locator('#pay-demo').waitFor({ state: 'visible' });
     expect(await page.locator('#mode').innerText()).to.include('Dev mode');
+    // This service offers Base only: the Solana wallet path is not shown.
+    expect(await page.locator('#pay-solana').isHidden()).to.equal(true);
+    expect(await page.locator('#wallet-note').innerText()).to.not.include('Solana');
     await choose(page, '/v1/image/resize');
     await page.locator('#field-width').fill('32');
     await page.locator('#field-format').selectOption('png');

@@ -3,6 +3,8 @@
 import { byId, element, present } from './dom.js';
 import { chooseOperation } from './form.js';
 import { formatUsdc } from './format.js';
+import { updatePayButtons } from './pay-buttons.js';
+import { describeWallets } from './payment-mode.js';
 import type { CatalogItem, OpenApiDocument, Operation } from './service-types.js';
 import { state } from './state.js';
 
@@ -48,6 +50,9 @@ export async function loadOperations(): Promise<void> {
     ...present(...fieldsets),
   );
   container.removeAttribute('aria-busy');
+  // The pay buttons follow the chains the catalog offers.
+  updatePayButtons();
+  describeWallets();
 }
 
 function priceLabel(op: Operation): string {

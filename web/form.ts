@@ -1,6 +1,7 @@
 // The chosen operation's form, built from its schema in the API description. Choosing a file asks
 // for the price at once; editing an option asks again after a pause.
 import { byId, element, present, withCode } from './dom.js';
+import { noteEdited, resetFieldState } from './field-errors.js';
 import { hasFile } from './form-values.js';
 import { sentence } from './format.js';
 import { clearProblem, setStatus } from './messages.js';
@@ -85,7 +86,7 @@ function optionField(name: string, schema: PropertySchema, required: boolean): H
   }
   // Typing re-quotes after a pause, not on blur: a blur-time re-quote would swallow the click on
   // the pay button that caused the blur.
-  control.addEventListener(control instanceof HTMLSelectElement ? 'change' : 'input', optionEdited);
+  control.addEventListener(control instanceof HTMLSelectElement ? 'change' : 'input', () => { noteEdited(name); optionEdited(); });
   return element('div', { class: 'field' },
     element('label', { for: id }, name, ' ', required ? element('span', { class: 'required' }, '(required)') : element('span', { class: 'required' }, '(optional)')),
     control,
@@ -95,6 +96,7 @@ function optionField(name: string, schema: PropertySchema, required: boolean): H
 export function chooseOperation(op: Operation): void {
   state.current = op;
   state.quote = undefined;
+  resetFieldState();
   window.clearTimeout(requoteTimer);
   state.quoteSequence += 1;
   clearProblem();

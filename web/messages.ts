@@ -48,7 +48,7 @@ export function clearProblem(): void {
 }
 
 /** Reads the service's error body and puts it in plain words. */
-export async function describeErrorResponse(response: Response): Promise<{ headline: string; detail: string; code?: string }> {
+export async function describeErrorResponse(response: Response): Promise<{ headline: string; detail: string; code?: string; field?: string }> {
   let body: ErrorBody | undefined;
   try {
     body = await response.json() as ErrorBody;
@@ -58,5 +58,5 @@ export async function describeErrorResponse(response: Response): Promise<{ headl
   const code = body?.error?.code;
   const headline = (code && ERROR_WORDS[code]) ?? `The service answered with status ${response.status}.`;
   const message = body?.error?.message ? sentence(body.error.message) : '';
-  return { headline, detail: message, code };
+  return { headline, detail: message, code, field: body?.error?.field };
 }

@@ -9,3 +9,4 @@ const NETWORK_NAMES: Record<string, string> = {
 
 export const networkName = (network: string) => NETWORK_NAMES[network] ?? network;
 export const isEvm = (network: string) => network.startsWith('eip155:');
+export const isSolana = (network: string) => network.startsWith('solana:');

@@ -4,12 +4,12 @@ import type { PaymentPayload } from '@x402/core/types';
 import { byId, element } from './dom.js';
 import { formatUsdc, sentence } from './format.js';
 import { NOT_CHARGED, clearProblem, describeErrorResponse, setStatus, showProblem } from './messages.js';
-import { isEvm, networkName } from './networks.js';
+import { isEvm, isSolana, networkName } from './networks.js';
 import { updatePayButtons } from './pay-buttons.js';
 import { paymentHeaders } from './payment-headers.js';
 import { requestQuote } from './quote.js';
-import { showResult } from './result.js';
-import { signWithDemoPayer, signWithWallet, walletErrorWords } from './signing.js';
+import { revealResult, showResult } from './result.js';
+import { signWithDemoPayer, signWithSolanaWallet, signWithWallet, walletErrorWords } from './signing.js';
 import { state } from './state.js';
 
 /** The reasons a facilitator or the service gives for refusing a payment, in plain words. */
@@ -44,23 +44,28 @@ async function sendPaid(path: string, body: FormData, headers: Record<string, st
   }
 }
 
-export async function pay(method: 'wallet' | 'demo'): Promise<void> {
+/** wallet: an EIP-1193 wallet on Base; solana: a Wallet Standard wallet on Solana; demo: the dev-mode demo payer on Base. */
+export type PayMethod = 'wallet' | 'solana' | 'demo';
+
+const SIGNERS = { wallet: signWithWallet, solana: signWithSolanaWallet, demo: signWithDemoPayer };
+
+export async function pay(method: PayMethod): Promise<void> {
   const quote = state.quote;
   if (!quote || state.busy) return;
-  const accept = quote.paymentRequired.accepts.find((a) => isEvm(a.network));
+  const accept = quote.paymentRequired.accepts.find((a) => (method === 'solana' ? isSolana(a.network) : isEvm(a.network)));
   if (!accept) return;
   state.busy = true;
   updatePayButtons();
   clearProblem();
   const price = `${formatUsdc(accept.amount)} USDC`;
   try {
-    setStatus(method === 'wallet' ? `Waiting for your wallet to sign a payment of ${price} on ${networkName(accept.network)}…` : `The demo payer is signing ${price} on the local chain…`);
+    setStatus(method === 'demo' ? `The demo payer is signing ${price} on the local chain…` : `Waiting for your wallet to sign a payment of ${price} on ${networkName(accept.network)}…`);
     let payload: PaymentPayload;
     try {
-      payload = method === 'wallet' ? await signWithWallet(quote.paymentRequired, accept) : await signWithDemoPayer(quote.paymentRequired, accept);
+      payload = await SIGNERS[method](quote.paymentRequired, accept);
     } catch (error) {
       setStatus('');
-      showProblem(method === 'wallet' ? walletErrorWords(error) : sentence(error instanceof Error ? error.message : 'The demo payer did not sign'), NOT_CHARGED);
+      showProblem(method === 'demo' ? sentence(error instanceof Error ? error.message : 'The demo payer did not sign') : walletErrorWords(error), NOT_CHARGED);
       return;
     }
 
@@ -86,6 +91,7 @@ export async function pay(method: 'wallet' | 'demo'): Promise<void> {
       document.getElementById('quote-unpaid')?.remove();
       byId('quote').append(element('p', { class: 'hint', id: 'quote-paid' }, 'This price is paid. ', again));
       setStatus(`Paid ${price}. The result is below.`);
+      revealResult();
       return;
     }
     setStatus('');

@@ -2,10 +2,11 @@
 // before anything is signed.
 import type { PaymentRequired } from '@x402/core/types';
 import { byId, element } from './dom.js';
+import { clearFieldMarks, dropHeld, hold, markField, mayHold, releaseHeld } from './field-errors.js';
 import { currentBody, hasFile } from './form-values.js';
 import { formatUsdc, shortAddress } from './format.js';
 import { NOT_CHARGED, clearProblem, describeErrorResponse, setStatus, showProblem } from './messages.js';
-import { isEvm, networkName } from './networks.js';
+import { isEvm, isSolana, networkName } from './networks.js';
 import { updatePayButtons } from './pay-buttons.js';
 import { paymentHeaders } from './payment-headers.js';
 import type { Quote } from './service-types.js';
@@ -18,6 +19,8 @@ export async function requestQuote(): Promise<void> {
   state.quote = undefined;
   updatePayButtons();
   clearProblem();
+  clearFieldMarks();
+  dropHeld();
   byId('result-section').hidden = true;
   const quoteBox = byId('quote');
   quoteBox.setAttribute('aria-busy', 'true');
@@ -42,9 +45,28 @@ export async function requestQuote(): Promise<void> {
       showProblem('The service answered without asking for a payment, which this page does not expect.', NOT_CHARGED);
       return;
     }
-    const { headline, detail } = await describeErrorResponse(response);
+    const { headline, detail, code, field } = await describeErrorResponse(response);
     if (sequence !== state.quoteSequence) return;
-    showProblem(headline, detail, `${NOT_CHARGED} No payment was asked for; fix the file or the options and the price is asked again.`);
+    const show = () => {
+      // The "Show what is missing" button goes away with the text it sits in: a person on it is
+      // taken to the field to fix instead of being left nowhere.
+      const focusWasHere = quoteBox.contains(document.activeElement);
+      quoteBox.replaceChildren(element('p', {}, 'No price: the service did not accept this request.'));
+      showProblem(headline, detail, `${NOT_CHARGED} No payment was asked for; fix the file or the options and the price is asked again.`);
+      if (code === 'FIELD_INVALID' && field) {
+        markField(field, detail || headline);
+        if (focusWasHere) document.getElementById(`field-${field}`)?.focus();
+      }
+    };
+    if (code === 'FIELD_INVALID' && mayHold(field)) {
+      // An option the person has not reached yet: say so quietly and wait (see field-errors.ts).
+      const why = element('button', { type: 'button', id: 'quote-why' }, 'Show what is missing');
+      why.addEventListener('click', releaseHeld);
+      quoteBox.replaceChildren(element('p', { id: 'quote-pending' }, 'No price yet: fill in the options above; the price is asked again as you do. ', why));
+      hold(show);
+      return;
+    }
+    show();
     return;
   }
   let paymentRequired: PaymentRequired;
@@ -70,8 +92,9 @@ function showQuote(quote: Quote): void {
   const rate = quote.operation.item.accepts[0]?.amount;
   const pages = perPage && rate && BigInt(rate) > 0n ? BigInt(amount) / BigInt(rate) : undefined;
   const chains = accepts.map((a) => element('li', { 'data-network': a.network },
-    `${networkName(a.network)} (${a.network}): ${formatUsdc(a.amount)} USDC to `, element('code', { title: a.payTo }, shortAddress(a.payTo)),
-    isEvm(a.network) ? ' — this page pays here' : ' — pay with an x402 client for this chain'));
+    // The CAIP-2 id is one long word (Solana's is 40 characters): as code it may wrap anywhere.
+    `${networkName(a.network)} (`, element('code', {}, a.network), `): ${formatUsdc(a.amount)} USDC to `, element('code', { title: a.payTo }, shortAddress(a.payTo)),
+    isEvm(a.network) || (isSolana(a.network) && state.solanaRelay) ? ' — this page pays here' : ' — pay with an x402 client for this chain'));
   byId('quote').replaceChildren(element('div', { class: 'quote' },
     element('p', { class: 'amount', id: 'quote-amount' }, `${formatUsdc(amount)} USD`),
     element('p', { id: 'quote-usdc' },

@@ -39,15 +39,25 @@ export async function showResult(quote: Quote, response: Response): Promise<void
   }
 
   const paid = quote.paymentRequired.accepts.find((a) => a.network === receipt?.network) ?? quote.paymentRequired.accepts.find((a) => isEvm(a.network));
+  // The receipt comes before the preview: a tall image must not push it out of sight.
   byId('result').replaceChildren(
     element('p', {}, element('a', { href: state.resultUrl, download: fileName, id: 'result-download' }, `Download ${fileName}`), ` (${mediaType}, ${kb})`),
-    ...present(...view),
-    receipt ? element('p', { class: 'receipt' },
+    receipt ? element('p', { class: 'receipt', id: 'receipt' },
       `Paid ${paid ? `${formatUsdc(paid.amount)} USDC ` : ''}on ${networkName(receipt.network)}. Transaction: `,
       element('code', { id: 'receipt-transaction' }, receipt.transaction),
-      receipt.payer ? ` from ${receipt.payer}` : '', '.') : element('p', {}, 'The service sent no receipt.'),
+      ...(receipt.payer ? [' from ', element('code', {}, receipt.payer)] : []), '.') : element('p', { id: 'receipt' }, 'The service sent no receipt.'),
+    ...present(...view),
   );
-  const section = byId('result-section');
-  section.hidden = false;
-  byId('result-heading').focus();
+  byId('result-section').hidden = false;
+}
+
+/**
+ * Brings the result to the top of the window and moves the focus to its heading, so a screen
+ * reader announces it. Called once everything above it has its final size (the price box grows
+ * when it says it was paid), or the result would be pushed below the fold again on a phone.
+ */
+export function revealResult(): void {
+  const heading = byId('result-heading');
+  heading.focus({ preventScroll: true });
+  heading.scrollIntoView({ block: 'start' });
 }

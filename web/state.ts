@@ -10,4 +10,6 @@ export const state: {
   devPayer?: DevPayer;
   resultUrl?: string;
   busy: boolean;
-} = { operations: [], quoteSequence: 0, busy: false };
+  /** The service relays the Solana reads a wallet payment needs (GET /web/solana-rpc answered). */
+  solanaRelay: boolean;
+} = { operations: [], quoteSequence: 0, busy: false, solanaRelay: false };

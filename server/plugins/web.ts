@@ -73,8 +73,61 @@ export const webPlugin: Plugin<{ app: App }> = {
 
     const rig = app.config.payments === 'dev' ? app.rigs.evm : undefined;
     if (rig) registerDevPayer(server, app, rig);
+
+    const solana = app.gate.chains.find((c) => c.network.startsWith('solana:'));
+    const solanaRpc = app.config.payments === 'dev' ? app.rigs.svm?.rpcUrl : app.config.svmRpcUrl || undefined;
+    if (solana && solanaRpc) registerSolanaRelay(server, solanaRpc, solana.asset);
   },
 };
+
+// The only Solana reads the exact scheme's client makes before the wallet signs: the mint (its
+// token program and decimals) and a recent blockhash.
+const RELAYED_METHODS = new Set(['getAccountInfo', 'getLatestBlockhash']);
+
+/**
+ * The Solana wallet path of the page needs two chain reads to build the transfer it asks the
+ * wallet to sign. The page may talk to this service only (its CSP says so, and a person's page
+ * should not call third parties), so the service relays exactly those reads, for its own USDC
+ * mint, to its RPC. Same origin only; nothing is sent on the person's behalf.
+ */
+function registerSolanaRelay(server: Server, upstream: string, mint: string): void {
+  server.route({
+    method: 'GET',
+    path: '/web/solana-rpc',
+    options: { cors: false, description: 'Whether the page can build Solana payments (the relay below exists)' },
+    handler: (_request, h) => h.response({ relay: true }).header('cache-control', 'no-store'),
+  });
+  server.route({
+    method: 'POST',
+    path: '/web/solana-rpc',
+    options: {
+      cors: false,
+      description: 'The page\'s Solana reads (the USDC mint, a recent blockhash), relayed to the service\'s Solana RPC',
+      payload: { parse: true, allow: ['application/json'], maxBytes: 4 * 1024 },
+    },
+    handler: async (request, h) => {
+      const call = request.payload as { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown } | null;
+      const method = typeof call?.method === 'string' ? call.method : '';
+      const params = Array.isArray(call?.params) ? call.params : [];
+      if (!RELAYED_METHODS.has(method) || (method === 'getAccountInfo' && params[0] !== mint)) {
+        fail('FIELD_INVALID', 'this relay answers only getLatestBlockhash and getAccountInfo of the offered USDC mint', { field: 'method' });
+      }
+      let answer: Response;
+      try {
+        answer = await fetch(upstream, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: call!.id ?? 1, method, params }),
+          signal: AbortSignal.timeout(10_000),
+        });
+      } catch {
+        fail('UNAVAILABLE', 'the Solana RPC could not be reached');
+      }
+      if (!answer.ok) fail('UNAVAILABLE', `the Solana RPC answered with status ${answer.status}`);
+      return h.response(await answer.text()).type('application/json').header('cache-control', 'no-store');
+    },
+  });
+}
 
 /**
  * Dev mode only: the demo payer of the local Base chain, for a newcomer without a wallet. Same
