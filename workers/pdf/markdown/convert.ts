@@ -78,6 +78,17 @@ export function ocrTimeNote(pageNumber: number): string {
   return `*Page ${pageNumber} has no text layer and could not be read within this call's time limit: convert it in a smaller document to read it.*`;
 }
 
+/** For a scanned page on which OCR found no text. */
+export function ocrEmptyNote(pageNumber: number): string {
+  return `*Page ${pageNumber} has no text layer, and OCR found no text on it.*`;
+}
+
+function noteFor(page: PageLayout, pageNumber: number): string {
+  if (page.ocr === 'timeout') return ocrTimeNote(pageNumber);
+  if (page.ocr === 'empty') return ocrEmptyNote(pageNumber);
+  return ocrNote(pageNumber);
+}
+
 /**
  * Why a page may need OCR: 'none' (its text layer is readable), 'no-text' (no usable text layer:
  * without OCR it becomes a note) or 'image' (a thin text layer over an image covering most of the
@@ -88,10 +99,11 @@ export type ScanKind = 'none' | 'no-text' | 'image';
 /** One page after layout: its size, whether it is scanned, its drawn rules and its text fragments. */
 export interface PageLayout {
   height: number; width: number; scan: ScanKind; rules: Rules; fragments: Fragment[];
-  /** The page's text as read by OCR replaces its text layer. */
-  ocrRead?: boolean;
-  /** Set when OCR was wanted but the deadline came first. */
-  ocrTimedOut?: boolean;
+  /**
+   * What OCR made of a scanned page: 'read' (its lines replace the text layer), 'empty' (it found
+   * no text: a photo, a blank sheet) or 'timeout' (the call's deadline came first). Absent: not run.
+   */
+  ocr?: 'read' | 'empty' | 'timeout';
 }
 
 /** The pages of one stext document after layout, before Markdown; firstPage numbers them in notes. */
@@ -128,7 +140,7 @@ export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPag
 }
 
 function unread(p: PageLayout): boolean {
-  return p.scan === 'no-text' && !p.ocrRead;
+  return p.scan === 'no-text' && p.ocr !== 'read';
 }
 
 function convertPages(perPage: PageLayout[], firstPage: number): string {
@@ -150,7 +162,7 @@ function convertPages(perPage: PageLayout[], firstPage: number): string {
   pageBlocks.forEach((blocks, index) => {
     if (blocks === 'ocr') {
       flush();
-      out.push(`${perPage[index]!.ocrTimedOut ? ocrTimeNote(firstPage + index) : ocrNote(firstPage + index)}\n`);
+      out.push(`${noteFor(perPage[index]!, firstPage + index)}\n`);
       return;
     }
     // A paragraph cut by the page break continues on the next page.
