@@ -122,13 +122,15 @@ export function layoutStext(xml: string, drawings: PageDrawing[] = [], firstPage
       : counts.total < THIN_TEXT_CHARS && (drawn?.imageCover ?? 0) >= IMAGE_COVER_SCANNED ? 'image' : 'none';
     return { height: page.height, width: page.width, scan, rules, fragments: fragmentsOf(page.lines, areas, rules.vertical) as Fragment[] };
   });
-  const withText = perPage.filter((p) => p.scan !== 'no-text');
-  dropRunningText(withText, bodySizeOf(withText.flatMap((p) => p.fragments)));
   return { pages: perPage, firstPage };
 }
 
 /** Markdown for a laid-out document, with the text OCR read in place of the scanned pages' text layers. */
 export function markdownOf(layout: StextLayout): string {
+  // Running heads and feet go from the pages OCR read as from the others (a scanned book's page
+  // numbers and titles repeat just the same); pages left as notes have no text to go by.
+  const withText = layout.pages.filter((p) => !unread(p));
+  dropRunningText(withText, bodySizeOf(withText.flatMap((p) => p.fragments)));
   // The document's own words tell a broken word from a compound at a line end.
   const words = wordsOf(layout.pages.flatMap((p) => p.fragments.map((f) => f.text)));
   return withDocumentWords(words, () => convertPages(layout.pages, layout.firstPage));

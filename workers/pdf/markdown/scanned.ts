@@ -52,7 +52,15 @@ function field(title: string, name: string): number[] | undefined {
   return m ? m[1]!.trim().split(/\s+/).map(Number) : undefined;
 }
 
-interface OcrLine { box: number[]; size: number; words: string[] }
+interface OcrWord { text: string; x0: number; x1: number }
+interface OcrLine { box: number[]; size: number; words: OcrWord[] }
+
+/**
+ * A gap between words wider than this share of the type size splits a line into fragments, as
+ * in fragments.ts for a text layer: tesseract often runs one line across a column gutter or
+ * across the cells of a table, and the layout engine needs the pieces to find either.
+ */
+const WIDE_GAP = 0.95;
 
 /** Cap height (and ascender height) as a share of the type size, about the same in common text faces. */
 const ASCENT = 0.74;
@@ -92,19 +100,33 @@ export function hocrFragments(hocr: string, scale: number): Fragment[] {
     const end = hocr.indexOf('</span>', m.index! + m[0].length);
     const word = unescapeHtml(hocr.slice(m.index! + m[0].length, end < 0 ? undefined : end).replace(/<[^>]*>/g, '')).trim();
     const confidence = field(title, 'x_wconf')?.[0] ?? 100;
-    if (!word || (!/[\p{L}\p{N}]/u.test(word) && confidence < NOISE_CONFIDENCE)) continue;
-    line.words.push(word);
+    const box = field(title, 'bbox');
+    if (!word || !box || box.length !== 4 || (!/[\p{L}\p{N}]/u.test(word) && confidence < NOISE_CONFIDENCE)) continue;
+    line.words.push({ text: word, x0: box[0]!, x1: box[2]! });
   }
-  return lines.filter((l) => l.words.length > 0).map((l): Fragment => {
-    const text = l.words.join(' ');
-    const [x0, y0, x1, y1] = l.box.map((v) => v * scale) as [number, number, number, number];
-    return {
-      x0, y0, x1, y1, size: l.size * scale, text,
-      spans: [{ text, bold: false, italic: false, mono: false }],
-      bold: false, italic: false, mono: false,
-      charWidth: (x1 - x0) / Math.max(1, text.length),
+  const fragments: Fragment[] = [];
+  for (const l of lines) {
+    let group: OcrWord[] = [];
+    const close = () => {
+      if (!group.length) return;
+      const text = group.map((w) => w.text).join(' ');
+      const x0 = group[0]!.x0 * scale, x1 = group[group.length - 1]!.x1 * scale, y0 = l.box[1]! * scale, y1 = l.box[3]! * scale;
+      fragments.push({
+        x0, y0, x1, y1, size: l.size * scale, text,
+        spans: [{ text, bold: false, italic: false, mono: false }],
+        bold: false, italic: false, mono: false,
+        charWidth: (x1 - x0) / Math.max(1, text.length),
+      });
+      group = [];
     };
-  });
+    for (const w of l.words) {
+      const last = group[group.length - 1];
+      if (last && w.x0 - last.x1 > l.size * WIDE_GAP) close();
+      group.push(w);
+    }
+    close();
+  }
+  return fragments;
 }
 
 /**
