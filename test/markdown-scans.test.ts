@@ -6,10 +6,11 @@ import Code from '@hapi/code';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { runTool } from '../tools/runner.js';
 import { form, startTestService, type TestService } from './support/service.js';
 import { wordRecall } from './support/word-recall.js';
-import { ocrNote } from '../workers/pdf/markdown/convert.js';
+import { ocrEmptyNote, ocrNote } from '../workers/pdf/markdown/convert.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -106,10 +107,17 @@ before(async () => {
   await htmlPdf('stamped', `<!doctype html><html><head><style>@page { size: A4; margin: 0 } body { margin: 0 }
     img { display: block; width: 210mm; height: 297mm } .n { position: absolute; top: 8mm; right: 10mm; font: 9pt "DejaVu Sans" }</style></head>
     <body><img src="data:image/png;base64,${png}"><div class="n">7</div></body></html>`);
+  // A scan fed in sideways and turned upright by the page's /Rotate, as scanners often save them.
+  await sharp(path.join(scratch, 'report-scan.png')).rotate(270).withMetadata({ density: 200 }).png().toFile(path.join(scratch, 'sideways.png'));
+  await run('mutool', ['convert', '-o', 'sideways.pdf', 'sideways.png']);
+  await run('qpdf', ['--rotate=+90', 'sideways.pdf', 'rotated.pdf']);
+  // A photo: an image with no text in it at all.
+  await sharp({ create: { width: 1200, height: 1600, channels: 3, background: '#c8d2e0' } }).withMetadata({ density: 150 }).png().toFile(path.join(scratch, 'photo.png'));
+  await run('mutool', ['convert', '-o', 'photo.pdf', 'photo.png']);
   // A text page followed by a scanned one; and fourteen scanned pages, more than one deadline reads.
   await run('qpdf', ['--empty', '--pages', 'second.pdf', 'report-scan.pdf', '--', 'mixed.pdf']);
   await run('qpdf', ['--empty', '--pages', ...Array.from({ length: 14 }, () => 'report-scan.pdf'), '--', 'long.pdf']);
-  for (const name of ['report-scan', 'stamped', 'mixed', 'long']) fixture[name] = await bytes(name);
+  for (const name of ['report-scan', 'stamped', 'rotated', 'photo', 'mixed', 'long']) fixture[name] = await bytes(name);
   reference.report = await textLayer('report');
   reference.second = await textLayer('second');
 
@@ -156,6 +164,20 @@ describe('/v1/pdf/markdown on scanned pages (MARKDOWN_OCR=tesseract)', () => {
     expect(out.charged).to.equal(PAGE_RATE);
     expect(wordRecall(reference.report!, out.md)).to.be.at.least(0.95);
     expect(out.md.split('\n')).to.include('# Annual Field Report');
+  });
+
+  it('reads a scan stored sideways and turned upright by the page rotation', { timeout: 60_000 }, async () => {
+    const out = await convert(t, pay, fixture.rotated!);
+    expect(out.status).to.equal(200);
+    expect(wordRecall(reference.report!, out.md)).to.be.at.least(0.95);
+    expect(out.md.split('\n')).to.include('# Annual Field Report');
+  });
+
+  it('says of a scanned page with no text on it (a photo) that OCR found none, and charges the page', { timeout: 60_000 }, async () => {
+    const out = await convert(t, pay, fixture.photo!);
+    expect(out.status).to.equal(200);
+    expect(out.charged).to.equal(PAGE_RATE);
+    expect(out.md.trim()).to.equal(ocrEmptyNote(1));
   });
 
   it('keeps a text page and a scanned page in page order, each read its own way', { timeout: 60_000 }, async () => {
