@@ -11,6 +11,7 @@ import { runTool } from '../tools/runner.js';
 import { form, startTestService, type TestService } from './support/service.js';
 import { wordRecall } from './support/word-recall.js';
 import { ocrEmptyNote, ocrNote } from '../workers/pdf/markdown/convert.js';
+import { ConfigError, installed, loadConfig } from '../server/config.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -208,6 +209,17 @@ describe('/v1/pdf/markdown on scanned pages (MARKDOWN_OCR=tesseract)', () => {
     expect(notes).to.equal(Array.from({ length: notes.length }, (_, k) => headings + 1 + k));
     const second = out.md.indexOf('# Annual Field Report', 1);
     expect(wordRecall(reference.report!, out.md.slice(0, second > 0 ? second : undefined))).to.be.at.least(0.95);
+  });
+});
+
+describe('MARKDOWN_OCR', () => {
+  it('is tesseract by default where tesseract is installed, takes off and tesseract, and refuses anything else naming the variable', () => {
+    expect(installed('tesseract')).to.be.true();
+    expect(loadConfig({}, {}).markdownOcr).to.equal('tesseract');
+    expect(loadConfig({}, { MARKDOWN_OCR: 'auto' }).markdownOcr).to.equal('tesseract');
+    expect(loadConfig({}, { MARKDOWN_OCR: 'off' }).markdownOcr).to.equal('off');
+    expect(loadConfig({}, { MARKDOWN_OCR: 'tesseract' }).markdownOcr).to.equal('tesseract');
+    expect(() => loadConfig({}, { MARKDOWN_OCR: 'model' })).to.throw(ConfigError, /MARKDOWN_OCR/);
   });
 });
 
