@@ -4,6 +4,7 @@
 // of the layout engine (reading regions, paragraphs from line gaps, headings from type size,
 // hyphens at line ends, lists) treats them like the lines of a text layer. Nothing leaves the server.
 import { timeLeft, type Job } from '../../../core/job.js';
+import { ServiceError } from '../../../core/errors.js';
 import { renderPage, TESSERACT_DPI, TESSERACT_MAX_SIDE } from '../../model/pages.js';
 import { tesseractHocr } from '../../model/tesseract.js';
 import { rulesOf } from './rules.js';
@@ -183,7 +184,8 @@ export async function readScannedPages(input: Job, layout: StextLayout, pagesAft
     const timer = setTimeout(() => abort.abort(new OutOfTime()), available);
     try {
       const png = await renderPage(input, layout.firstPage + index, { dpi: TESSERACT_DPI, maxSide: TESSERACT_MAX_SIDE, gray: true, signal: abort.signal });
-      const { width } = pngSize(png);
+      const { width } = png.length > 24 ? pngSize(png) : { width: 0 };
+      if (!(width > 0 && page.width > 0)) continue;
       // Points per pixel from the page's own width: right whatever the UserUnit, rotation or pixel cap.
       const scale = page.width / width;
       const hocr = await tesseractHocr(input, png, { dpi: Math.round(72 / scale), signal: abort.signal });
@@ -198,6 +200,10 @@ export async function readScannedPages(input: Job, layout: StextLayout, pagesAft
         page.ocr = 'empty';
       }
     } catch (err) {
+      // A page mupdf cannot draw or tesseract cannot read keeps what it had before OCR (its note,
+      // or its thin text layer) rather than failing the whole document; a deployment fault
+      // (a missing language) still fails the job, uncharged, as it does for /v1/pdf/ocr.
+      if (err instanceof ServiceError && (err.code === 'CORRUPT_INPUT' || err.code === 'LIMIT_EXCEEDED')) continue;
       if (!(err instanceof OutOfTime)) throw err;
       outOfTime = true;
       page.ocr = 'timeout';
