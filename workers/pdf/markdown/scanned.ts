@@ -16,8 +16,9 @@ const RESERVE_MS = 3_000;
 /** Per page of the document not yet through mutool: what a text-layer chunk costs, generously. */
 const RESERVE_PER_PAGE_MS = 60;
 /**
- * What one page is expected to take before any was measured in this job: the slowest dense A4
- * page in bench/markdown's scanned run took about 5 s of wall time on a busy 2-core machine.
+ * What one page is expected to take before any was measured in this job: bench/markdown's scanned
+ * run measured about 2 s of CPU per page, and up to 4.9 s of wall time per page (the mean of one
+ * style) while the 2-core machine was shared at a load of 11.
  */
 const FIRST_PAGE_ESTIMATE_MS = 6_000;
 
