@@ -88,6 +88,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
   const mem = load('memory.json', 'memory');
   const comp = load('pdf-compress.json', 'pdf-compress');
   const md = load('markdown.json', 'markdown');
+  const mdScanned = load('markdown-scanned.json', 'markdown-scanned');
   const fromMd = load('from-markdown.json', 'from-markdown');
   const ocr = load('ocr.json', 'ocr');
 
@@ -117,6 +118,12 @@ export async function buildReport(input: ReportInput): Promise<string> {
   if (mem) headlines.push(`Peak memory under eight concurrent 50 MB uploads: ${mem.peakServicePlusToolsMB} MB for the service process and its tools (target < 1536 MB: ${mem.withinTarget ? 'met' : 'missed'}).`);
   const mdBest = md?.overall ? Object.entries(md.overall as Record<string, Json>).sort((a, b) => b[1].overall - a[1].overall) : undefined;
   if (mdBest?.length) headlines.push(`PDF to Markdown overall score (mean of NID, TEDS, MHS): ${mdBest.map(([id, s]) => `${id} ${s.overall.toFixed(3)}`).join(', ')}.`);
+  const scannedRows = mdScanned?.overall ? Object.entries(mdScanned.overall as Record<string, Json>) : [];
+  const scanRow = scannedRows.find(([id]) => id.includes('scan'))?.[1], textRow = scannedRows.find(([id]) => !id.includes('scan'))?.[1];
+  if (scanRow && textRow) {
+    headlines.push(`PDF to Markdown on 200 dpi scans (${scanRow.pages} pages): word recall ${scanRow.recall.toFixed(3)} (target ≥ 0.95: ${scanRow.recall >= 0.95 ? 'met' : 'missed'}; ${textRow.recall.toFixed(3)} from the text layer of the same pages), `
+      + `${f1(scanRow.cpuSecondsPerPage * 1000)} ms of CPU per scanned page against ${f1(textRow.cpuSecondsPerPage * 1000)} ms per text-layer page (target ≤ 30 ms: ${textRow.cpuSecondsPerPage <= 0.03 ? 'met' : 'missed'}).`);
+  }
   if (headlines.length) L.push('## Headline figures', '', ...headlines.map((h) => `- ${h}`), '');
 
   // ---- Operations -------------------------------------------------------------------------
@@ -244,6 +251,16 @@ export async function buildReport(input: ReportInput): Promise<string> {
     }));
     L.push('', `![Markdown scores](${file})`, '', 'Per-style tables: [results/markdown.md](results/markdown.md).', '');
   } else if (!quick) L.push('No results.', '');
+
+  // ---- Markdown on scanned pages ------------------------------------------------------------
+  if (mdScanned?.overall) {
+    L.push('## PDF to Markdown on scanned pages', '');
+    L.push(`${mdScanned.pages} ground-truth pages in ${mdScanned.styles?.length ?? '?'} style(s) (${(mdScanned.styles ?? []).map((s: Json) => s.id).join(', ')}), each page also as a 200 dpi scan. ${mdScanned.method ?? ''}`, '');
+    L.push(...table(['Input', 'Word recall', 'Pages ≥ 0.95', 'Overall', 'NID', 'TEDS', 'MHS', 'ms/page CPU', 'ms/page wall'],
+      Object.entries(mdScanned.overall as Record<string, Json>).map(([id, s]) => [id, s.recall.toFixed(4), `${s.pagesAtLeast95} of ${s.pages}`, f1(s.overall), f1(s.scores.nid), f1(s.scores.teds), f1(s.scores.mhs),
+        s.cpuSecondsPerPage === null ? '–' : f1(s.cpuSecondsPerPage * 1000), f1(s.secondsPerPage * 1000)])));
+    L.push('', 'Per-style tables: [results/markdown-scanned.md](results/markdown-scanned.md).', '');
+  }
 
   // ---- Markdown to PDF --------------------------------------------------------------------
   if (fromMd?.sizes) {

@@ -22,6 +22,8 @@ interface Step {
   /** Without a quick mode of its own the step is skipped by --quick (the report shows its last full results). */
   quick: 'own' | 'flag' | 'skip';
   timeoutMinutes: number;
+  /** Arguments for the script (a variant of a shared script). */
+  args?: string[];
 }
 
 const STEPS: Step[] = [
@@ -31,13 +33,15 @@ const STEPS: Step[] = [
   { name: 'memory', title: 'Peak memory under eight concurrent 50 MB uploads', script: 'dist/bench/memory.js', results: ['memory.json'], quick: 'own', timeoutMinutes: 8 },
   { name: 'pdf-compress', title: 'PDF compression table', script: 'dist/bench/pdf-compress.js', results: ['pdf-compress.json'], quick: 'own', timeoutMinutes: 8 },
   { name: 'markdown', title: 'PDF to Markdown scores and speed, with peers', script: 'dist/bench/markdown/run.js', results: ['markdown.json', 'markdown.md'], writesToFullResults: true, quick: 'flag', timeoutMinutes: 20 },
+  // A subset (20 pages, half with tables, in every style): OCR takes seconds per page on this shared machine.
+  { name: 'markdown-scanned', title: 'PDF to Markdown on 200 dpi scans (local tesseract), 20 pages x 5 styles', script: 'dist/bench/markdown/run.js', args: ['--scanned', '--limit=20'], results: ['markdown-scanned.json', 'markdown-scanned.md'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 30 },
   { name: 'from-markdown', title: 'Markdown to PDF typesetting time vs Chromium', script: 'dist/bench/from-markdown.js', results: ['from-markdown.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 10 },
   { name: 'ocr', title: 'Local OCR pages per second and word recall', script: 'dist/bench/ocr.js', results: ['ocr.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 6 },
 ];
 
 function runStep(step: Step, quick: boolean): Promise<{ exitCode: number | null; output: string; timedOut: boolean }> {
   return new Promise((resolve) => {
-    const args = [path.join(ROOT, step.script), ...(quick ? ['--quick'] : [])];
+    const args = [path.join(ROOT, step.script), ...(step.args ?? []), ...(quick ? ['--quick'] : [])];
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let pending = '';

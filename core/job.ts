@@ -23,6 +23,8 @@ export interface WorkerSettings {
   modelDpi: number;
   ocrEngine: 'model' | 'tesseract';
   ocrLanguages: string;
+  /** Scanned pages in /v1/pdf/markdown: read with local tesseract, or left as a note (absent: off). */
+  markdownOcr?: 'tesseract' | 'off';
   maxZipBytes: number;
 }
 

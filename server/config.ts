@@ -1,7 +1,9 @@
 // Every setting comes from an environment variable, validated at boot. The README's
 // configuration table lists the same names, defaults and meanings.
 import convict from 'convict';
+import { accessSync, constants } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { MODEL_DPI, type WorkerSettings } from '../core/job.js';
 
 const schema = {
@@ -44,6 +46,7 @@ const schema = {
   modelDpi: { doc: 'Resolution at which PDF pages are rendered for the model (72 to 300).', format: 'nat', default: 150, env: 'MODEL_DPI' },
   ocrEngine: { doc: 'OCR engine: model (the provider) or tesseract (local; files never leave the server).', format: ['model', 'tesseract'], default: 'model', env: 'OCR_ENGINE' },
   ocrLanguages: { doc: 'tesseract languages, joined with + (e.g. eng+deu).', format: String, default: 'eng', env: 'OCR_LANGUAGES' },
+  markdownOcr: { doc: 'Scanned pages in /v1/pdf/markdown: tesseract (read locally), off (a note per page), or auto (tesseract when the binary is installed, else off).', format: ['auto', 'tesseract', 'off'], default: 'auto', env: 'MARKDOWN_OCR' },
 } as const;
 
 /** The environment variables the service reads (the README's configuration table lists them all). */
@@ -52,8 +55,22 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(schema).ma
 type SettingType<S> = S extends { format: readonly (infer Choice)[] } ? Choice
   : S extends { format: 'port' | 'nat' } ? number : string;
 
-/** The validated configuration: one property per setting of the schema, typed by its format. */
-export type Config = { -readonly [K in keyof typeof schema]: SettingType<(typeof schema)[K]> };
+/**
+ * The validated configuration: one property per setting of the schema, typed by its format.
+ * MARKDOWN_OCR=auto is resolved by loadConfig, so the rest of the service sees what it does.
+ */
+export type Config = { -readonly [K in keyof typeof schema]: SettingType<(typeof schema)[K]> } & { markdownOcr: 'tesseract' | 'off' };
+
+/** Whether a program is installed on this machine's PATH. */
+export function installed(name: string): boolean {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
+    try {
+      accessSync(path.join(dir || '.', name), constants.X_OK);
+      return true;
+    } catch { /* keep looking */ }
+  }
+  return false;
+}
 
 export class ConfigError extends Error {}
 
@@ -72,6 +89,8 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     throw new ConfigError(`invalid configuration: ${message}`);
   }
   const config = conf.getProperties() as unknown as Config;
+  // The binary's presence is the machine's, not the environment's: PATH of this process decides.
+  if ((config.markdownOcr as string) === 'auto') config.markdownOcr = installed('tesseract') ? 'tesseract' : 'off';
   if (config.workers === 0) config.workers = Math.max(1, os.availableParallelism());
   if (!config.baseUrl) config.baseUrl = `http://localhost:${config.port}`;
   config.baseUrl = config.baseUrl.replace(/\/+$/, '');
@@ -131,6 +150,7 @@ export function workerSettings(config: Config): WorkerSettings {
     modelDpi: config.modelDpi,
     ocrEngine: config.ocrEngine,
     ocrLanguages: config.ocrLanguages,
+    markdownOcr: config.markdownOcr,
     maxZipBytes: config.maxZipBytes,
   };
 }

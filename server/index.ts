@@ -68,8 +68,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     if (ownRigs) await stopDevRigs(rigs);
     throw err;
   }
-  // The local OCR engine is a required binary only when it is the configured engine.
-  const binaries = await checkBinaries(operations, config.ocrEngine === 'tesseract' ? ['tesseract'] : []);
+  // The local OCR engine is a required binary only when it is the configured engine (for OCR or
+  // for the scanned pages of /v1/pdf/markdown).
+  const binaries = await checkBinaries(operations, config.ocrEngine === 'tesseract' || config.markdownOcr === 'tesseract' ? ['tesseract'] : []);
   const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }) };
 
   const server = Hapi.server({

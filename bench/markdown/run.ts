@@ -4,6 +4,11 @@
 //
 //   node dist/bench/markdown/run.js [--quick] [--styles=a,b] [--engines=ours,pdftotext,...] [--limit=N]
 //     [--tables (only pages with tables) | --with-tables (the first N pages plus every page with a table)]
+//   node dist/bench/markdown/run.js --scanned [--styles=a,b] [--limit=N]
+//     Scanned pages: every styled PDF's pages rendered at 200 dpi (grey) and wrapped as image-only
+//     PDFs, converted by ours with MARKDOWN_OCR=tesseract; scored as above plus word recall against
+//     the ground truth's text, with the text-layer conversion of the same pages beside it. Writes
+//     bench/results/markdown-scanned.{json,md}.
 //
 // Peers are bench-only: BENCH_PEERS (default: the project itself when they are installed as
 // devDependencies, else /work/bench-peers) is a folder with node_modules/@opendocsg/pdf2md and node_modules/@opendataloader/pdf.
@@ -17,6 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
 import { RunFailure, runTool, runToolsInThisProcess } from '../../tools/runner.js';
 import { scorePage, type PageScores } from './metrics.js';
+import { wordRecall } from '../../test/support/word-recall.js';
 
 import { ROOT } from '../lib/common.js';
 
@@ -163,31 +169,36 @@ async function pageCount(pdf: string): Promise<number> {
 
 const pagesOf = new Map<string, number>();
 
-const ours: Engine = {
-  id: 'ours',
-  async run(pdfs, work) {
-    const { markdown } = await import('../../workers/pdf/markdown/index.js');
-    const outputs = new Map<string, string>();
-    const meter = new Meter();
-    // One conversion at a time: its wall time and its CPU time (this process and the one
-    // mutool child per conversion) are the conversion's alone.
-    for (const pdf of pdfs) {
-      const jobDir = await mkdtemp(path.join(work, 'job-'));
-      await copyFile(pdf, path.join(jobDir, 'input.pdf'));
-      const n = pagesOf.get(pdf) ?? 1;
-      meter.start();
-      const out = await markdown({
-        operation: 'pdf.markdown', params: {}, jobDir, deadline: Date.now() + 60_000,
-        files: [{ bytes: new Uint8Array(), path: path.join(jobDir, 'input.pdf'), pages: n }],
-        settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 },
-      });
-      meter.stop(n);
-      outputs.set(pdf, Buffer.from(out.body).toString('utf8'));
-      await rm(jobDir, { recursive: true, force: true });
-    }
-    return { outputs, ...meter.perPage() };
-  },
-};
+/** Our work function, with scanned pages read by tesseract or (markdownOcr off) left as notes. */
+function oursEngine(id: string, markdownOcr: 'tesseract' | 'off'): Engine {
+  return {
+    id,
+    async run(pdfs, work) {
+      const { markdown } = await import('../../workers/pdf/markdown/index.js');
+      const outputs = new Map<string, string>();
+      const meter = new Meter();
+      // One conversion at a time: its wall time and its CPU time (this process and the mutool
+      // and tesseract children it waits for) are the conversion's alone.
+      for (const pdf of pdfs) {
+        const jobDir = await mkdtemp(path.join(work, 'job-'));
+        await copyFile(pdf, path.join(jobDir, 'input.pdf'));
+        const n = pagesOf.get(pdf) ?? 1;
+        meter.start();
+        const out = await markdown({
+          operation: 'pdf.markdown', params: {}, jobDir, deadline: Date.now() + 120_000,
+          files: [{ bytes: new Uint8Array(), path: path.join(jobDir, 'input.pdf'), pages: n }],
+          settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0, markdownOcr },
+        });
+        meter.stop(n);
+        outputs.set(pdf, Buffer.from(out.body).toString('utf8'));
+        await rm(jobDir, { recursive: true, force: true });
+      }
+      return { outputs, ...meter.perPage() };
+    },
+  };
+}
+
+const ours = oursEngine('ours', 'off');
 
 const pdftotext: Engine = {
   id: 'pdftotext -layout',
@@ -467,6 +478,118 @@ async function main(): Promise<void> {
   process.stdout.write(md + '\n');
 }
 
+/** The pages of a PDF as a 200 dpi grey scan: one image per page, no text layer. Cached beside the PDF. */
+async function scanPdf(pdf: string): Promise<string> {
+  const out = pdf.replace(/\.pdf$/, '-scan200.pdf');
+  if (existsSync(out)) return out;
+  const tmp = await mkdtemp(path.join(CACHE, 'scan-'));
+  try {
+    const draw = await runTool('mutool', ['draw', '-q', '-r', '200', '-c', 'gray', '-o', path.join(tmp, 'page-%d.png'), pdf], { cwd: tmp, timeoutMs: 120_000 });
+    if (draw.exitCode !== 0) throw new Error(`mutool draw failed on ${path.basename(pdf)}`);
+    const pngs = (await readdir(tmp)).filter((f) => f.endsWith('.png')).sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]));
+    // mutool sizes each page from the PNG's resolution (200 dpi): the original page size again.
+    const wrap = await runTool('mutool', ['convert', '-o', path.join(tmp, 'out.pdf'), ...pngs], { cwd: tmp, timeoutMs: 120_000 });
+    if (wrap.exitCode !== 0) throw new Error(`mutool convert failed on ${path.basename(pdf)}`);
+    await copyFile(path.join(tmp, 'out.pdf'), out);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+  return out;
+}
+
+/** The ground truth's words as a reader sees them: its Markdown rendered, tags dropped. */
+function groundTruthText(markdown: string): string {
+  const html = new MarkdownIt({ html: true }).render(markdown).replace(/<img\b[^>]*>/gi, '');
+  return html.replace(/<[^>]+>/g, ' ').replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+}
+
+interface ScannedSummary extends Summary { recall: number; recallMin: number; pagesAtLeast95: number }
+
+async function scannedMain(args: string[]): Promise<void> {
+  const pick = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]?.split(',');
+  const styleIds = pick('styles') ?? STYLES.map((s) => s.id);
+  const limit = Number(pick('limit')?.[0] ?? Infinity);
+  const styles = STYLES.filter((s) => styleIds.includes(s.id));
+  const all = new Map<string, string>();
+  for (const f of (await readdir(GT_DIR)).filter((name) => name.endsWith('.md')).sort()) all.set(f.replace(/\.md$/, ''), await readFile(path.join(GT_DIR, f), 'utf8'));
+  // A subset takes half its pages from those with tables, so that TEDS has data too.
+  const ids = [...all.keys()];
+  const withTables = ids.filter((id) => all.get(id)!.includes('<table'));
+  const chosen = Number.isFinite(limit)
+    ? [...withTables.slice(0, Math.floor(limit / 2)), ...ids.filter((id) => !withTables.includes(id)).slice(0, Math.ceil(limit / 2))].sort()
+    : ids;
+  const gt = new Map<string, string>(chosen.map((id) => [id, all.get(id)!]));
+  await mkdir(CACHE, { recursive: true });
+  const work = await mkdtemp(path.join(os.tmpdir(), 'paydoc-bench-work-'));
+  const started = Date.now();
+  const loadAtStart = os.loadavg();
+  const text = oursEngine('ours, text layer', 'off');
+  const scanned = oursEngine('ours, 200 dpi scans (tesseract)', 'tesseract');
+  const byStyle: Record<string, Record<string, ScannedSummary>> = {};
+  const rowsOf: Record<string, { scores: PageScores[]; recalls: number[]; seconds: number[]; cpu: (number | null)[] }> = {};
+  try {
+    for (const style of styles) {
+      byStyle[style.id] = {};
+      const originals = new Map<string, string>(); // pdf -> gt id
+      const scans = new Map<string, string>();
+      for (const [id, markdown] of gt) {
+        const pdf = await renderPdf(style, id, markdown);
+        const scan = await scanPdf(pdf);
+        originals.set(pdf, id); scans.set(scan, id);
+        for (const file of [pdf, scan]) if (!pagesOf.has(file)) pagesOf.set(file, await pageCount(file));
+      }
+      for (const [engine, pdfs] of [[text, originals], [scanned, scans]] as const) {
+        const { outputs, seconds, cpu } = await engine.run([...pdfs.keys()], work);
+        const scores: PageScores[] = [], recalls: number[] = [];
+        for (const [pdf, id] of pdfs) {
+          const out = outputs.get(pdf) ?? '';
+          scores.push(scorePage(gt.get(id)!, out));
+          recalls.push(wordRecall(groundTruthText(gt.get(id)!), out));
+        }
+        const all = (rowsOf[engine.id] ??= { scores: [], recalls: [], seconds: [], cpu: [] });
+        all.scores.push(...scores); all.recalls.push(...recalls); all.seconds.push(seconds); all.cpu.push(cpu);
+        const r: ScannedSummary = { ...summarize(scores, seconds, cpu), ...recallOf(recalls) };
+        byStyle[style.id]![engine.id] = r;
+        process.stderr.write(`${style.id.padEnd(24)} ${engine.id.padEnd(34)} recall ${r.recall.toFixed(4)} (min ${r.recallMin.toFixed(3)}) overall ${fmt(r.overall)} NID ${fmt(r.scores.nid)} TEDS ${fmt(r.scores.teds)} MHS ${fmt(r.scores.mhs)} ${ms(r.secondsPerPage)} ms/page wall, ${ms(r.cpuSecondsPerPage)} ms/page CPU\n`);
+      }
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  const overall: Record<string, ScannedSummary> = {};
+  for (const [id, all] of Object.entries(rowsOf)) {
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+    const cpu = all.cpu.some((c) => c === null) ? null : mean(all.cpu as number[]);
+    overall[id] = { ...summarize(all.scores, mean(all.seconds), cpu), ...recallOf(all.recalls) };
+  }
+  const report = {
+    generated: new Date().toISOString(), pages: gt.size, styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
+    method: "Each styled PDF page rendered at 200 dpi in grey (mutool draw) and wrapped as an image-only PDF (mutool convert); ours converts it with MARKDOWN_OCR=tesseract (pages rendered again at 300 dpi and read by tesseract 5 with one thread, as /v1/pdf/ocr does). Word recall: share of the ground truth's words (its Markdown rendered to text) found in the output, with multiplicity (test/support/word-recall.ts). CPU: this process and the mutool and tesseract children it waits for, per page, one conversion at a time.",
+    overall, byStyle, wallSeconds: (Date.now() - started) / 1000, loadAverage: { start: loadAtStart, end: os.loadavg() }, cpus: os.cpus().length,
+  };
+  await mkdir(RESULTS, { recursive: true });
+  await writeFile(path.join(RESULTS, 'markdown-scanned.json'), JSON.stringify(report, null, 1));
+  const header = ['| Input | Word recall | Pages ≥ 0.95 | Min recall | Overall | NID | TEDS | MHS | ms/page wall | ms/page CPU |', '|---|---|---|---|---|---|---|---|---|---|'];
+  const row = (id: string, s: ScannedSummary) => `| ${id} | ${s.recall.toFixed(4)} | ${s.pagesAtLeast95} of ${s.pages} | ${s.recallMin.toFixed(3)} | ${fmt(s.overall)} | ${fmt(s.scores.nid)} | ${fmt(s.scores.teds)} | ${fmt(s.scores.mhs)} | ${ms(s.secondsPerPage)} | ${ms(s.cpuSecondsPerPage)} |`;
+  const lines = ['## PDF to Markdown on scanned pages', '',
+    `${gt.size} ground-truth pages in ${styles.length} style(s) (${styles.map((s) => s.id).join(', ')}); ${(report.wallSeconds).toFixed(0)} s wall. ${report.method}`, '',
+    ...header, ...Object.entries(overall).map(([id, s]) => row(id, s)), '', '### By style', ''];
+  for (const style of styles) lines.push(`**${style.id}**: ${style.description}.`, '', ...header, ...Object.entries(byStyle[style.id]!).map(([id, s]) => row(id, s)), '');
+  lines.push(`Load average at the start ${loadAtStart.map((l) => l.toFixed(1)).join(', ')} and at the end ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} on ${os.cpus().length} cores: wall times are inflated by other work; CPU times are not.`, '');
+  const md = lines.join('\n');
+  await writeFile(path.join(RESULTS, 'markdown-scanned.md'), md);
+  process.stdout.write(md + '\n');
+}
+
+function recallOf(recalls: number[]): { recall: number; recallMin: number; pagesAtLeast95: number } {
+  return {
+    recall: recalls.reduce((a, b) => a + b, 0) / Math.max(1, recalls.length),
+    recallMin: Math.min(...recalls),
+    pagesAtLeast95: recalls.filter((r) => r >= 0.95).length,
+  };
+}
+
 const childArg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 if (childArg('child')) await childMain(childArg('child')!, childArg('list')!, childArg('out')!);
+else if (process.argv.includes('--scanned')) await scannedMain(process.argv.slice(2));
 else await main();

@@ -32,6 +32,14 @@ export function thirdPartyInfo(op: Operation, app: PublicView): Record<string, u
     : { sendsContent: true, provider: 'OpenAI-compatible model provider', available, ...(available ? {} : { unavailableReason: 'the model provider is not configured on this deployment (answers 503)' }) };
 }
 
+/** For an operation that reads scanned pages: whether this deployment does, and with what. */
+export function scannedPagesInfo(op: Operation, app: PublicView): Record<string, unknown> | undefined {
+  if (!op.readsScans) return undefined;
+  return app.config.markdownOcr === 'tesseract'
+    ? { read: true, sendsContent: false, engine: 'tesseract (local)', languages: app.config.ocrLanguages.split('+') }
+    : { read: false, note: 'each page without a text layer is answered with a note that OCR is needed' };
+}
+
 export function catalogItem(op: Operation, app: PublicView): Record<string, unknown> {
   const rate = BigInt(op.price.rate);
   const thirdParty = thirdPartyInfo(op, app);
@@ -56,6 +64,7 @@ export function catalogItem(op: Operation, app: PublicView): Record<string, unkn
       pricingModel: op.price.model,
       ...(note ? { pricingNote: note } : {}),
       ...(thirdParty ? { thirdParty } : {}),
+      ...(scannedPagesInfo(op, app) ? { scannedPages: scannedPagesInfo(op, app) } : {}),
       mcpTool: op.tool,
     },
     method: 'POST',

@@ -35,6 +35,8 @@ export const freePlugin: Plugin<{ app: App }> = {
           payments: { mode: app.config.payments, networks: app.gate.chains.map((c) => c.network), facilitators: app.gate.facilitators() },
           modelProvider: app.config.modelBaseUrl !== '' || app.config.modelApiKey !== '',
           ocrEngine: app.config.ocrEngine,
+          // Whether /v1/pdf/markdown reads scanned pages (locally) or leaves a note for each.
+          markdownOcr: app.config.markdownOcr,
           workers: app.config.workers,
           queueDepth: app.pool.queueDepth,
         };

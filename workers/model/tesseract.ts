@@ -22,11 +22,12 @@ export interface TesseractOptions {
   signal?: AbortSignal;
 }
 
-export async function tesseractText(input: Job, image: Uint8Array, options: TesseractOptions = {}): Promise<string> {
+async function runTesseract(input: Job, image: Uint8Array, options: TesseractOptions, output: string[]): Promise<string> {
   const args = [
     'stdin', 'stdout',
     '-l', ocrLanguages(input.settings.ocrLanguages),
     ...(options.dpi ? ['--dpi', String(options.dpi)] : []),
+    ...output,
   ];
   let result;
   try {
@@ -49,6 +50,15 @@ export async function tesseractText(input: Job, image: Uint8Array, options: Tess
     }
     fail('CORRUPT_INPUT', 'the image cannot be read by the OCR engine');
   }
+  return Buffer.from(result.stdout).toString('utf8');
+}
+
+export async function tesseractText(input: Job, image: Uint8Array, options: TesseractOptions = {}): Promise<string> {
   // tesseract ends every page with a form feed; pages are joined by the caller.
-  return Buffer.from(result.stdout).toString('utf8').replace(/[\s\f]+$/u, '');
+  return (await runTesseract(input, image, options, [])).replace(/[\s\f]+$/u, '');
+}
+
+/** The page as hOCR: lines with their boxes and tesseract's estimate of their type size (x_size). */
+export function tesseractHocr(input: Job, image: Uint8Array, options: TesseractOptions = {}): Promise<string> {
+  return runTesseract(input, image, options, ['hocr']);
 }

@@ -36,15 +36,25 @@ function appendBlocks(into: Block[], blocks: Block[]): void {
   }
 }
 
-/** What the page script reports for one page: link areas and drawn boxes. */
+/** What the page script reports for one page: link areas, drawn boxes and how much of it images cover. */
 export interface PageDrawing {
   links: { rect: [number, number, number, number]; uri: string }[];
   boxes: Rect[];
+  /** Share of the page's area that drawn images cover (0 to 1); absent in older answers and tests. */
+  imageCover?: number;
 }
 
 const USABLE_URI = /^(https?:|mailto:|ftp:)/i;
 
-function needsOcr(page: StextPage): boolean {
+/**
+ * A page whose text layer is this thin (fewer visible characters, the same bound as extract's
+ * likelyScanned) and which images cover at least IMAGE_COVER_SCANNED of is read as a scan: the
+ * few characters are a stamp or a page number laid over the picture of the text.
+ */
+export const THIN_TEXT_CHARS = 16;
+export const IMAGE_COVER_SCANNED = 0.5;
+
+function glyphCounts(page: StextPage): { total: number; bad: number } {
   let total = 0, bad = 0;
   for (const line of page.lines) for (const run of line.runs) for (const g of run.glyphs) {
     if (/\s/.test(g.c)) continue;
@@ -52,6 +62,10 @@ function needsOcr(page: StextPage): boolean {
     const code = g.c.codePointAt(0) ?? 0;
     if (code === 0xfffd || (code >= 0xe000 && code <= 0xf8ff) || code < 0x20) bad++;
   }
+  return { total, bad };
+}
+
+function needsOcr({ total, bad }: { total: number; bad: number }): boolean {
   return total === 0 || bad / total > 0.3;
 }
 
@@ -59,8 +73,43 @@ export function ocrNote(pageNumber: number): string {
   return `*Page ${pageNumber} has no text layer: OCR is needed to read it.*`;
 }
 
-/** Markdown for the pages of one stext document; firstPage numbers them in notes. */
-export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPage = 1): string {
+/** For a scanned page OCR could not finish before the call's deadline. */
+export function ocrTimeNote(pageNumber: number): string {
+  return `*Page ${pageNumber} has no text layer and could not be read within this call's time limit: convert it in a smaller document to read it.*`;
+}
+
+/** For a scanned page on which OCR found no text. */
+export function ocrEmptyNote(pageNumber: number): string {
+  return `*Page ${pageNumber} has no text layer, and OCR found no text on it.*`;
+}
+
+function noteFor(page: PageLayout, pageNumber: number): string {
+  if (page.ocr === 'timeout') return ocrTimeNote(pageNumber);
+  if (page.ocr === 'empty') return ocrEmptyNote(pageNumber);
+  return ocrNote(pageNumber);
+}
+
+/**
+ * Why a page may need OCR: 'none' (its text layer is readable), 'no-text' (no usable text layer:
+ * without OCR it becomes a note) or 'image' (a thin text layer over an image covering most of the
+ * page: without OCR its few characters are converted as they are, as before OCR existed).
+ */
+export type ScanKind = 'none' | 'no-text' | 'image';
+
+/** One page after layout: its size, whether it is scanned, its drawn rules and its text fragments. */
+export interface PageLayout {
+  height: number; width: number; scan: ScanKind; rules: Rules; fragments: Fragment[];
+  /**
+   * What OCR made of a scanned page: 'read' (its lines replace the text layer), 'empty' (it found
+   * no text: a photo, a blank sheet) or 'timeout' (the call's deadline came first). Absent: not run.
+   */
+  ocr?: 'read' | 'empty' | 'timeout';
+}
+
+/** The pages of one stext document after layout, before Markdown; firstPage numbers them in notes. */
+export interface StextLayout { pages: PageLayout[]; firstPage: number }
+
+export function layoutStext(xml: string, drawings: PageDrawing[] = [], firstPage = 1): StextLayout {
   const pages = parseStext(xml);
   const perPage = pages.map((page, index): PageLayout => {
     const drawn = drawings[index];
@@ -68,22 +117,38 @@ export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPag
       .filter((l) => USABLE_URI.test(l.uri))
       .map((l) => ({ x0: l.rect[0], y0: l.rect[1], x1: l.rect[2], y1: l.rect[3], uri: l.uri }));
     const rules = rulesOf(drawn?.boxes ?? []);
-    return { height: page.height, width: page.width, ocr: needsOcr(page), rules, fragments: fragmentsOf(page.lines, areas, rules.vertical) as Fragment[] };
+    const counts = glyphCounts(page);
+    const scan: ScanKind = needsOcr(counts) ? 'no-text'
+      : counts.total < THIN_TEXT_CHARS && (drawn?.imageCover ?? 0) >= IMAGE_COVER_SCANNED ? 'image' : 'none';
+    return { height: page.height, width: page.width, scan, rules, fragments: fragmentsOf(page.lines, areas, rules.vertical) as Fragment[] };
   });
-  const withText = perPage.filter((p) => !p.ocr);
-  dropRunningText(withText, bodySizeOf(withText.flatMap((p) => p.fragments)));
-  // The document's own words tell a broken word from a compound at a line end.
-  const words = wordsOf(perPage.flatMap((p) => p.fragments.map((f) => f.text)));
-  return withDocumentWords(words, () => convertPages(perPage, firstPage));
+  return { pages: perPage, firstPage };
 }
 
-/** One page after layout: its size, whether it needs OCR, its drawn rules and its text fragments. */
-interface PageLayout { height: number; width: number; ocr: boolean; rules: Rules; fragments: Fragment[] }
+/** Markdown for a laid-out document, with the text OCR read in place of the scanned pages' text layers. */
+export function markdownOf(layout: StextLayout): string {
+  // Running heads and feet go from the pages OCR read as from the others (a scanned book's page
+  // numbers and titles repeat just the same); pages left as notes have no text to go by.
+  const withText = layout.pages.filter((p) => !unread(p));
+  dropRunningText(withText, bodySizeOf(withText.flatMap((p) => p.fragments)));
+  // The document's own words tell a broken word from a compound at a line end.
+  const words = wordsOf(layout.pages.flatMap((p) => p.fragments.map((f) => f.text)));
+  return withDocumentWords(words, () => convertPages(layout.pages, layout.firstPage));
+}
+
+/** Markdown for the pages of one stext document; firstPage numbers them in notes. */
+export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPage = 1): string {
+  return markdownOf(layoutStext(xml, drawings, firstPage));
+}
+
+function unread(p: PageLayout): boolean {
+  return p.scan === 'no-text' && p.ocr !== 'read';
+}
 
 function convertPages(perPage: PageLayout[], firstPage: number): string {
   const bodySize = bodySizeOf(perPage.flatMap((p) => p.fragments));
   const pageBlocks: (Block[] | 'ocr')[] = perPage.map((p) => {
-    if (p.ocr) return 'ocr';
+    if (unread(p)) return 'ocr';
     // A ruled table joins the layout as one fragment the size of the table.
     const { tables, rest } = ruledTables(p.fragments, p.rules);
     const fragments = rest.concat(tables.map((t) => ({
@@ -97,7 +162,11 @@ function convertPages(perPage: PageLayout[], firstPage: number): string {
   let pending: Block[] = [];
   const flush = () => { if (pending.length) out.push(emit(pending)); pending = []; };
   pageBlocks.forEach((blocks, index) => {
-    if (blocks === 'ocr') { flush(); out.push(`${ocrNote(firstPage + index)}\n`); return; }
+    if (blocks === 'ocr') {
+      flush();
+      out.push(`${noteFor(perPage[index]!, firstPage + index)}\n`);
+      return;
+    }
     // A paragraph cut by the page break continues on the next page.
     const last = pending[pending.length - 1];
     const first = blocks[0];

@@ -3,22 +3,26 @@
 // fonts and boxes) to a file and prints, per page, the link annotations (stext has none)
 // and the boxes of drawn lines and rectangles (table rules). One process per chunk keeps
 // the per-page cost low; chunks keep a long document from holding all its text at once.
+// Scanned pages are then read by local OCR (scanned.ts) unless the deployment turned it off.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runTool } from '../../../tools/runner.js';
 import { timeLeft, type WorkFunction } from '../../../core/job.js';
 import { fail } from '../../../core/errors.js';
-import { convertStext, type PageDrawing } from './convert.js';
+import { layoutStext, markdownOf, type PageDrawing } from './convert.js';
+import { newOcrBudget, readScannedPages } from './scanned.js';
 import { DRAW_FIELD_VALUES_JS } from '../forms.js';
 
 const CHUNK_PAGES = 40;
 const MAX_STEXT_BYTES = 256 * 1024 * 1024;
 
 // scriptArgs: pdf, first, last (1-based), stext file. Prints "ENCRYPTED" or one JSON array
-// with [links, boxes] per page: links as [[x0, y0, x1, y1], uri], boxes as [x0, y0, x1, y1]
+// with [links, boxes, imageCover] per page: links as [[x0, y0, x1, y1], uri], boxes as [x0, y0, x1, y1]
 // of every straight-edged filled path and of every straight segment of a stroked path
 // (stroke width included). Curved fills are skipped: rules and cell borders are straight. A page with a huge drawing stops
-// recording after a cap so maps and charts cannot slow the script down much.
+// recording after a cap so maps and charts cannot slow the script down much. imageCover is the
+// share of the page's area under drawn images (each image's box clipped to the page, summed, at
+// most 1): a scan wrapped in a PDF is one image the size of the page.
 const PAGE_SCRIPT = `
 var doc = new Document(scriptArgs[0]);
 if (doc.needsPassword()) { print('ENCRYPTED'); quit(); }
@@ -67,13 +71,23 @@ for (var i = first; i <= last && i < doc.countPages(); i++) {
       closePath: function () { if (cx !== sx || cy !== sy) { var X = sx, Y = sy; if (boxes.length <= 4000) boxes.push([r1(Math.min(cx, X) - h), r1(Math.min(cy, Y) - h), r1(Math.max(cx, X) + h), r1(Math.max(cy, Y) + h)]); cx = sx; cy = sy; } },
     });
   };
+  var bound = page.bound(), pageArea = (bound[2] - bound[0]) * (bound[3] - bound[1]), imageArea = 0;
+  var image = function (ctm) {
+    var xs = [ctm[4], ctm[0] + ctm[4], ctm[2] + ctm[4], ctm[0] + ctm[2] + ctm[4]];
+    var ys = [ctm[5], ctm[1] + ctm[5], ctm[3] + ctm[5], ctm[1] + ctm[3] + ctm[5]];
+    var w = Math.min(bound[2], Math.max.apply(null, xs)) - Math.max(bound[0], Math.min.apply(null, xs));
+    var h = Math.min(bound[3], Math.max.apply(null, ys)) - Math.max(bound[1], Math.min.apply(null, ys));
+    if (w > 0 && h > 0) imageArea += w * h;
+  };
   page.run({
+    fillImage: function (img, ctm, alpha) { if (alpha > 0.1) image(ctm); },
+    fillImageMask: function (img, ctm, cs, color, alpha) { if (alpha > 0.1) image(ctm); },
     fillPath: function (path, evenOdd, ctm, cs, color, alpha) { if (alpha > 0.1) box(path, ctm, 0); },
     strokePath: function (path, stroke, ctm, cs, color, alpha) {
       if (alpha > 0.1 && boxes.length <= 4000) edges(path, ctm, stroke.lineWidth * Math.sqrt(Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2])));
     },
   }, Identity);
-  out.push([uris, boxes]);
+  out.push([uris, boxes, pageArea > 0 ? Math.round(Math.min(1, imageArea / pageArea) * 100) / 100 : 0]);
 }
 writer.close();
 print(JSON.stringify(out));
@@ -91,8 +105,9 @@ function parseDrawings(stdout: Uint8Array): PageDrawing[] {
     const raw = JSON.parse(Buffer.from(stdout).toString('utf8')) as unknown;
     if (!Array.isArray(raw)) return [];
     return raw.map((page: unknown) => {
-      const [links, boxes] = Array.isArray(page) ? page as unknown[] : [];
+      const [links, boxes, cover] = Array.isArray(page) ? page as unknown[] : [];
       return {
+        imageCover: typeof cover === 'number' && Number.isFinite(cover) ? cover : 0,
         links: (Array.isArray(links) ? links : [])
           .filter((l): l is [Rect, string] => Array.isArray(l) && isRect(l[0]) && typeof l[1] === 'string')
           .map(([rect, uri]) => ({ rect, uri })),
@@ -114,6 +129,8 @@ export const markdown: WorkFunction = async (input) => {
   await writeFile(path.join(cwd, script), PAGE_SCRIPT, { mode: 0o600 });
   const pageCount = Math.max(1, file.pages ?? 1);
   const parts: string[] = [];
+  const ocr = input.settings.markdownOcr === 'tesseract';
+  const budget = newOcrBudget();
   for (let first = 1; first <= pageCount; first += CHUNK_PAGES) {
     const last = Math.min(pageCount, first + CHUNK_PAGES - 1);
     await writeFile(path.join(cwd, stextFile), '', { mode: 0o600 });
@@ -127,7 +144,9 @@ export const markdown: WorkFunction = async (input) => {
     if (size > MAX_STEXT_BYTES) fail('LIMIT_EXCEEDED', 'The PDF holds more text than one conversion can return; convert fewer pages at a time.', { field: 'file' });
     const xml = await readFile(path.join(cwd, stextFile), 'utf8');
     if (run.exitCode !== 0 || !xml.includes('<page')) fail('CORRUPT_INPUT', 'The PDF could not be read.', { field: 'file' });
-    parts.push(convertStext(xml, parseDrawings(run.stdout), first));
+    const layout = layoutStext(xml, parseDrawings(run.stdout), first);
+    if (ocr) await readScannedPages(input, layout, pageCount - last, budget);
+    parts.push(markdownOf(layout));
   }
   const body = parts.filter((p) => p.trim()).join('\n');
   // An empty result would be charged for nothing (and HTTP turns an empty 200 into 204).
