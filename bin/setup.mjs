@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The two-command set-up: `npm start` and `npm test` (and `npm run bench`) come through here.
+// The two-command set-up: `npm start` and `npm test` (and `npm run bench`, `npm run test:image`) come through here.
 // It installs what is missing (Debian packages as root, npm ci), builds, then runs the service,
 // the whole test suite or the benchmarks. Plain JavaScript: it runs before anything is built.
 import { spawnSync } from 'node:child_process';
@@ -37,8 +37,9 @@ function missingDebianPackages(names) {
 }
 
 function ensureDebianPackages() {
-  const wanted = packageList('system-packages.txt');
-  if (mode !== 'start') wanted.push(...packageList('test-packages.txt'));
+  // The image test runs the service only inside the image, so the host needs buildah, not the tools.
+  const wanted = mode === 'image' ? packageList('image-test-packages.txt') : packageList('system-packages.txt');
+  if (mode === 'test' || mode === 'bench') wanted.push(...packageList('test-packages.txt'));
   if (spawnSync('dpkg-query', ['--version']).status !== 0) {
     console.warn('setup: not a Debian system; make sure these are installed: ' + wanted.join(' '));
     return;
@@ -76,9 +77,11 @@ if (mode === 'start') {
   process.exit(run('node', ['dist/bin/start.js', ...extraArgs]));
 } else if (mode === 'test') {
   process.exit(run('node', ['dist/bin/run-tests.js', ...extraArgs]));
+} else if (mode === 'image') {
+  process.exit(run('node', ['dist/bin/run-tests.js', 'dist/container-test', ...extraArgs]));
 } else if (mode === 'bench') {
   process.exit(run('node', ['dist/bench/run.js', ...extraArgs]));
 } else {
-  console.error(`setup: unknown mode ${mode}; use start, test or bench`);
+  console.error(`setup: unknown mode ${mode}; use start, test, image or bench`);
   process.exit(2);
 }

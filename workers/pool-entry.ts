@@ -22,15 +22,29 @@ function transferable(result: JobResult) {
   return move({ get [transferableSymbol]() { return list; }, get [valueSymbol]() { return result; } } as never);
 }
 
+/**
+ * The result's bytes in an ArrayBuffer of their own that can be transferred. A view over part of a
+ * larger buffer would transfer (and expose) the whole buffer, so it is copied tight. A buffer
+ * allocated outside V8 (sharp's output buffers on Node 22, the image's Node) cannot be transferred
+ * at all: postMessage throws DataCloneError and the job would fail, so it is copied too. The trial
+ * transfer hands the same memory back, uncopied, when the buffer can be transferred.
+ */
+function transferableBytes(bytes: Uint8Array): Uint8Array {
+  const buffer = bytes.buffer as ArrayBuffer;
+  if (bytes.byteOffset !== 0 || bytes.byteLength !== buffer.byteLength) return new Uint8Array(bytes);
+  try {
+    return new Uint8Array(structuredClone(buffer, { transfer: [buffer] }));
+  } catch {
+    return new Uint8Array(bytes);
+  }
+}
+
 export default async function runJob(input: Job) {
   const started = performance.now();
   try {
     const work = await workFunctionFor(input.operation)();
     const output = await work({ ...input, settings } as never);
-    // A view over part of a larger buffer would transfer (and expose) the whole buffer: copy it tight.
-    const body = output.body.byteOffset === 0 && output.body.byteLength === output.body.buffer.byteLength
-      ? output.body : new Uint8Array(output.body);
-    return transferable({ ok: true, output: { body, mediaType: output.mediaType }, workMs: performance.now() - started });
+    return transferable({ ok: true, output: { body: transferableBytes(output.body), mediaType: output.mediaType }, workMs: performance.now() - started });
   } catch (err) {
     // Unknown failures carry no detail back (it could hold paths or tool output).
     const failure = asToolError(err, pathOf(input.operation));
