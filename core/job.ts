@@ -23,6 +23,8 @@ export interface WorkerSettings {
   modelDpi: number;
   ocrEngine: 'model' | 'tesseract';
   ocrLanguages: string;
+  /** Where /v1/pdf/tables reads tables: the model provider (unset: the default) or the local layout engine. */
+  tablesEngine?: 'model' | 'local';
   maxZipBytes: number;
 }
 

@@ -106,6 +106,8 @@ export interface OperationSpec<Id extends string, Params> {
   thirdParty: boolean;
   /** Runs on the local OCR engine instead of the provider when OCR_ENGINE=tesseract. */
   localOcr?: boolean;
+  /** Runs on the local layout engine instead of the provider when TABLES_ENGINE=local. */
+  localTables?: boolean;
   /** Binaries the work needs; /v1/health reports them. */
   binaries: readonly string[];
   /** The job's deadline; subprocess deadlines sit inside it and the pool abort just outside it. */

@@ -35,6 +35,7 @@ export const freePlugin: Plugin<{ app: App }> = {
           payments: { mode: app.config.payments, networks: app.gate.chains.map((c) => c.network), facilitators: app.gate.facilitators() },
           modelProvider: app.config.modelBaseUrl !== '' || app.config.modelApiKey !== '',
           ocrEngine: app.config.ocrEngine,
+          tablesEngine: app.config.tablesEngine,
           workers: app.config.workers,
           queueDepth: app.pool.queueDepth,
         };

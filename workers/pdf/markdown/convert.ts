@@ -16,7 +16,7 @@ function tableWidth(rows: Cell[][]): number {
 }
 
 /** Appends blocks; a table right after a table of the same width is its continuation past a column or page break. */
-function appendBlocks(into: Block[], blocks: Block[]): void {
+export function appendBlocks(into: Block[], blocks: Block[]): void {
   for (const b of blocks) {
     const last = into[into.length - 1];
     if (b.kind === 'table' && last?.kind === 'table' && tableWidth(last.rows) === tableWidth(b.rows)) {
@@ -61,6 +61,16 @@ export function ocrNote(pageNumber: number): string {
 
 /** Markdown for the pages of one stext document; firstPage numbers them in notes. */
 export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPage = 1): string {
+  const { perPage, words } = layoutStext(xml, drawings);
+  return withDocumentWords(words, () => convertPages(perPage, firstPage));
+}
+
+/**
+ * The pages of one stext document after layout (running text dropped), and the document's
+ * words, in whose scope (withDocumentWords) blocks are to be made. Shared with the tables
+ * endpoint's local engine (tables.ts), so both read a page the same way.
+ */
+export function layoutStext(xml: string, drawings: PageDrawing[] = []): { perPage: PageLayout[]; words: Set<string> } {
   const pages = parseStext(xml);
   const perPage = pages.map((page, index): PageLayout => {
     const drawn = drawings[index];
@@ -74,22 +84,27 @@ export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPag
   dropRunningText(withText, bodySizeOf(withText.flatMap((p) => p.fragments)));
   // The document's own words tell a broken word from a compound at a line end.
   const words = wordsOf(perPage.flatMap((p) => p.fragments.map((f) => f.text)));
-  return withDocumentWords(words, () => convertPages(perPage, firstPage));
+  return { perPage, words };
 }
 
 /** One page after layout: its size, whether it needs OCR, its drawn rules and its text fragments. */
-interface PageLayout { height: number; width: number; ocr: boolean; rules: Rules; fragments: Fragment[] }
+export interface PageLayout { height: number; width: number; ocr: boolean; rules: Rules; fragments: Fragment[] }
+
+/** The blocks of one page with a text layer, one list per reading region, in reading order. */
+export function regionBlocks(p: PageLayout, bodySize: number): Block[][] {
+  // A ruled table joins the layout as one fragment the size of the table.
+  const { tables, rest } = ruledTables(p.fragments, p.rules);
+  const fragments = rest.concat(tables.map((t) => ({
+    x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t,
+  })));
+  return readingRegions(fragments, p.width).map((region) => blocksOf(region, { bodySize }));
+}
 
 function convertPages(perPage: PageLayout[], firstPage: number): string {
   const bodySize = bodySizeOf(perPage.flatMap((p) => p.fragments));
   const pageBlocks: (Block[] | 'ocr')[] = perPage.map((p) => {
     if (p.ocr) return 'ocr';
-    // A ruled table joins the layout as one fragment the size of the table.
-    const { tables, rest } = ruledTables(p.fragments, p.rules);
-    const fragments = rest.concat(tables.map((t) => ({
-      x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t,
-    })));
-    return readingRegions(fragments, p.width).flatMap((region) => blocksOf(region, { bodySize }));
+    return regionBlocks(p, bodySize).flat();
   });
   const all = pageBlocks.flatMap((b) => (b === 'ocr' ? [] : b));
   assignHeadingLevels(all, bodySize);

@@ -11,15 +11,15 @@ import { fail } from '../../../core/errors.js';
 import { convertStext, type PageDrawing } from './convert.js';
 import { DRAW_FIELD_VALUES_JS } from '../forms.js';
 
-const CHUNK_PAGES = 40;
-const MAX_STEXT_BYTES = 256 * 1024 * 1024;
+export const CHUNK_PAGES = 40;
+export const MAX_STEXT_BYTES = 256 * 1024 * 1024;
 
 // scriptArgs: pdf, first, last (1-based), stext file. Prints "ENCRYPTED" or one JSON array
 // with [links, boxes] per page: links as [[x0, y0, x1, y1], uri], boxes as [x0, y0, x1, y1]
 // of every straight-edged filled path and of every straight segment of a stroked path
 // (stroke width included). Curved fills are skipped: rules and cell borders are straight. A page with a huge drawing stops
 // recording after a cap so maps and charts cannot slow the script down much.
-const PAGE_SCRIPT = `
+export const PAGE_SCRIPT = `
 var doc = new Document(scriptArgs[0]);
 if (doc.needsPassword()) { print('ENCRYPTED'); quit(); }
 var first = parseInt(scriptArgs[1], 10) - 1, last = parseInt(scriptArgs[2], 10) - 1;
@@ -86,7 +86,7 @@ function isRect(value: unknown): value is Rect {
 }
 
 /** Links and drawn boxes per page; an unreadable answer only loses these enrichments. */
-function parseDrawings(stdout: Uint8Array): PageDrawing[] {
+export function parseDrawings(stdout: Uint8Array): PageDrawing[] {
   try {
     const raw = JSON.parse(Buffer.from(stdout).toString('utf8')) as unknown;
     if (!Array.isArray(raw)) return [];
