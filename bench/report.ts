@@ -117,6 +117,14 @@ export async function buildReport(input: ReportInput): Promise<string> {
   if (mem) headlines.push(`Peak memory under eight concurrent 50 MB uploads: ${mem.peakServicePlusToolsMB} MB for the service process and its tools (target < 1536 MB: ${mem.withinTarget ? 'met' : 'missed'}).`);
   const mdBest = md?.overall ? Object.entries(md.overall as Record<string, Json>).sort((a, b) => b[1].overall - a[1].overall) : undefined;
   if (mdBest?.length) headlines.push(`PDF to Markdown overall score (mean of NID, TEDS, MHS): ${mdBest.map(([id, s]) => `${id} ${s.overall.toFixed(3)}`).join(', ')}.`);
+  const cells = md?.tableCells;
+  if (cells?.targetEngine && cells.overall?.[cells.targetEngine]) {
+    const byStyle = Object.entries(cells.targets as Record<string, number>).map(([style, target]) => {
+      const f1 = cells.byStyle[style]?.[cells.targetEngine]?.f1 as number | undefined;
+      return `${style} ${f1 === undefined ? '–' : f1.toFixed(2)} (target ${target.toFixed(2)}: ${f1 !== undefined && f1 >= target ? 'met' : 'missed'})`;
+    });
+    headlines.push(`Tables without a model (TABLES_ENGINE=local), cell F1 against the ground-truth tables: ${cells.overall[cells.targetEngine].f1.toFixed(3)} over all styles; ${byStyle.join(', ')}.`);
+  }
   if (headlines.length) L.push('## Headline figures', '', ...headlines.map((h) => `- ${h}`), '');
 
   // ---- Operations -------------------------------------------------------------------------
@@ -243,6 +251,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
       ],
     }));
     L.push('', `![Markdown scores](${file})`, '', 'Per-style tables: [results/markdown.md](results/markdown.md).', '');
+    if (md.tableCells?.byStyle) L.push(...cellSection(md.tableCells));
   } else if (!quick) L.push('No results.', '');
 
   // ---- Markdown to PDF --------------------------------------------------------------------
@@ -308,4 +317,18 @@ function compressionSection(comp: Json, chartFile: string | undefined): string[]
   }
   if (chartFile) L.push(`![Compression size versus similarity](${chartFile})`, '');
   return L;
+}
+
+/** Cell F1 of every engine's tables, per style, with the local tables engine's targets. */
+function cellSection(cells: Json): string[] {
+  const styles = Object.keys(cells.byStyle as Record<string, Json>);
+  const engines = Object.keys(cells.overall as Record<string, Json>);
+  const cell = (s: Json) => (s ? `${s.f1.toFixed(3)} (P ${s.precision.toFixed(2)}, R ${s.recall.toFixed(2)})` : '–');
+  const rows = styles.map((style) => {
+    const target = cells.targets?.[style] as number | undefined;
+    const local = cells.byStyle[style]?.[cells.targetEngine];
+    return [style, ...engines.map((e) => cell(cells.byStyle[style][e])), target === undefined ? '' : `${target.toFixed(2)}${local ? `: ${local.f1 >= target ? 'met' : '**missed**'}` : ''}`];
+  });
+  rows.push(['all styles', ...engines.map((e) => cell(cells.overall[e])), '']);
+  return ['### Tables: cell F1 by style', '', cells.method ?? '', '', ...table(['Style', ...engines, `Target (${cells.targetEngine})`], rows), ''];
 }
