@@ -88,6 +88,9 @@ export async function buildReport(input: ReportInput): Promise<string> {
   const mem = load('memory.json', 'memory');
   const comp = load('pdf-compress.json', 'pdf-compress');
   const md = load('markdown.json', 'markdown');
+  // Cell F1 of the tables: from the whole run when it has them, else from a run on a subset of the pages.
+  const mdSubset = md?.tableCells ? undefined : load('markdown-subset.json', 'markdown (subset)');
+  const cellRun: Json = md?.tableCells ? md : mdSubset;
   const fromMd = load('from-markdown.json', 'from-markdown');
   const ocr = load('ocr.json', 'ocr');
 
@@ -117,13 +120,13 @@ export async function buildReport(input: ReportInput): Promise<string> {
   if (mem) headlines.push(`Peak memory under eight concurrent 50 MB uploads: ${mem.peakServicePlusToolsMB} MB for the service process and its tools (target < 1536 MB: ${mem.withinTarget ? 'met' : 'missed'}).`);
   const mdBest = md?.overall ? Object.entries(md.overall as Record<string, Json>).sort((a, b) => b[1].overall - a[1].overall) : undefined;
   if (mdBest?.length) headlines.push(`PDF to Markdown overall score (mean of NID, TEDS, MHS): ${mdBest.map(([id, s]) => `${id} ${s.overall.toFixed(3)}`).join(', ')}.`);
-  const cells = md?.tableCells;
+  const cells = cellRun?.tableCells;
   if (cells?.targetEngine && cells.overall?.[cells.targetEngine]) {
     const byStyle = Object.entries(cells.targets as Record<string, number>).map(([style, target]) => {
       const f1 = cells.byStyle[style]?.[cells.targetEngine]?.f1 as number | undefined;
       return `${style} ${f1 === undefined ? '–' : f1.toFixed(2)} (target ${target.toFixed(2)}: ${f1 !== undefined && f1 >= target ? 'met' : 'missed'})`;
     });
-    headlines.push(`Tables without a model (TABLES_ENGINE=local), cell F1 against the ground-truth tables: ${cells.overall[cells.targetEngine].f1.toFixed(3)} over all styles; ${byStyle.join(', ')}.`);
+    headlines.push(`Tables without a model (TABLES_ENGINE=local), cell F1 against the ground-truth tables${cellRun.subset ? ` (on ${cellRun.pages} of the ${cellRun.subset.of} pages)` : ''}: ${cells.overall[cells.targetEngine].f1.toFixed(3)} over all styles; ${byStyle.join(', ')}.`);
   }
   if (headlines.length) L.push('## Headline figures', '', ...headlines.map((h) => `- ${h}`), '');
 
@@ -251,8 +254,8 @@ export async function buildReport(input: ReportInput): Promise<string> {
       ],
     }));
     L.push('', `![Markdown scores](${file})`, '', 'Per-style tables: [results/markdown.md](results/markdown.md).', '');
-    if (md.tableCells?.byStyle) L.push(...cellSection(md.tableCells));
   } else if (!quick) L.push('No results.', '');
+  if (cellRun?.tableCells?.byStyle) L.push(...cellSection(cellRun));
 
   // ---- Markdown to PDF --------------------------------------------------------------------
   if (fromMd?.sizes) {
@@ -320,15 +323,19 @@ function compressionSection(comp: Json, chartFile: string | undefined): string[]
 }
 
 /** Cell F1 of every engine's tables, per style, with the local tables engine's targets. */
-function cellSection(cells: Json): string[] {
+function cellSection(run: Json): string[] {
+  const cells = run.tableCells;
+  const where = run.subset
+    ? `Measured ${String(run.generated).slice(0, 16).replace('T', ' ')} UTC on ${run.pages} of the ${run.subset.of} ground-truth pages (${run.subset.args.join(' ')}: the first pages and every page with a table; the machine was too busy for the whole set), in ${run.styles?.length ?? '?'} styles; the table is also in [results/markdown-subset.md](results/markdown-subset.md). `
+    : '';
   const styles = Object.keys(cells.byStyle as Record<string, Json>);
   const engines = Object.keys(cells.overall as Record<string, Json>);
-  const cell = (s: Json) => (s ? `${s.f1.toFixed(3)} (P ${s.precision.toFixed(2)}, R ${s.recall.toFixed(2)})` : '–');
+  const cell = (s: Json) => (!s ? '–' : s.predicted === 0 ? '0 (no tables returned)' : `${s.f1.toFixed(3)} (P ${s.precision.toFixed(2)}, R ${s.recall.toFixed(2)})`);
   const rows = styles.map((style) => {
     const target = cells.targets?.[style] as number | undefined;
     const local = cells.byStyle[style]?.[cells.targetEngine];
     return [style, ...engines.map((e) => cell(cells.byStyle[style][e])), target === undefined ? '' : `${target.toFixed(2)}${local ? `: ${local.f1 >= target ? 'met' : '**missed**'}` : ''}`];
   });
   rows.push(['all styles', ...engines.map((e) => cell(cells.overall[e])), '']);
-  return ['### Tables: cell F1 by style', '', cells.method ?? '', '', ...table(['Style', ...engines, `Target (${cells.targetEngine})`], rows), ''];
+  return ['### Tables: cell F1 by style', '', `${where}${cells.method ?? ''}`, '', ...table(['Style', ...engines, `Target (${cells.targetEngine})`], rows), ''];
 }

@@ -7,6 +7,7 @@
 //
 //   node dist/bench/markdown/run.js [--quick] [--styles=a,b] [--engines=ours,pdftotext,...] [--limit=N]
 //     [--tables (only pages with tables) | --with-tables (the first N pages plus every page with a table)]
+//   A run on all pages writes bench/results/markdown.{json,md}; a run on fewer, markdown-subset.{json,md}.
 //
 // Peers are bench-only: BENCH_PEERS (default: the project itself when they are installed as
 // devDependencies, else /work/bench-peers) is a folder with node_modules/@opendocsg/pdf2md and node_modules/@opendataloader/pdf.
@@ -426,7 +427,7 @@ const CELL_METHOD = 'Cell F1: every table, from the ground truth\'s HTML, from a
   + '(workers/pdf/markdown/tables.ts, shapeTable: the header row, or a two-level header joined per column, then the body rows, a spanning cell\'s text in its first slot). '
   + 'Its non-empty cells are (row, column, text) with the text NFKC-normalised, without Markdown emphasis or link syntax and with whitespace collapsed. On each page, '
   + 'each returned table is paired with at most one ground-truth table (the pairs sharing the most cells first); a cell is matched when row, column and text are equal in its pair. '
-  + 'P = matched / returned cells, R = matched / ground-truth cells, F1 = 2PR / (P + R), adding up the cells of all 100 pages of a style (a table returned on a page without one is all unmatched cells). '
+  + 'P = matched / returned cells, R = matched / ground-truth cells, F1 = 2PR / (P + R), adding up the cells of all the pages of a style in the run (a table returned on a page without one is all unmatched cells). '
   + 'A row split in two or two rows merged shifts every later row, so this is stricter than TEDS.';
 
 /** Cell F1 targets of issue #25 for the local tables engine: single-column and two-column styles. */
@@ -517,7 +518,7 @@ async function main(): Promise<void> {
     overall[engine.id] = summarize(rows, seconds, cpu);
   }
   const report = {
-    generated: new Date().toISOString(), quick, pages: gt.size, styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
+    generated: new Date().toISOString(), quick, pages: gt.size, ...(gt.size < all.size ? { subset: { of: all.size, args } } : {}), styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
     metrics: 'NID/NID-S: 1 - indel distance / total length on whitespace-normalized text (tables canonicalized to one HTML form; -S without tables); TEDS/TEDS-S: 1 - Zhang-Shasha tree edit distance / max tree size over the page\'s tables (-S ignores cell text); MHS/MHS-S: the same over root -> headings(level, text) -> content (-S levels only). Overall = mean of NID, TEDS, MHS. TEDS and MHS only count pages whose ground truth has tables / headings.',
     overall, byStyle: results, failures: failed, perPage,
     tableCells: {
@@ -527,10 +528,16 @@ async function main(): Promise<void> {
     wallSeconds: (Date.now() - started) / 1000, loadAverage: os.loadavg(), cpus: os.cpus().length,
   };
   await mkdir(RESULTS, { recursive: true });
-  if (!quick) await writeFile(path.join(RESULTS, 'markdown.json'), JSON.stringify(report, null, 1));
+  // A run on part of the pages keeps the whole set's results as they are and writes beside them.
+  const resultName = gt.size < all.size ? 'markdown-subset' : 'markdown';
+  if (!quick) await writeFile(path.join(RESULTS, `${resultName}.json`), JSON.stringify(report, null, 1));
   const lines: string[] = [];
   lines.push('## PDF to Markdown', '');
-  lines.push(`${gt.size} ground-truth pages from opendataloader-bench, each rendered in ${styles.length} style(s) and converted back (${(report.wallSeconds).toFixed(0)} s wall).`, '');
+  // A run on part of the pages says which part, so its scores are not read as the whole set's.
+  const subset = gt.size < all.size
+    ? ` (a subset of the ${all.size}: ${args.includes('--tables') ? 'the pages with tables' : `the first ${Number.isFinite(limit) ? limit : all.size} pages${args.includes('--with-tables') ? ' and every page with a table' : ''}`})`
+    : '';
+  lines.push(`${gt.size} ground-truth pages from opendataloader-bench${subset}, each rendered in ${styles.length} style(s) and converted back (${(report.wallSeconds).toFixed(0)} s wall).`, '');
   const header = ['| Engine | Overall | NID | NID-S | TEDS | TEDS-S | MHS | MHS-S | ms/page wall | ms/page CPU |', '|---|---|---|---|---|---|---|---|---|---|'];
   const row = (id: string, s: Summary) => `| ${id} | ${fmt(s.overall)} | ${METRICS.map((m) => fmt(s.scores[m])).join(' | ')} | ${ms(s.secondsPerPage)} | ${ms(s.cpuSecondsPerPage)} |`;
   lines.push(...header);
@@ -543,7 +550,7 @@ async function main(): Promise<void> {
     lines.push('');
   }
   const cellEngines = engines.map((e) => e.id);
-  const cellCell = (s: CellSummary | undefined) => (s ? `${s.f1.toFixed(3)} (P ${s.precision.toFixed(2)}, R ${s.recall.toFixed(2)})` : '–');
+  const cellCell = (s: CellSummary | undefined) => (!s ? '–' : s.predicted === 0 ? '0 (no tables returned)' : `${s.f1.toFixed(3)} (P ${s.precision.toFixed(2)}, R ${s.recall.toFixed(2)})`);
   lines.push('### Tables: cell F1 by style', '', CELL_METHOD, '');
   lines.push(`| Style | ${cellEngines.join(' | ')} | Target (local engine) |`, `|---|${cellEngines.map(() => '---|').join('')}---|`);
   for (const style of styles) {
@@ -563,7 +570,7 @@ async function main(): Promise<void> {
     + 'measured around the conversion calls only: what the conversion costs on one core, whatever else the machine is doing. '
     + `opendataloader-pdf runs as one JVM per style batch, so its start-up is spread over the batch. Load average at the end of the run: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} on ${os.cpus().length} cores.`, '');
   const md = lines.join('\n');
-  if (!quick) await writeFile(path.join(RESULTS, 'markdown.md'), md);
+  if (!quick) await writeFile(path.join(RESULTS, `${resultName}.md`), md);
   process.stdout.write(md + '\n');
 }
 
