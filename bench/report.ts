@@ -89,6 +89,9 @@ export async function buildReport(input: ReportInput): Promise<string> {
   const comp = load('pdf-compress.json', 'pdf-compress');
   const md = load('markdown.json', 'markdown');
   const mdScanned = load('markdown-scanned.json', 'markdown-scanned');
+  // Cell F1 of the tables: from the whole run when it has them, else from a run on a subset of the pages.
+  const mdSubset = md?.tableCells ? undefined : load('markdown-subset.json', 'markdown (subset)');
+  const cellRun: Json = md?.tableCells ? md : mdSubset;
   const fromMd = load('from-markdown.json', 'from-markdown');
   const ocr = load('ocr.json', 'ocr');
 
@@ -123,6 +126,14 @@ export async function buildReport(input: ReportInput): Promise<string> {
   if (scanRow && textRow) {
     headlines.push(`PDF to Markdown on 200 dpi scans (${scanRow.pages} pages): word recall ${scanRow.recall.toFixed(3)} (target ≥ 0.95: ${scanRow.recall >= 0.95 ? 'met' : 'missed'}; ${textRow.recall.toFixed(3)} from the text layer of the same pages), `
       + `${f1(scanRow.cpuSecondsPerPage * 1000)} ms of CPU per scanned page against ${f1(textRow.cpuSecondsPerPage * 1000)} ms per text-layer page (target ≤ 30 ms: ${textRow.cpuSecondsPerPage <= 0.03 ? 'met' : 'missed'}).`);
+  }
+  const cells = cellRun?.tableCells;
+  if (cells?.targetEngine && cells.overall?.[cells.targetEngine]) {
+    const byStyle = Object.entries(cells.targets as Record<string, number>).map(([style, target]) => {
+      const f1 = cells.byStyle[style]?.[cells.targetEngine]?.f1 as number | undefined;
+      return `${style} ${f1 === undefined ? '–' : f1.toFixed(2)} (target ${target.toFixed(2)}: ${f1 !== undefined && f1 >= target ? 'met' : 'missed'})`;
+    });
+    headlines.push(`Tables without a model (TABLES_ENGINE=local), cell F1 against the ground-truth tables${cellRun.subset ? ` (on ${cellRun.pages} of the ${cellRun.subset.of} pages)` : ''}: ${cells.overall[cells.targetEngine].f1.toFixed(3)} over all styles; ${byStyle.join(', ')}.`);
   }
   if (headlines.length) L.push('## Headline figures', '', ...headlines.map((h) => `- ${h}`), '');
 
@@ -251,6 +262,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
     }));
     L.push('', `![Markdown scores](${file})`, '', 'Per-style tables: [results/markdown.md](results/markdown.md).', '');
   } else if (!quick) L.push('No results.', '');
+  if (cellRun?.tableCells?.byStyle) L.push(...cellSection(cellRun));
 
   // ---- Markdown on scanned pages ------------------------------------------------------------
   if (mdScanned?.overall) {
@@ -325,4 +337,22 @@ function compressionSection(comp: Json, chartFile: string | undefined): string[]
   }
   if (chartFile) L.push(`![Compression size versus similarity](${chartFile})`, '');
   return L;
+}
+
+/** Cell F1 of every engine's tables, per style, with the local tables engine's targets. */
+function cellSection(run: Json): string[] {
+  const cells = run.tableCells;
+  const where = run.subset
+    ? `Measured ${String(run.generated).slice(0, 16).replace('T', ' ')} UTC on ${run.pages} of the ${run.subset.of} ground-truth pages (${run.subset.args.join(' ')}: the first pages and every page with a table; the machine was too busy for the whole set), in ${run.styles?.length ?? '?'} styles; the table is also in [results/markdown-subset.md](results/markdown-subset.md). `
+    : '';
+  const styles = Object.keys(cells.byStyle as Record<string, Json>);
+  const engines = Object.keys(cells.overall as Record<string, Json>);
+  const cell = (s: Json) => (!s ? '–' : s.predicted === 0 ? '0 (no tables returned)' : `${s.f1.toFixed(3)} (P ${s.precision.toFixed(2)}, R ${s.recall.toFixed(2)})`);
+  const rows = styles.map((style) => {
+    const target = cells.targets?.[style] as number | undefined;
+    const local = cells.byStyle[style]?.[cells.targetEngine];
+    return [style, ...engines.map((e) => cell(cells.byStyle[style][e])), target === undefined ? '' : `${target.toFixed(2)}${local ? `: ${local.f1 >= target ? 'met' : '**missed**'}` : ''}`];
+  });
+  rows.push(['all styles', ...engines.map((e) => cell(cells.overall[e])), '']);
+  return ['### Tables: cell F1 by style', '', `${where}${cells.method ?? ''}`, '', ...table(['Style', ...engines, `Target (${cells.targetEngine})`], rows), ''];
 }

@@ -25,6 +25,8 @@ export interface WorkerSettings {
   ocrLanguages: string;
   /** Scanned pages in /v1/pdf/markdown: read with local tesseract, or left as a note (absent: off). */
   markdownOcr?: 'tesseract' | 'off';
+  /** Where /v1/pdf/tables reads tables: the model provider (unset: the default) or the local layout engine. */
+  tablesEngine?: 'model' | 'local';
   maxZipBytes: number;
 }
 

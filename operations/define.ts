@@ -108,6 +108,8 @@ export interface OperationSpec<Id extends string, Params> {
   localOcr?: boolean;
   /** Reads scanned pages with the local OCR engine when MARKDOWN_OCR allows (pdf.markdown). */
   readsScans?: boolean;
+  /** Runs on the local layout engine instead of the provider when TABLES_ENGINE=local. */
+  localTables?: boolean;
   /** Binaries the work needs; /v1/health reports them. */
   binaries: readonly string[];
   /** The job's deadline; subprocess deadlines sit inside it and the pool abort just outside it. */

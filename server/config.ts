@@ -47,6 +47,7 @@ const schema = {
   ocrEngine: { doc: 'OCR engine: model (the provider) or tesseract (local; files never leave the server).', format: ['model', 'tesseract'], default: 'model', env: 'OCR_ENGINE' },
   ocrLanguages: { doc: 'tesseract languages, joined with + (e.g. eng+deu).', format: String, default: 'eng', env: 'OCR_LANGUAGES' },
   markdownOcr: { doc: 'Scanned pages in /v1/pdf/markdown: tesseract (read locally), off (a note per page), or auto (tesseract when the binary is installed, else off).', format: ['auto', 'tesseract', 'off'], default: 'auto', env: 'MARKDOWN_OCR' },
+  tablesEngine: { doc: 'Tables engine for /v1/pdf/tables: model (the provider) or local (the layout engine of /v1/pdf/markdown, on the PDF\'s text layer; files never leave the server).', format: ['model', 'local'], default: 'model', env: 'TABLES_ENGINE' },
 } as const;
 
 /** The environment variables the service reads (the README's configuration table lists them all). */
@@ -133,9 +134,14 @@ function keyPair(id: string, secret: string, idName: string, secretName: string)
   return Boolean(id);
 }
 
-/** The model endpoints can run: a provider is configured, or (OCR only) the local engine is chosen. */
-export function providerAvailable(config: Pick<Config, 'ocrEngine' | 'modelBaseUrl' | 'modelApiKey'>, op: { localOcr?: boolean }): boolean {
-  if (op.localOcr && config.ocrEngine === 'tesseract') return true;
+/** Whether an operation runs on a local engine here, so its content never leaves the server. */
+export function runsLocally(config: Pick<Config, 'ocrEngine' | 'tablesEngine'>, op: { localOcr?: boolean; localTables?: boolean }): boolean {
+  return (op.localOcr === true && config.ocrEngine === 'tesseract') || (op.localTables === true && config.tablesEngine === 'local');
+}
+
+/** The model endpoints can run: a provider is configured, or a local engine is chosen for the operation. */
+export function providerAvailable(config: Pick<Config, 'ocrEngine' | 'tablesEngine' | 'modelBaseUrl' | 'modelApiKey'>, op: { localOcr?: boolean; localTables?: boolean }): boolean {
+  if (runsLocally(config, op)) return true;
   // A key alone means OpenAI itself; a base URL alone means a keyless OpenAI-compatible server.
   return config.modelBaseUrl !== '' || config.modelApiKey !== '';
 }
@@ -151,6 +157,7 @@ export function workerSettings(config: Config): WorkerSettings {
     ocrEngine: config.ocrEngine,
     ocrLanguages: config.ocrLanguages,
     markdownOcr: config.markdownOcr,
+    tablesEngine: config.tablesEngine,
     maxZipBytes: config.maxZipBytes,
   };
 }

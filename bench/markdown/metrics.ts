@@ -247,3 +247,69 @@ export function scorePage(gtMarkdown: string, predMarkdown: string): PageScores 
   }
   return { nid, nidS, teds, tedsS, mhs, mhsS };
 }
+
+// ------------------------------------------------------------ table cells (cell F1)
+
+/** A table as /v1/pdf/tables returns it. */
+export interface ShapedTable { headers: string[]; rows: string[][] }
+
+export interface CellCounts {
+  /** Cells found in the right place with the right text. */
+  matched: number;
+  /** Non-empty cells the engine returned; non-empty cells in the ground truth. */
+  predicted: number;
+  truth: number;
+  /** Tables the engine returned on a page whose ground truth has none. */
+  spurious: number;
+}
+
+function cellText(text: string): string {
+  // Markdown-born cells may carry emphasis, link syntax or escaped pipes; the endpoint's never do.
+  return stripEmphasis(text.normalize('NFKC').replace(/\\\|/g, '|').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')).replace(/\s+/g, ' ').trim();
+}
+
+/** The non-empty cells of a table as a multiset of "row, column, text" keys; the header row is row 0. */
+function cellKeys(table: ShapedTable): Map<string, number> {
+  const keys = new Map<string, number>();
+  [table.headers, ...table.rows].forEach((row, r) => row.forEach((cell, c) => {
+    const text = cellText(cell);
+    if (!text) return;
+    const key = `${r}\u0000${c}\u0000${text}`;
+    keys.set(key, (keys.get(key) ?? 0) + 1);
+  }));
+  return keys;
+}
+
+function overlap(a: Map<string, number>, b: Map<string, number>): number {
+  let n = 0;
+  for (const [key, count] of a) n += Math.min(count, b.get(key) ?? 0);
+  return n;
+}
+
+const size = (keys: Map<string, number>) => [...keys.values()].reduce((n, c) => n + c, 0);
+
+/**
+ * Cell counts of one page: each predicted table is paired with at most one ground-truth table
+ * (greedily, the pair sharing the most cells first), and a cell counts as matched when its
+ * row, column and normalised text are the same in the pair. Cell F1 over any set of pages is
+ * 2PR / (P + R) with P = matched / predicted and R = matched / truth.
+ */
+export function cellCounts(truth: readonly ShapedTable[], predicted: readonly ShapedTable[]): CellCounts {
+  const t = truth.map(cellKeys), p = predicted.map(cellKeys);
+  const pairs: Array<{ i: number; j: number; n: number }> = [];
+  t.forEach((a, i) => p.forEach((b, j) => { const n = overlap(a, b); if (n > 0) pairs.push({ i, j, n }); }));
+  pairs.sort((x, y) => y.n - x.n);
+  const usedT = new Set<number>(), usedP = new Set<number>();
+  let matched = 0;
+  for (const { i, j, n } of pairs) {
+    if (usedT.has(i) || usedP.has(j)) continue;
+    usedT.add(i); usedP.add(j); matched += n;
+  }
+  return { matched, predicted: p.reduce((n, k) => n + size(k), 0), truth: t.reduce((n, k) => n + size(k), 0), spurious: truth.length ? 0 : predicted.length };
+}
+
+export function cellF1(c: Pick<CellCounts, 'matched' | 'predicted' | 'truth'>): { precision: number; recall: number; f1: number } {
+  const precision = c.predicted ? c.matched / c.predicted : 0;
+  const recall = c.truth ? c.matched / c.truth : 0;
+  return { precision, recall, f1: precision + recall ? (2 * precision * recall) / (precision + recall) : 0 };
+}

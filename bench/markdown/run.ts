@@ -1,6 +1,9 @@
 // PDF-to-Markdown benchmark. Each ground-truth page of ../shared/corpus/markdown-gt/ is
 // typeset in several styles by two engines (WeasyPrint and headless Chromium), converted
 // back by every engine under comparison, and scored with NID, TEDS and MHS (see metrics.ts).
+// The tables are also scored by cell F1 (metrics.ts, cellCounts): those of every engine's
+// Markdown and those of the tables endpoint's local engine (TABLES_ENGINE=local), whose JSON
+// has no Markdown to score otherwise.
 //
 //   node dist/bench/markdown/run.js [--quick] [--styles=a,b] [--engines=ours,pdftotext,...] [--limit=N]
 //     [--tables (only pages with tables) | --with-tables (the first N pages plus every page with a table)]
@@ -9,6 +12,7 @@
 //     PDFs, converted by ours with MARKDOWN_OCR=tesseract; scored as above plus word recall against
 //     the ground truth's text, with the text-layer conversion of the same pages beside it. Writes
 //     bench/results/markdown-scanned.{json,md}.
+//   A run on all pages writes bench/results/markdown.{json,md}; a run on fewer, markdown-subset.{json,md}.
 //
 // Peers are bench-only: BENCH_PEERS (default: the project itself when they are installed as
 // devDependencies, else /work/bench-peers) is a folder with node_modules/@opendocsg/pdf2md and node_modules/@opendataloader/pdf.
@@ -21,7 +25,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
 import { RunFailure, runTool, runToolsInThisProcess } from '../../tools/runner.js';
-import { scorePage, type PageScores } from './metrics.js';
+import { canonicalize, cellCounts, cellF1, scorePage, type CellCounts, type PageScores, type ShapedTable } from './metrics.js';
+import { shapeTable } from '../../workers/pdf/markdown/tables.js';
 import { wordRecall } from '../../test/support/word-recall.js';
 
 import { ROOT } from '../lib/common.js';
@@ -79,6 +84,8 @@ const STYLES: Style[] = [
 
 interface Engine {
   id: string;
+  /** What run() returns per file: Markdown (the default), or the tables endpoint's JSON. */
+  produces?: 'markdown' | 'tables';
   /** Converts all PDFs in one call (one JVM); otherwise one call per PDF, so a failure loses one page. */
   batch?: boolean;
   /**
@@ -200,6 +207,37 @@ function oursEngine(id: string, markdownOcr: 'tesseract' | 'off'): Engine {
 
 const ours = oursEngine('ours', 'off');
 
+// The tables endpoint with TABLES_ENGINE=local: its work function (the one the pool runs, which
+// hands the job to the layout engine), one PDF at a time, as `ours` above.
+const localTables: Engine = {
+  id: 'ours: /v1/pdf/tables, local engine',
+  produces: 'tables',
+  async run(pdfs, work) {
+    const { pdfTables } = await import('../../workers/model/tables.js');
+    const outputs = new Map<string, string>();
+    const meter = new Meter();
+    for (const pdf of pdfs) {
+      const jobDir = await mkdtemp(path.join(work, 'job-'));
+      await copyFile(pdf, path.join(jobDir, 'input.pdf'));
+      const n = pagesOf.get(pdf) ?? 1;
+      meter.start();
+      try {
+        const out = await pdfTables({
+          operation: 'pdf.tables', params: {}, jobDir, deadline: Date.now() + 60_000,
+          files: [{ bytes: new Uint8Array(), path: path.join(jobDir, 'input.pdf'), pages: n }],
+          settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', tablesEngine: 'local', maxZipBytes: 0 },
+        });
+        outputs.set(pdf, Buffer.from(out.body).toString('utf8'));
+      } catch {
+        outputs.set(pdf, ''); // a failed call returns no tables
+      }
+      meter.stop(n);
+      await rm(jobDir, { recursive: true, force: true });
+    }
+    return { outputs, ...meter.perPage() };
+  },
+};
+
 const pdftotext: Engine = {
   id: 'pdftotext -layout',
   async run(pdfs) {
@@ -281,7 +319,7 @@ const opendataloader: Engine = {
   },
 };
 
-const ENGINES: Engine[] = [ours, pdftotext, pdf2md, opendataloader];
+const ENGINES: Engine[] = [ours, localTables, pdftotext, pdf2md, opendataloader];
 
 // Peers run in a child process (this script with --child), so a peer that hangs, crashes or
 // leaves a promise unsettled (node then exits mid-run) costs its own pages, not the run.
@@ -377,6 +415,35 @@ function summarize(rows: PageScores[], seconds: number, cpu: number | null): Sum
   return { pages: rows.length, secondsPerPage: seconds, cpuSecondsPerPage: cpu, scores, counted, overall: parts.reduce((a, b) => a + b, 0) / Math.max(1, parts.length) };
 }
 
+/** Cell F1 over a set of pages: their cell counts added up (every cell counts once). */
+interface CellSummary { matched: number; predicted: number; truth: number; spurious: number; precision: number; recall: number; f1: number }
+
+function summarizeCells(counts: CellCounts[]): CellSummary {
+  const sum = counts.reduce((a, c) => ({ matched: a.matched + c.matched, predicted: a.predicted + c.predicted, truth: a.truth + c.truth, spurious: a.spurious + c.spurious }),
+    { matched: 0, predicted: 0, truth: 0, spurious: 0 });
+  return { ...sum, ...cellF1(sum) };
+}
+
+/** The tables an engine returned for one PDF, in the endpoint's shape. */
+function predictedTables(engine: Engine, output: string): ShapedTable[] {
+  if (engine.produces !== 'tables') return canonicalize(output).tables.map(shapeTable);
+  try {
+    return (JSON.parse(output) as { tables: ShapedTable[] }).tables;
+  } catch {
+    return [];
+  }
+}
+
+const CELL_METHOD = 'Cell F1: every table, from the ground truth\'s HTML, from an engine\'s Markdown (pipe or HTML tables) or from the tables endpoint\'s JSON, is put in the endpoint\'s shape '
+  + '(workers/pdf/markdown/tables.ts, shapeTable: the header row, or a two-level header joined per column, then the body rows, a spanning cell\'s text in its first slot). '
+  + 'Its non-empty cells are (row, column, text) with the text NFKC-normalised, without Markdown emphasis or link syntax and with whitespace collapsed. On each page, '
+  + 'each returned table is paired with at most one ground-truth table (the pairs sharing the most cells first); a cell is matched when row, column and text are equal in its pair. '
+  + 'P = matched / returned cells, R = matched / ground-truth cells, F1 = 2PR / (P + R), adding up the cells of all the pages of a style in the run (a table returned on a page without one is all unmatched cells). '
+  + 'A row split in two or two rows merged shifts every later row, so this is stricter than TEDS.';
+
+/** Cell F1 targets of issue #25 for the local tables engine: single-column and two-column styles. */
+const cellTarget = (styleId: string) => (styleId.includes('2col') ? 0.85 : 0.9);
+
 const fmt = (v: number | null) => (v === null ? '–' : v.toFixed(3));
 const ms = (v: number | null) => (v === null ? '–' : (v * 1000).toFixed(1));
 
@@ -405,6 +472,8 @@ async function main(): Promise<void> {
   const results: Record<string, Record<string, Summary>> = {};
   const perPage: Record<string, Record<string, Record<string, PageScores>>> = {};
   const failed: Record<string, Record<string, string[]>> = {};
+  const cells: Record<string, Record<string, CellSummary>> = {};
+  const cellsPerPage: Record<string, Record<string, Record<string, CellCounts>>> = {};
   try {
     for (const style of styles) {
       const pdfs = new Map<string, string>(); // pdf path -> gt id
@@ -420,6 +489,18 @@ async function main(): Promise<void> {
           ? { ...await engine.run([...pdfs.keys()], work), failures: [] as string[] }
           : await runIsolated(engine, [...pdfs.keys()], work);
         if (failures.length) (failed[style.id] ??= {})[engine.id] = failures;
+        // Cell F1 against the ground truth's tables, for every engine (pages without tables count
+        // too: a table found there is all false cells).
+        const pageCells: Record<string, CellCounts> = {};
+        for (const [pdf, id] of pdfs) {
+          pageCells[id] = cellCounts(canonicalize(gt.get(id)!).tables.map(shapeTable), predictedTables(engine, outputs.get(pdf) ?? ''));
+        }
+        (cellsPerPage[style.id] ??= {})[engine.id] = pageCells;
+        const cellSummary = (cells[style.id] ??= {})[engine.id] = summarizeCells(Object.values(pageCells));
+        if (engine.produces === 'tables') {
+          process.stderr.write(`${style.id.padEnd(24)} ${engine.id.padEnd(20)} cell F1 ${fmt(cellSummary.f1)} (P ${fmt(cellSummary.precision)}, R ${fmt(cellSummary.recall)}) ${ms(seconds)} ms/page wall, ${ms(cpu)} ms/page CPU\n`);
+          continue;
+        }
         const rows: PageScores[] = [];
         perPage[style.id]![engine.id] = {};
         for (const [pdf, id] of pdfs) {
@@ -429,7 +510,7 @@ async function main(): Promise<void> {
         }
         results[style.id]![engine.id] = summarize(rows, seconds, cpu);
         const r = results[style.id]![engine.id]!;
-        process.stderr.write(`${style.id.padEnd(24)} ${engine.id.padEnd(20)} overall ${fmt(r.overall)} NID ${fmt(r.scores.nid)} TEDS ${fmt(r.scores.teds)} MHS ${fmt(r.scores.mhs)} ${ms(r.secondsPerPage)} ms/page wall, ${ms(r.cpuSecondsPerPage)} ms/page CPU${failures.length ? ` (${failures.length} failed)` : ''}\n`);
+        process.stderr.write(`${style.id.padEnd(24)} ${engine.id.padEnd(20)} overall ${fmt(r.overall)} NID ${fmt(r.scores.nid)} TEDS ${fmt(r.scores.teds)} MHS ${fmt(r.scores.mhs)} cell F1 ${fmt(cellSummary.f1)} ${ms(r.secondsPerPage)} ms/page wall, ${ms(r.cpuSecondsPerPage)} ms/page CPU${failures.length ? ` (${failures.length} failed)` : ''}\n`);
       }
     }
   } finally {
@@ -437,7 +518,10 @@ async function main(): Promise<void> {
   }
   // Across styles: every page of every style counts once.
   const overall: Record<string, Summary> = {};
-  for (const engine of engines) {
+  const cellsOverall: Record<string, CellSummary> = {};
+  for (const engine of engines) cellsOverall[engine.id] = summarizeCells(styles.flatMap((s) => Object.values(cellsPerPage[s.id]![engine.id]!)));
+  const markdownEngines = engines.filter((e) => e.produces !== 'tables');
+  for (const engine of markdownEngines) {
     const rows = styles.flatMap((s) => Object.values(perPage[s.id]![engine.id]!));
     const seconds = styles.reduce((n, s) => n + results[s.id]![engine.id]!.secondsPerPage, 0) / styles.length;
     const cpus = styles.map((s) => results[s.id]![engine.id]!.cpuSecondsPerPage);
@@ -445,36 +529,59 @@ async function main(): Promise<void> {
     overall[engine.id] = summarize(rows, seconds, cpu);
   }
   const report = {
-    generated: new Date().toISOString(), quick, pages: gt.size, styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
+    generated: new Date().toISOString(), quick, pages: gt.size, ...(gt.size < all.size ? { subset: { of: all.size, args } } : {}), styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
     metrics: 'NID/NID-S: 1 - indel distance / total length on whitespace-normalized text (tables canonicalized to one HTML form; -S without tables); TEDS/TEDS-S: 1 - Zhang-Shasha tree edit distance / max tree size over the page\'s tables (-S ignores cell text); MHS/MHS-S: the same over root -> headings(level, text) -> content (-S levels only). Overall = mean of NID, TEDS, MHS. TEDS and MHS only count pages whose ground truth has tables / headings.',
-    overall, byStyle: results, failures: failed, perPage, wallSeconds: (Date.now() - started) / 1000, loadAverage: os.loadavg(), cpus: os.cpus().length,
+    overall, byStyle: results, failures: failed, perPage,
+    tableCells: {
+      method: CELL_METHOD, targets: Object.fromEntries(styles.map((s) => [s.id, cellTarget(s.id)])), targetEngine: localTables.id,
+      overall: cellsOverall, byStyle: cells, perPage: cellsPerPage,
+    },
+    wallSeconds: (Date.now() - started) / 1000, loadAverage: os.loadavg(), cpus: os.cpus().length,
   };
   await mkdir(RESULTS, { recursive: true });
-  if (!quick) await writeFile(path.join(RESULTS, 'markdown.json'), JSON.stringify(report, null, 1));
+  // A run on part of the pages keeps the whole set's results as they are and writes beside them.
+  const resultName = gt.size < all.size ? 'markdown-subset' : 'markdown';
+  if (!quick) await writeFile(path.join(RESULTS, `${resultName}.json`), JSON.stringify(report, null, 1));
   const lines: string[] = [];
   lines.push('## PDF to Markdown', '');
-  lines.push(`${gt.size} ground-truth pages from opendataloader-bench, each rendered in ${styles.length} style(s) and converted back (${(report.wallSeconds).toFixed(0)} s wall).`, '');
+  // A run on part of the pages says which part, so its scores are not read as the whole set's.
+  const subset = gt.size < all.size
+    ? ` (a subset of the ${all.size}: ${args.includes('--tables') ? 'the pages with tables' : `the first ${Number.isFinite(limit) ? limit : all.size} pages${args.includes('--with-tables') ? ' and every page with a table' : ''}`})`
+    : '';
+  lines.push(`${gt.size} ground-truth pages from opendataloader-bench${subset}, each rendered in ${styles.length} style(s) and converted back (${(report.wallSeconds).toFixed(0)} s wall).`, '');
   const header = ['| Engine | Overall | NID | NID-S | TEDS | TEDS-S | MHS | MHS-S | ms/page wall | ms/page CPU |', '|---|---|---|---|---|---|---|---|---|---|'];
   const row = (id: string, s: Summary) => `| ${id} | ${fmt(s.overall)} | ${METRICS.map((m) => fmt(s.scores[m])).join(' | ')} | ${ms(s.secondsPerPage)} | ${ms(s.cpuSecondsPerPage)} |`;
   lines.push(...header);
   for (const [id, s] of Object.entries(overall)) lines.push(row(id, s));
+  if (engines.includes(localTables)) lines.push('', `${localTables.id} returns JSON, not Markdown: it is scored by cell F1 only (below).`);
   lines.push('', '### By style', '');
   for (const style of styles) {
     lines.push(`**${style.id}**: ${style.description}.`, '', ...header);
     for (const [id, s] of Object.entries(results[style.id]!)) lines.push(row(id, s));
     lines.push('');
   }
+  const cellEngines = engines.map((e) => e.id);
+  const cellCell = (s: CellSummary | undefined) => (!s ? '–' : s.predicted === 0 ? '0 (no tables returned)' : `${s.f1.toFixed(3)} (P ${s.precision.toFixed(2)}, R ${s.recall.toFixed(2)})`);
+  lines.push('### Tables: cell F1 by style', '', CELL_METHOD, '');
+  lines.push(`| Style | ${cellEngines.join(' | ')} | Target (local engine) |`, `|---|${cellEngines.map(() => '---|').join('')}---|`);
+  for (const style of styles) {
+    const target = cellTarget(style.id), local = cells[style.id]![localTables.id];
+    lines.push(`| ${style.id} | ${cellEngines.map((id) => cellCell(cells[style.id]![id])).join(' | ')} | ${target.toFixed(2)}${local ? `: ${local.f1 >= target ? 'met' : 'missed'}` : ''} |`);
+  }
+  lines.push(`| all styles | ${cellEngines.map((id) => cellCell(cellsOverall[id])).join(' | ')} | |`, '');
+  const spurious = cellEngines.map((id) => `${id} ${styles.reduce((n, s) => n + cells[s.id]![id]!.spurious, 0)}`).join(', ');
+  lines.push(`Tables returned on pages whose ground truth has none, over all styles: ${spurious}.`, '');
   const failureLines = Object.entries(failed).flatMap(([style, byEngine]) => Object.entries(byEngine)
     .map(([engine, list]) => `- ${style}, ${engine}: ${list.length} page(s) failed and scored as empty output (${[...new Set(list.map((f) => f.split(': ')[1]))].join(', ')})`));
   if (failureLines.length) lines.push('Failures:', '', ...failureLines, '');
-  const first = overall[engines[0]!.id]!;
+  const first = overall[markdownEngines[0]!.id]!;
   lines.push(`Pages with tables: ${first.counted.teds / styles.length} of ${gt.size} in each style; pages with headings: ${first.counted.mhs / styles.length}. `
     + 'ms/page wall is the elapsed time per page, one conversion at a time, on a machine that other jobs may share. '
     + 'ms/page CPU is the CPU time per page of the converting process and of the child processes it waits for (mutool for ours, pdftotext, the JVM of opendataloader-pdf with all its threads), '
     + 'measured around the conversion calls only: what the conversion costs on one core, whatever else the machine is doing. '
     + `opendataloader-pdf runs as one JVM per style batch, so its start-up is spread over the batch. Load average at the end of the run: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} on ${os.cpus().length} cores.`, '');
   const md = lines.join('\n');
-  if (!quick) await writeFile(path.join(RESULTS, 'markdown.md'), md);
+  if (!quick) await writeFile(path.join(RESULTS, `${resultName}.md`), md);
   process.stdout.write(md + '\n');
 }
 

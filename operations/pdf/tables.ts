@@ -25,6 +25,6 @@ export const pdfTables = defineOperation({
       },
     },
   },
-  thirdParty: true, binaries: ['mutool'], timeoutMs: MODEL_TIMEOUT_MS,
+  thirdParty: true, localTables: true, binaries: ['mutool'], timeoutMs: MODEL_TIMEOUT_MS,
   plan: () => ({}),
 });

@@ -6,7 +6,7 @@ import { formJsonSchema } from './fields.js';
 import { outputMediaTypes } from './resources.js';
 import { priceRange, toUsd } from '../payment/pricing.js';
 import { MAX_TIMEOUT_SECONDS } from '../payment/gate.js';
-import { providerAvailable } from '../config.js';
+import { providerAvailable, runsLocally } from '../config.js';
 import type { PublicView } from './view.js';
 
 export const MCP_PROTOCOL_VERSION = '2025-11-25';
@@ -23,12 +23,34 @@ function pricingNote(op: Operation): string | undefined {
   return parts.length ? parts.join('; ') : undefined;
 }
 
+/** The local engine an operation runs on here, named for the catalog; undefined when it uses the provider. */
+function localEngine(op: Operation, app: PublicView): Record<string, unknown> | undefined {
+  if (!runsLocally(app.config, op)) return undefined;
+  if (op.localTables) return { engine: 'paydoc layout engine (local: tables read from the PDF\'s text layer and drawn rules, as for /v1/pdf/markdown)' };
+  return { engine: 'tesseract (local)', languages: app.config.ocrLanguages.split('+') };
+}
+
+/**
+ * Whether the operation sends file content to the third-party provider on this deployment:
+ * the catalog's sendsContent and the MCP tool's openWorldHint both say it.
+ */
+export function sendsContent(op: Operation, app: PublicView): boolean {
+  return op.thirdParty && !runsLocally(app.config, op);
+}
+
+/** The operation's description as this deployment runs it: on a local engine it says where the content stays. */
+export function operationDescription(op: Operation, app: PublicView): string {
+  if (!op.thirdParty || sendsContent(op, app)) return op.description;
+  const what = op.localTables ? 'the tables are read on this server by its own layout engine, from the PDF\'s text layer (pages without one yield no tables)' : 'OCR runs on this server (tesseract)';
+  return `${op.description} On this service ${what}: the file's content stays on the server and is sent to no third party.`;
+}
+
 export function thirdPartyInfo(op: Operation, app: PublicView): Record<string, unknown> | undefined {
   if (!op.thirdParty) return undefined;
-  const local = app.config.ocrEngine === 'tesseract' && op.localOcr === true;
+  const local = localEngine(op, app);
   const available = providerAvailable(app.config, op);
   return local
-    ? { sendsContent: false, engine: 'tesseract (local)', languages: app.config.ocrLanguages.split('+'), available }
+    ? { sendsContent: false, ...local, available }
     : { sendsContent: true, provider: 'OpenAI-compatible model provider', available, ...(available ? {} : { unavailableReason: 'the model provider is not configured on this deployment (answers 503)' }) };
 }
 
@@ -56,7 +78,7 @@ export function catalogItem(op: Operation, app: PublicView): Record<string, unkn
     category: op.category,
     metadata: {
       bodyType: 'multipart/form-data',
-      description: op.description,
+      description: operationDescription(op, app),
       inputSchema: formJsonSchema(op),
       // Image outputs already name their types in the description.
       output: op.output.mediaType === 'image' ? op.output.description : `${op.output.description} (${outputMediaTypes(op).join(', ')})`,

@@ -6,7 +6,7 @@ import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from './shared-schemas.js';
 import { formJsonSchema } from './fields.js';
 import { outputMediaTypes } from './resources.js';
 import { priceRange, toUsd } from '../payment/pricing.js';
-import { thirdPartyInfo } from './catalog.js';
+import { operationDescription, sendsContent, thirdPartyInfo } from './catalog.js';
 import type { PublicView } from './view.js';
 
 export const API_VERSION = '0.1.0';
@@ -59,14 +59,14 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
     422: errorResponse(op.output.unprocessable ?? 'Unsupported or corrupt input, or an invalid field.'),
     501: errorResponse(op.input.kind === 'image' ? 'Not implemented: GIF input.' : 'Not implemented.'),
     502: errorResponse('The payment facilitator or the model provider failed, or FACILITATOR_REFUSED: the facilitator refused this service\'s credentials (the payment is not at fault); nothing was charged.'),
-    503: errorResponse(`${op.thirdParty ? 'The model provider is not configured on this deployment, or the service is busy (Retry-After)' : 'The service is busy (Retry-After)'}; or a tool the job needs cannot start here (nothing charged); or SETTLEMENT_UNCONFIRMED: the facilitator did not confirm the settlement, the result is held for a few minutes, and the identical request with the same payment receives it without a second charge (Retry-After).`),
+    503: errorResponse(`${sendsContent(op, app) ? 'The model provider is not configured on this deployment, or the service is busy (Retry-After)' : 'The service is busy (Retry-After)'}; or a tool the job needs cannot start here (nothing charged); or SETTLEMENT_UNCONFIRMED: the facilitator did not confirm the settlement, the result is held for a few minutes, and the identical request with the same payment receives it without a second charge (Retry-After).`),
     504: errorResponse('The job passed its time limit; nothing was charged.'),
   };
   const thirdParty = thirdPartyInfo(op, app);
   return {
     operationId: op.tool.replace(/^svc_/, ''),
     summary: op.title,
-    description: `${op.description}\n\nPrice: ${toUsd(BigInt(op.price.rate))} USD ${op.price.model === 'flat' ? 'per call' : 'per page'} (${op.price.rate} atomic USDC).${op.price.note ? ` ${op.price.note}` : ''} MCP tool: \`${op.tool}\`.`,
+    description: `${operationDescription(op, app)}\n\nPrice: ${toUsd(BigInt(op.price.rate))} USD ${op.price.model === 'flat' ? 'per call' : 'per page'} (${op.price.rate} atomic USDC).${op.price.note ? ` ${op.price.note}` : ''} MCP tool: \`${op.tool}\`.`,
     tags: [op.input.kind === 'image' ? 'image' : 'pdf'],
     requestBody: {
       required: true,

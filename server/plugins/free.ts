@@ -37,6 +37,7 @@ export const freePlugin: Plugin<{ app: App }> = {
           ocrEngine: app.config.ocrEngine,
           // Whether /v1/pdf/markdown reads scanned pages (locally) or leaves a note for each.
           markdownOcr: app.config.markdownOcr,
+          tablesEngine: app.config.tablesEngine,
           workers: app.config.workers,
           queueDepth: app.pool.queueDepth,
         };

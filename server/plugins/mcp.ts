@@ -18,7 +18,7 @@ import { readBody, streamedPayload } from './body.js';
 import { shortened } from '../derive/fields.js';
 import { mcpResource } from '../derive/resources.js';
 import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
-import { PAYMENT_META_KEY } from '../derive/catalog.js';
+import { operationDescription, PAYMENT_META_KEY, sendsContent } from '../derive/catalog.js';
 import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from '../derive/shared-schemas.js';
 import type { JobOutput } from '../../core/job.js';
 import type { App } from '../index.js';
@@ -147,14 +147,15 @@ function mcpServerFor(app: App, request: Request): Server {
     tools: operations.map((op) => ({
       name: op.tool,
       title: op.title,
-      description: `${op.description} Paid with x402 (${op.price.model === 'flat' ? `${op.price.rate} atomic USDC per call` : `${op.price.rate} atomic USDC per page`}): call without payment to get the PaymentRequired, then again with the PaymentPayload in _meta["${PAYMENT_META_KEY}"].`,
+      description: `${operationDescription(op, app)} Paid with x402 (${op.price.model === 'flat' ? `${op.price.rate} atomic USDC per call` : `${op.price.rate} atomic USDC per page`}): call without payment to get the PaymentRequired, then again with the PaymentPayload in _meta["${PAYMENT_META_KEY}"].`,
       inputSchema: mcpInputSchema(op) as { type: 'object' },
       // An unpaid or failed call carries a PaymentRequired or an error body in structuredContent (the x402
       // MCP transport), and SDK clients validate it against outputSchema even then: the schema admits all three.
       ...(op.output.jsonSchema ? { outputSchema: { type: 'object' as const, anyOf: [op.output.jsonSchema, PAYMENT_REQUIRED_SCHEMA, ERROR_SCHEMA] } } : {}),
       // Read-only and not destructive: a tool returns a new file and changes nothing anywhere. Open
-      // world only for the four that send the file to a third-party model.
-      annotations: { title: op.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: op.thirdParty },
+      // world only where the file goes to a third-party model: not on a local engine (OCR_ENGINE,
+      // TABLES_ENGINE), where nothing leaves the server.
+      annotations: { title: op.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: sendsContent(op, app) },
       icons: ICONS[op.input.kind],
     })),
   }));

@@ -9,6 +9,7 @@ import { completeJson } from './json.js';
 import { imagePart, jsonOutput, modelConcurrency } from './ocr.js';
 import { dataUrl, MODEL_MAX_SIDE, modelDpi, modelPages, renderPage } from './pages.js';
 import { createProvider } from './provider.js';
+import { localTables } from '../pdf/markdown/tables.js';
 
 interface PageTable {
   title: string | null;
@@ -55,6 +56,8 @@ const TABLE_INSTRUCTIONS = [
 ].join(' ');
 
 export const pdfTables: WorkFunction = async (input) => {
+  // TABLES_ENGINE=local: the layout engine of /v1/pdf/markdown reads them on this server.
+  if (input.settings.tablesEngine === 'local') return localTables(input);
   const pages = await modelPages(input);
   const provider = createProvider(input.settings);
   const dpi = modelDpi(input.settings.modelDpi);

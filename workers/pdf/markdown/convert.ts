@@ -16,7 +16,7 @@ function tableWidth(rows: Cell[][]): number {
 }
 
 /** Appends blocks; a table right after a table of the same width is its continuation past a column or page break. */
-function appendBlocks(into: Block[], blocks: Block[]): void {
+export function appendBlocks(into: Block[], blocks: Block[]): void {
   for (const b of blocks) {
     const last = into[into.length - 1];
     if (b.kind === 'table' && last?.kind === 'table' && tableWidth(last.rows) === tableWidth(b.rows)) {
@@ -125,14 +125,22 @@ export function layoutStext(xml: string, drawings: PageDrawing[] = [], firstPage
   return { pages: perPage, firstPage };
 }
 
-/** Markdown for a laid-out document, with the text OCR read in place of the scanned pages' text layers. */
-export function markdownOf(layout: StextLayout): string {
-  // Running heads and feet go from the pages OCR read as from the others (a scanned book's page
-  // numbers and titles repeat just the same); pages left as notes have no text to go by.
+/**
+ * Drops the running heads and feet (from the pages OCR read as from the others: a scanned book's
+ * page numbers and titles repeat just the same; pages left as notes have no text to go by) and
+ * returns the document's words, in whose scope (withDocumentWords) blocks are to be made: they
+ * tell a broken word from a compound at a line end. Shared with the tables endpoint's local
+ * engine (tables.ts), so both read a page the same way.
+ */
+export function prepareText(layout: StextLayout): Set<string> {
   const withText = layout.pages.filter((p) => !unread(p));
   dropRunningText(withText, bodySizeOf(withText.flatMap((p) => p.fragments)));
-  // The document's own words tell a broken word from a compound at a line end.
-  const words = wordsOf(layout.pages.flatMap((p) => p.fragments.map((f) => f.text)));
+  return wordsOf(layout.pages.flatMap((p) => p.fragments.map((f) => f.text)));
+}
+
+/** Markdown for a laid-out document, with the text OCR read in place of the scanned pages' text layers. */
+export function markdownOf(layout: StextLayout): string {
+  const words = prepareText(layout);
   return withDocumentWords(words, () => convertPages(layout.pages, layout.firstPage));
 }
 
@@ -141,20 +149,26 @@ export function convertStext(xml: string, drawings: PageDrawing[] = [], firstPag
   return markdownOf(layoutStext(xml, drawings, firstPage));
 }
 
-function unread(p: PageLayout): boolean {
+/** A page without a text layer that OCR did not read: it becomes a note. */
+export function unread(p: PageLayout): boolean {
   return p.scan === 'no-text' && p.ocr !== 'read';
+}
+
+/** The blocks of one page with a text layer, one list per reading region, in reading order. */
+export function regionBlocks(p: PageLayout, bodySize: number): Block[][] {
+  // A ruled table joins the layout as one fragment the size of the table.
+  const { tables, rest } = ruledTables(p.fragments, p.rules);
+  const fragments = rest.concat(tables.map((t) => ({
+    x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t,
+  })));
+  return readingRegions(fragments, p.width).map((region) => blocksOf(region, { bodySize }));
 }
 
 function convertPages(perPage: PageLayout[], firstPage: number): string {
   const bodySize = bodySizeOf(perPage.flatMap((p) => p.fragments));
   const pageBlocks: (Block[] | 'ocr')[] = perPage.map((p) => {
     if (unread(p)) return 'ocr';
-    // A ruled table joins the layout as one fragment the size of the table.
-    const { tables, rest } = ruledTables(p.fragments, p.rules);
-    const fragments = rest.concat(tables.map((t) => ({
-      x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t,
-    })));
-    return readingRegions(fragments, p.width).flatMap((region) => blocksOf(region, { bodySize }));
+    return regionBlocks(p, bodySize).flat();
   });
   const all = pageBlocks.flatMap((b) => (b === 'ocr' ? [] : b));
   assignHeadingLevels(all, bodySize);

@@ -13,8 +13,8 @@ import { layoutStext, markdownOf, type PageDrawing } from './convert.js';
 import { newOcrBudget, readScannedPages } from './scanned.js';
 import { DRAW_FIELD_VALUES_JS } from '../forms.js';
 
-const CHUNK_PAGES = 40;
-const MAX_STEXT_BYTES = 256 * 1024 * 1024;
+export const CHUNK_PAGES = 40;
+export const MAX_STEXT_BYTES = 256 * 1024 * 1024;
 
 // scriptArgs: pdf, first, last (1-based), stext file. Prints "ENCRYPTED" or one JSON array
 // with [links, boxes, imageCover] per page: links as [[x0, y0, x1, y1], uri], boxes as [x0, y0, x1, y1]
@@ -23,7 +23,7 @@ const MAX_STEXT_BYTES = 256 * 1024 * 1024;
 // recording after a cap so maps and charts cannot slow the script down much. imageCover is the
 // share of the page's area under drawn images (each image's box clipped to the page, summed, at
 // most 1): a scan wrapped in a PDF is one image the size of the page.
-const PAGE_SCRIPT = `
+export const PAGE_SCRIPT = `
 var doc = new Document(scriptArgs[0]);
 if (doc.needsPassword()) { print('ENCRYPTED'); quit(); }
 var first = parseInt(scriptArgs[1], 10) - 1, last = parseInt(scriptArgs[2], 10) - 1;
@@ -100,7 +100,7 @@ function isRect(value: unknown): value is Rect {
 }
 
 /** Links and drawn boxes per page; an unreadable answer only loses these enrichments. */
-function parseDrawings(stdout: Uint8Array): PageDrawing[] {
+export function parseDrawings(stdout: Uint8Array): PageDrawing[] {
   try {
     const raw = JSON.parse(Buffer.from(stdout).toString('utf8')) as unknown;
     if (!Array.isArray(raw)) return [];
