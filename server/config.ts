@@ -5,6 +5,7 @@ import { accessSync, constants } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MODEL_DPI, type WorkerSettings } from '../core/job.js';
+import { ServiceError } from '../core/errors.js';
 
 const schema = {
   port: { doc: 'TCP port to listen on.', format: 'port', default: 8080, env: 'PORT' },
@@ -137,6 +138,13 @@ function keyPair(id: string, secret: string, idName: string, secretName: string)
 /** Whether an operation runs on a local engine here, so its content never leaves the server. */
 export function runsLocally(config: Pick<Config, 'ocrEngine' | 'tablesEngine'>, op: { localOcr?: boolean; localTables?: boolean }): boolean {
   return (op.localOcr === true && config.ocrEngine === 'tesseract') || (op.localTables === true && config.tablesEngine === 'local');
+}
+
+/** Refuses, before any payment, an operation that needs the model provider where none is configured. */
+export function requireProvider(config: Pick<Config, 'ocrEngine' | 'tablesEngine' | 'modelBaseUrl' | 'modelApiKey'>, op: { path: string; thirdParty?: boolean; localOcr?: boolean; localTables?: boolean }): void {
+  if (op.thirdParty && !providerAvailable(config, op)) {
+    throw new ServiceError('PROVIDER_DISABLED', `${op.path} is not enabled on this deployment: the model provider is not configured (MODEL_BASE_URL)`, { retryAfterSeconds: 3600 });
+  }
 }
 
 /** The model endpoints can run: a provider is configured, or a local engine is chosen for the operation. */

@@ -3,7 +3,7 @@
 // The plugins only translate a request into a PaidCall and the outcome into their protocol.
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { priceRange } from './payment/pricing.js';
-import { providerAvailable } from './config.js';
+import { requireProvider } from './config.js';
 import type { Operation } from '../operations/define.js';
 import type { JobOutput } from '../core/job.js';
 import { ServiceError } from '../core/errors.js';
@@ -41,9 +41,7 @@ function outcomeOf(err: unknown): JobOutcome {
  * for nothing but the provider. A real request is always checked in full before its quote.
  */
 export async function probePrice(app: App, op: Operation, resource: ResourceDescription): Promise<PaymentRequired> {
-  if (op.thirdParty && !providerAvailable(app.config, op)) {
-    throw new ServiceError('PROVIDER_DISABLED', `${op.path} is not enabled on this deployment: the model provider is not configured (MODEL_BASE_URL)`, { retryAfterSeconds: 3600 });
-  }
+  requireProvider(app.config, op);
   return app.gate.quote(priceRange(op).min, resource);
 }
 

@@ -7,7 +7,7 @@ import type { InspectedFile, Operation } from '../operations/define.js';
 import { fail } from '../core/errors.js';
 import { validateFields } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
-import { providerAvailable, type Config } from './config.js';
+import { requireProvider, type Config } from './config.js';
 import { readImageHeader } from '../checks/image.js';
 import { inspectPdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
 import type { InspectionCache } from '../checks/cache.js';
@@ -165,9 +165,7 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
     },
   });
 
-  if (op.thirdParty && !providerAvailable(config, op)) {
-    fail('PROVIDER_DISABLED', `${op.path} is not enabled on this deployment: the model provider is not configured (MODEL_BASE_URL)`, { retryAfterSeconds: 3600 });
-  }
+  requireProvider(config, op);
   if (!pool.hasRoom()) fail('QUEUE_FULL', 'the service is busy; retry in a few seconds', { retryAfterSeconds: 5 });
 
   const amount = priceOf(op, op.price.model === 'per-page' ? pageCounts : []);
