@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ensureWebBuilt } from '../bin/build-assets.js';
 import { startTestService, type TestService } from './support/service.js';
-import { STEP_TIMEOUT, injectEvmWallet, injectSolanaWallet, launchBrowser, layout } from './support/browser.js';
+import { STEP_TIMEOUT, chooseOperation, injectEvmWallet, injectSolanaWallet, launchBrowser, layout, loadPage } from './support/browser.js';
 import { balancesOf } from './support/paying.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { generatePrivateKey } from 'viem/accounts';
@@ -72,15 +72,8 @@ describe('the web page with Base and Solana offered, at phone and desktop sizes'
     expect(foreign).to.equal([]);
   }
 
-  async function load(page: Page, url = t.url): Promise<void> {
-    await page.goto(`${url}/`);
-    await page.locator('input[name="operation"]').first().waitFor();
-  }
-
-  async function choose(page: Page, opPath: string): Promise<void> {
-    await page.locator(`input[name="operation"][value="${opPath}"]`).check();
-    await page.locator('#field-file').waitFor();
-  }
+  const load = (page: Page, url = t.url) => loadPage(page, url);
+  const choose = chooseOperation;
 
   const chainsShown = async (page: Page) => {
     await page.locator('#quote-amount').waitFor();

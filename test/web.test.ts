@@ -20,7 +20,7 @@ import { startTestService, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { createPayer } from '../server/payment/client.js';
 import { ensureWebBuilt } from '../bin/build-assets.js';
-import { CHROMIUM, CHROMIUM_ARGS, STEP_TIMEOUT, injectEvmWallet } from './support/browser.js';
+import { CHROMIUM, CHROMIUM_ARGS, STEP_TIMEOUT, chooseOperation, injectEvmWallet, loadPage } from './support/browser.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -96,15 +96,8 @@ describe('the web page in a real browser', () => {
 
   const injectWallet = injectEvmWallet;
 
-  async function load(page: Page, url = t.url): Promise<void> {
-    await page.goto(`${url}/`);
-    await page.locator('input[name="operation"]').first().waitFor();
-  }
-
-  async function choose(page: Page, opPath: string): Promise<void> {
-    await page.locator(`input[name="operation"][value="${opPath}"]`).check();
-    await page.locator('#field-file').waitFor();
-  }
+  const load = (page: Page, url = t.url) => loadPage(page, url);
+  const choose = chooseOperation;
 
   const quoteText = async (page: Page) => {
     await page.locator('#quote-amount').waitFor();

@@ -159,3 +159,15 @@ export async function layout(page: Page, selector?: string): Promise<{ pageWidth
     };
   }, selector);
 }
+
+/** Opens the page at a service's root and waits for the operation list. */
+export async function loadPage(page: Page, url: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.locator('input[name="operation"]').first().waitFor();
+}
+
+/** Chooses an operation by its path and waits for its form. */
+export async function chooseOperation(page: Page, opPath: string): Promise<void> {
+  await page.locator(`input[name="operation"][value="${opPath}"]`).check();
+  await page.locator('#field-file').waitFor();
+}
