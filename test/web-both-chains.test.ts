@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ensureWebBuilt } from '../bin/build-assets.js';
 import { startTestService, type TestService } from './support/service.js';
-import { STEP_TIMEOUT, chooseOperation, injectEvmWallet, injectSolanaWallet, launchBrowser, layout, loadPage } from './support/browser.js';
+import { STEP_TIMEOUT, accessibilityViolations, chooseOperation, injectEvmWallet, injectSolanaWallet, launchBrowser, layout, loadPage } from './support/browser.js';
 import { balancesOf } from './support/paying.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { generatePrivateKey } from 'viem/accounts';
@@ -101,6 +101,7 @@ describe('the web page with Base and Solana offered, at phone and desktop sizes'
         expect(pageWidth).to.equal(viewport.width);
         await page.locator('#quote').scrollIntoViewIfNeeded();
         await screenshot(page, `${size}-price-both-chains`);
+        expect(await accessibilityViolations(page)).to.equal([]);
         expectOnlyServiceRequests(page);
       } finally {
         await page.close();
@@ -194,6 +195,7 @@ describe('the web page with Base and Solana offered, at phone and desktop sizes'
       expect(await page.locator('#error-quality').isVisible()).to.equal(true);
       expect(await page.locator('#problem').innerText()).to.include('One of the options is missing or not allowed.');
       await screenshot(page, 'phone-quality-101');
+      expect(await accessibilityViolations(page)).to.equal([]);
 
       await quality.fill('90');
       await page.locator('#quote-amount').waitFor();
@@ -272,6 +274,7 @@ describe('the web page with Base and Solana offered, at phone and desktop sizes'
       expect(await inView(page, '#receipt')).to.equal(true);
       expect((await layout(page)).pageWidth).to.equal(PHONE.width);
       await screenshot(page, 'phone-paid-on-solana');
+      expect(await accessibilityViolations(page)).to.equal([]);
       expect(wallet.connects).to.equal(1);
       expect(evmWallet.methods).to.equal([]);
       expect(wallet.signatures).to.equal(1);

@@ -2,7 +2,8 @@
 // and the test wallets injected into a page before its scripts run. Each wallet's key stays in
 // Node; the page's signing requests are forwarded to a function that signs for real with a key
 // funded on a local chain, so the service and the facilitators see exactly what a real wallet sends.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -170,4 +171,22 @@ export async function loadPage(page: Page, url: string): Promise<void> {
 export async function chooseOperation(page: Page, opPath: string): Promise<void> {
   await page.locator(`input[name="operation"][value="${opPath}"]`).check();
   await page.locator('#field-file').waitFor();
+}
+
+const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/**
+ * axe-core's accessibility rules (WCAG 2.x A and AA, and best practices) over the page as it is
+ * now: one line per violation and node. Evaluated through the DevTools protocol, which the page's
+ * Content-Security-Policy does not govern, so the page itself still loads nothing but its own.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  const source = await readFile(AXE_SOURCE, 'utf8');
+  return page.evaluate(async (axeSource) => {
+    // eslint-disable-next-line no-eval
+    (0, eval)(axeSource);
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const { violations } = await axe.run(document, { resultTypes: ['violations'] });
+    return violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.help}): ${JSON.stringify(n.target)}`));
+  }, source);
 }
