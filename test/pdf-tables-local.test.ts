@@ -245,12 +245,24 @@ describe('/v1/pdf/tables over HTTP with TABLES_ENGINE=local, paid on the local c
     expect(oa.responses['503']!.description).to.not.contain('model provider');
     expect(openapi.paths['/v1/pdf/ocr']!.post.responses['503']!.description).to.contain('model provider is not configured');
 
+    // The 402 says it too, within the Bazaar's 500 characters, and /llms.txt tells agents.
+    const quote = await quoteAt(`${local.url}/v1/pdf/tables`, form([pdf]));
+    expect(quote.resource.description).to.contain(stays);
+    expect(quote.resource.description!.length).to.be.at.most(500);
+    const llms = await (await fetch(`${local.url}/llms.txt`)).text();
+    expect(llms).to.match(/\/v1\/pdf\/tables\): [^\n]*Runs on this server: the file's content is sent to no third party\./);
+    expect(llms).to.match(/\/v1\/pdf\/ocr\): [^\n]*Sends the file's content to a third-party model provider\./);
+
     const client = new Client({ name: 'paydoc-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${local.url}/mcp`)));
     try {
       const { tools } = await client.listTools();
       const tool = tools.find((x) => x.name === 'svc_pdf_tables')!;
       expect(tool.description).to.contain(stays);
+      const mcpQuote = await client.callTool({ name: 'svc_pdf_tables', arguments: { file: { data: Buffer.from(pdf).toString('base64') } } });
+      const offered = mcpQuote.structuredContent as { resource: { url: string; description: string } };
+      expect(offered.resource).to.include({ url: `${local.url}/mcp` });
+      expect(offered.resource.description).to.contain(stays);
       // Nothing leaves the server: no open world. The OCR tools still send their files out.
       expect(tool.annotations?.openWorldHint).to.equal(false);
       expect(tools.filter((x) => x.annotations?.openWorldHint).map((x) => x.name).sort()).to.equal(['svc_image_ocr', 'svc_pdf_ocr', 'svc_pdf_structured']);

@@ -3,6 +3,7 @@
 // Markdown). Both derived from the operation table, like the catalog and OpenAPI.
 import { operations } from '../../operations/index.js';
 import { priceRange, toUsd } from '../payment/pricing.js';
+import { sendsContent } from './descriptions.js';
 import type { PublicView } from './view.js';
 
 export function wellKnownX402(app: PublicView): { version: 1; resources: string[] } {
@@ -15,6 +16,9 @@ export function llmsTxt(app: PublicView): string {
     const { min, max } = priceRange(op);
     return op.price.model === 'flat' ? `${toUsd(min)} USD per call` : `${toUsd(min)} USD per page${max !== undefined ? ` (at most ${toUsd(max)} USD)` : ''}`;
   };
+  // Whether the file leaves this server is what a buyer of the four model operations needs to know.
+  const where = (op: (typeof operations)[number]) => !op.thirdParty ? ''
+    : sendsContent(op, app) ? ' Sends the file\'s content to a third-party model provider.' : ' Runs on this server: the file\'s content is sent to no third party.';
   return [
     '# paydoc',
     '',
@@ -30,7 +34,7 @@ export function llmsTxt(app: PublicView): string {
     '',
     '## Operations',
     '',
-    ...operations.map((op) => `- [${op.title}](${base}${op.path}): ${price(op)}. MCP tool \`${op.tool}\`.`),
+    ...operations.map((op) => `- [${op.title}](${base}${op.path}): ${price(op)}. MCP tool \`${op.tool}\`.${where(op)}`),
     '',
     '## More',
     '',

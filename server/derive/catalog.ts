@@ -7,6 +7,7 @@ import { outputMediaTypes } from './resources.js';
 import { priceRange, toUsd } from '../payment/pricing.js';
 import { MAX_TIMEOUT_SECONDS } from '../payment/gate.js';
 import { providerAvailable, runsLocally } from '../config.js';
+import { sendsContent, operationDescription } from './descriptions.js';
 import type { PublicView } from './view.js';
 
 export const MCP_PROTOCOL_VERSION = '2025-11-25';
@@ -28,21 +29,6 @@ function localEngine(op: Operation, app: PublicView): Record<string, unknown> | 
   if (!runsLocally(app.config, op)) return undefined;
   if (op.localTables) return { engine: 'paydoc layout engine (local: tables read from the PDF\'s text layer and drawn rules, as for /v1/pdf/markdown)' };
   return { engine: 'tesseract (local)', languages: app.config.ocrLanguages.split('+') };
-}
-
-/**
- * Whether the operation sends file content to the third-party provider on this deployment:
- * the catalog's sendsContent and the MCP tool's openWorldHint both say it.
- */
-export function sendsContent(op: Operation, app: PublicView): boolean {
-  return op.thirdParty && !runsLocally(app.config, op);
-}
-
-/** The operation's description as this deployment runs it: on a local engine it says where the content stays. */
-export function operationDescription(op: Operation, app: PublicView): string {
-  if (!op.thirdParty || sendsContent(op, app)) return op.description;
-  const what = op.localTables ? 'the tables are read on this server by its own layout engine, from the PDF\'s text layer (pages without one yield no tables)' : 'OCR runs on this server (tesseract)';
-  return `${op.description} On this service ${what}: the file's content stays on the server and is sent to no third party.`;
 }
 
 export function thirdPartyInfo(op: Operation, app: PublicView): Record<string, unknown> | undefined {

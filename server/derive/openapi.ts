@@ -6,7 +6,8 @@ import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from './shared-schemas.js';
 import { formJsonSchema } from './fields.js';
 import { outputMediaTypes } from './resources.js';
 import { priceRange, toUsd } from '../payment/pricing.js';
-import { operationDescription, sendsContent, thirdPartyInfo } from './catalog.js';
+import { thirdPartyInfo } from './catalog.js';
+import { operationDescription, sendsContent } from './descriptions.js';
 import type { PublicView } from './view.js';
 
 export const API_VERSION = '0.1.0';

@@ -6,6 +6,7 @@ import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { Operation } from '../../operations/define.js';
 import type { ResourceDescription } from '../payment/gate.js';
+import { operationDescription } from './descriptions.js';
 import { formJsonSchema } from './fields.js';
 import { mcpInputSchema } from './mcp-schemas.js';
 import type { PublicView } from './view.js';
@@ -15,7 +16,8 @@ export function outputMediaTypes(op: Operation): string[] {
 }
 
 const httpCache = new WeakMap<Operation, Record<string, unknown>>();
-const mcpCache = new WeakMap<Operation, Record<string, unknown>>();
+// Keyed by the description too: on a local engine it says where the content stays.
+const mcpCache = new WeakMap<Operation, Map<string, Record<string, unknown>>>();
 
 /** A body that satisfies the form's schema: the file and every required field, for the Bazaar's example. */
 function exampleBody(op: Operation): Record<string, unknown> {
@@ -47,23 +49,26 @@ function httpExtension(op: Operation): Record<string, unknown> {
   return ext;
 }
 
-function mcpExtension(op: Operation): Record<string, unknown> {
-  let ext = mcpCache.get(op);
+function mcpExtension(op: Operation, description: string): Record<string, unknown> {
+  let byDescription = mcpCache.get(op);
+  if (!byDescription) mcpCache.set(op, byDescription = new Map());
+  let ext = byDescription.get(description);
   if (!ext) {
     ext = {
-      ...declareDiscoveryExtension({ toolName: op.tool, description: op.description, transport: 'streamable-http', inputSchema: mcpInputSchema(op) }) as Record<string, unknown>,
+      ...declareDiscoveryExtension({ toolName: op.tool, description, transport: 'streamable-http', inputSchema: mcpInputSchema(op) }) as Record<string, unknown>,
       [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
     };
-    mcpCache.set(op, ext);
+    byDescription.set(description, ext);
   }
   return ext;
 }
 
 export function httpResource(op: Operation, app: PublicView): ResourceDescription {
-  return { key: `http ${op.id}`, url: `${app.config.baseUrl}${op.path}`, description: op.description, mimeType: outputMediaTypes(op)[0], extensions: httpExtension(op) };
+  return { key: `http ${op.id}`, url: `${app.config.baseUrl}${op.path}`, description: operationDescription(op, app), mimeType: outputMediaTypes(op)[0], extensions: httpExtension(op) };
 }
 
 /** The MCP server's own URL: the Bazaar lists a tool under the endpoint that serves it. */
 export function mcpResource(op: Operation, app: PublicView): ResourceDescription {
-  return { key: `mcp ${op.id}`, url: `${app.config.baseUrl}/mcp`, description: op.description, mimeType: outputMediaTypes(op)[0], extensions: mcpExtension(op) };
+  const description = operationDescription(op, app);
+  return { key: `mcp ${op.id}`, url: `${app.config.baseUrl}/mcp`, description, mimeType: outputMediaTypes(op)[0], extensions: mcpExtension(op, description) };
 }
