@@ -189,8 +189,12 @@ export async function execute(prepared: Prepared, config: Config, pool: WorkerPo
   return pool.run(input, clientGone);
 }
 
-// Uploads may be views into a shared parser buffer; a transfer needs an ArrayBuffer of its own.
+/**
+ * The bytes as something the worker can take without a copy. An upload is a view into its own
+ * request's body buffer (or an MCP argument's decoded bytes), which nothing else uses once the job
+ * starts, so the whole buffer is transferred. A small buffer may be a slice of Node's shared pool
+ * (and a shared buffer cannot be transferred): those bytes are copied.
+ */
 function ownBuffer(bytes: Uint8Array): Uint8Array {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer)
-    ? bytes : new Uint8Array(bytes);
+  return bytes.buffer instanceof SharedArrayBuffer || bytes.buffer.byteLength <= Buffer.poolSize ? new Uint8Array(bytes) : bytes;
 }

@@ -19,7 +19,12 @@ import { runTool, RunFailure } from '../tools/runner.js';
 import { asToolError, NO_SPACE_MESSAGE } from '../tools/tool-run.js';
 import { LazyJobDir, SYNC_BYTES } from '../server/jobdir.js';
 import { startTestService, form, type TestService } from './support/service.js';
-import { makePdf, textPages } from './pdf-fixtures.js';
+import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
+import { quoteAt } from './support/paying.js';
+import Hapi from '@hapi/hapi';
+import { createHash } from 'node:crypto';
+import { streamedPayload, withBody } from '../server/plugins/body.js';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -266,6 +271,67 @@ describe('the HTTP front end', () => {
     const body = await bad.json() as { error: { code: string; field: string; message: string } };
     expect(body.error).to.include({ code: 'FIELD_INVALID', field: 'quality' });
     expect(body.error.message).to.equal('"quality" must be an integer from 1 to 100; received 101');
+  });
+
+  it('unpaid bodies share reused buffers without mixing: interleaved quotes of PDFs of the same size class each get their own page count, and a chunked upload without Content-Length is read too', { timeout: 60_000 }, async () => {
+    // Two large pages and a small third: both documents in the same size class.
+    const pages = await Promise.all([photographedPage(700, 900), photographedPage(720, 920), photographedPage(200, 260)]);
+    const pdfOf = (n: number) => makePdf(pages.slice(0, n).map((p) => ({ jpeg: p })));
+    const [two, three] = [pdfOf(2), pdfOf(3)];
+    // Same power-of-two size class, above the smallest lent size: the second may reuse the first's buffer.
+    expect(Math.ceil(Math.log2(two.length))).to.equal(Math.ceil(Math.log2(three.length)));
+    expect(two.length).to.be.above(64 * 1024);
+    const op = operations.find((o) => o.path === '/v1/pdf/compress')!;
+    const quoted = async (pdf: Uint8Array) => BigInt((await quoteAt(`${t.url}${op.path}`, form([pdf]))).accepts[0]!.amount);
+    const rate = BigInt(op.price.rate);
+    const order = [three, two, two, three, two, three, three, two];
+    const amounts = await Promise.all(order.map((pdf) => quoted(pdf)));
+    expect(amounts).to.equal(order.map((pdf) => (pdf === three ? 3n : 2n) * rate));
+    for (const pdf of order) expect(await quoted(pdf)).to.equal((pdf === three ? 3n : 2n) * rate);
+
+    // A streamed body (chunked transfer encoding, no Content-Length) is read whole as well.
+    const multipart = new Response(form([three]));
+    const type = multipart.headers.get('content-type')!;
+    const bytes = new Uint8Array(await multipart.arrayBuffer());
+    const stream = new ReadableStream({ start(c) { for (let i = 0; i < bytes.length; i += 10_000) c.enqueue(bytes.subarray(i, i + 10_000)); c.close(); } });
+    const res = await fetch(`${t.url}${op.path}`, { method: 'POST', body: stream, headers: { 'content-type': type }, duplex: 'half' } as RequestInit);
+    expect(res.status).to.equal(402);
+    expect(BigInt(decodePaymentRequiredHeader(res.headers.get('payment-required')!).accepts[0]!.amount)).to.equal(3n * rate);
+  });
+
+  it('a lent body buffer serves one body at a time: a body still in use keeps its bytes while others of its size class are read, and is reused after', async () => {
+    const server = Hapi.server({ port: 0, host: '127.0.0.1' });
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const arrivals: Array<() => void> = [];
+    const arrived = (n: number) => new Promise<void>((r) => { arrivals[n] = r; });
+    server.route({
+      method: 'POST', path: '/{n}', options: { payload: streamedPayload(['application/octet-stream'], 1024 * 1024) },
+      handler: (request) => withBody(request, 10_000, true, async (body) => {
+        const n = Number(request.params.n);
+        arrivals[n]?.();
+        // The first body is held while the second is read into a buffer of the same class.
+        if (n === 0) await held;
+        return { n, sum: createHash('sha256').update(body).digest('hex'), length: body.length };
+      }),
+    });
+    await server.start();
+    try {
+      const bodies = [Buffer.alloc(200_000, 1), Buffer.alloc(150_000, 2), Buffer.alloc(180_000, 3)];
+      const post = (n: number) => fetch(`${server.info.uri}/${n}`, { method: 'POST', body: bodies[n], headers: { 'content-type': 'application/octet-stream' } }).then((r) => r.json());
+      const firstIn = arrived(0);
+      const first = post(0);
+      await firstIn;
+      const second = await post(1);
+      release();
+      const third = await post(2);
+      const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+      expect(await first).to.equal({ n: 0, sum: digest(bodies[0]!), length: 200_000 });
+      expect(second).to.equal({ n: 1, sum: digest(bodies[1]!), length: 150_000 });
+      expect(third).to.equal({ n: 2, sum: digest(bodies[2]!), length: 180_000 });
+    } finally {
+      await server.stop();
+    }
   });
 
   it('a full queue answers 503 with Retry-After before any payment', async () => {

@@ -6,7 +6,7 @@
 // beyond it is what the service itself adds (checks, job directory, pool, result handling).
 import Hapi from '@hapi/hapi';
 import { readMultipart } from '../../server/plugins/multipart.js';
-import { readBody, streamedPayload } from '../../server/plugins/body.js';
+import { withBody, streamedPayload } from '../../server/plugins/body.js';
 import { form } from './service.js';
 
 export interface HttpFloor {
@@ -25,7 +25,7 @@ export async function startHttpFloor(): Promise<HttpFloor> {
     },
     handler: async (request, h) => {
       // The uploads' bytes and the fields, read as the service's routes read them.
-      readMultipart(await readBody(request, 120_000), request.headers['content-type'], 64);
+      await withBody(request, 120_000, false, async (body) => readMultipart(body, request.headers['content-type'], 64));
       return h.response(Buffer.alloc(Number(request.headers['x-reply-bytes'] ?? 0))).type(String(request.headers['x-reply-type'] || 'application/octet-stream'));
     },
   });

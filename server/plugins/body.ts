@@ -4,6 +4,7 @@
 // here, the upload limit answers 408 on time, and hapi closes the connection of a body that was
 // not read to its end.
 import type { Readable } from 'node:stream';
+import Boom from '@hapi/boom';
 import Wreck from '@hapi/wreck';
 import type { Request, RouteOptionsPayload } from '@hapi/hapi';
 
@@ -13,10 +14,88 @@ export function streamedPayload(allow: string[], maxBytes: number): RouteOptions
 }
 
 /**
- * The whole body, within `timeoutMs` of the start of reading (Boom 408 otherwise) and `maxBytes`
- * (Boom 413, hapi's own wording, whatever the Content-Length said).
+ * Buffers lent to bodies that are only read on this thread and answered without a job: the
+ * unpaid request every x402 client sends first to learn the price, and MCP messages (parsed to
+ * text at once). Each such body used to be a new allocation outside V8's heap that lived for the
+ * whole request; at a few megabytes per upload, that memory is what made V8 run a full
+ * collection every few paid calls, a fifth of the service's CPU per call. A paid body is not
+ * lent: its bytes are handed to the worker without a copy, and so leave this thread.
  */
-export function readBody(request: Request, timeoutMs: number): Promise<Buffer> {
+class BodyBuffers {
+  private readonly idle = new Map<number, Buffer[]>();
+  private idleBytes = 0;
+
+  constructor(private readonly maxIdleBytes: number, private readonly maxPerSize: number) {}
+
+  /** A buffer of at least `size` bytes; sizes are rounded up to a power of two so buffers fit many bodies. */
+  take(size: number): Buffer {
+    const capacity = 2 ** Math.ceil(Math.log2(Math.max(size, MIN_LENT_BYTES)));
+    const buffer = this.idle.get(capacity)?.pop();
+    if (!buffer) return Buffer.allocUnsafeSlow(capacity);
+    this.idleBytes -= capacity;
+    return buffer;
+  }
+
+  /** Back for the next body, unless it was handed on (a transfer empties it) or the idle set is full. */
+  give(buffer: Buffer): void {
+    const capacity = buffer.buffer.byteLength;
+    const list = this.idle.get(capacity) ?? [];
+    if (capacity === 0 || list.length >= this.maxPerSize || this.idleBytes + capacity > this.maxIdleBytes) return;
+    list.push(Buffer.from(buffer.buffer));
+    this.idle.set(capacity, list);
+    this.idleBytes += capacity;
+  }
+}
+
+// Below this a body is cheap to allocate and dies young; lending it would gain nothing.
+const MIN_LENT_BYTES = 64 * 1024;
+const lent = new BodyBuffers(128 * 1024 * 1024, 8);
+
+/**
+ * Reads the whole body and passes it to `use`. With `lend`, the body lives in a lent buffer that
+ * is given back when `use` settles: nothing may keep a view of it past then.
+ */
+export async function withBody<T>(request: Request, timeoutMs: number, lend: boolean, use: (body: Buffer) => Promise<T>): Promise<T> {
   const { maxBytes } = request.route.settings.payload as { maxBytes: number };
-  return Wreck.read(request.payload as Readable, { timeout: timeoutMs, maxBytes });
+  const stream = request.payload as Readable;
+  const declared = Number(request.headers['content-length']);
+  // Without an encoding the body is exactly its Content-Length (Node's parser stops there).
+  if (request.headers['content-encoding'] || !Number.isSafeInteger(declared) || declared <= 0 || declared > maxBytes) {
+    return use(await Wreck.read(stream, { timeout: timeoutMs, maxBytes }));
+  }
+  const lending = lend && declared >= MIN_LENT_BYTES;
+  const buffer = lending ? lent.take(declared) : Buffer.allocUnsafeSlow(declared);
+  try {
+    return await use(await readInto(stream, buffer.subarray(0, declared), timeoutMs));
+  } finally {
+    if (lending) lent.give(buffer);
+  }
+}
+
+/**
+ * Copies the chunks into the body's buffer as they arrive (collecting them and joining them at
+ * the end, as Wreck does, allocates every upload twice).
+ */
+function readInto(stream: Readable, body: Buffer, timeoutMs: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let length = 0;
+    const finish = (err: Error | null) => {
+      clearTimeout(timer);
+      stream.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose).off('aborted', onClose);
+      if (!err) return resolve(body.subarray(0, length));
+      // The rest is not read: the refusal is answered and hapi closes the connection.
+      stream.pause();
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      if (length + chunk.length > body.length) return finish(Boom.badRequest('Payload is longer than its Content-Length'));
+      body.set(chunk, length);
+      length += chunk.length;
+    };
+    const onEnd = () => finish(null);
+    const onError = (err: Error) => finish((err as Boom.Boom).isBoom ? err : Boom.internal('Payload stream error', err));
+    const onClose = () => finish(Boom.internal('Payload stream closed prematurely'));
+    const timer = setTimeout(() => finish(Boom.clientTimeout()), timeoutMs);
+    stream.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose).once('aborted', onClose);
+  });
 }

@@ -14,7 +14,7 @@ import type { RawRequest } from '../pipeline.js';
 import { paidCall } from '../paid-call.js';
 import Bourne from '@hapi/bourne';
 import { watchConnection, type Connection } from './connection.js';
-import { readBody, streamedPayload } from './body.js';
+import { withBody, streamedPayload } from './body.js';
 import { shortened } from '../derive/fields.js';
 import { mcpResource } from '../derive/resources.js';
 import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
@@ -227,7 +227,7 @@ export const mcpPlugin: Plugin<{ app: App }> = {
       handler: async (request: Request, h: ResponseToolkit) => {
         const refusal = rebindingRefusal(request, app);
         if (refusal) return jsonRpcError(h, -32000, refusal, 403);
-        const text = (await readBody(request, app.config.uploadTimeoutMs)).toString('utf8');
+        const text = await withBody(request, app.config.uploadTimeoutMs, true, async (body) => body.toString('utf8'));
         let message: unknown;
         try {
           // Bourne refuses __proto__ keys, as hapi's own JSON parsing does.

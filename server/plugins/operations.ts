@@ -7,7 +7,7 @@ import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
 import { ServiceError } from '../../core/errors.js';
 import { readMultipart } from './multipart.js';
-import { readBody, streamedPayload } from './body.js';
+import { withBody, streamedPayload } from './body.js';
 import { paidCall, probePrice } from '../paid-call.js';
 import { watchConnection } from './connection.js';
 import { httpResource } from '../derive/resources.js';
@@ -59,23 +59,25 @@ function maxPartsOf(op: Operation): number {
 function handlerFor(op: Operation, app: App) {
   return async (request: Request, h: ResponseToolkit) => {
     request.plugins.paydoc = { operation: op.id };
-    const body = await readBody(request, app.config.uploadTimeoutMs);
     const carriesPayment = request.headers['payment-signature'] !== undefined || request.headers['x-payment'] !== undefined;
-    if (!carriesPayment && isPriceProbe(request.mime, body)) return quoteResponse(h, await probePrice(app, op, httpResource(op, app)));
-    const raw = readMultipart(body, request.headers['content-type'], maxPartsOf(op));
-    const connection = watchConnection(request.raw.res);
-    const outcome = await paidCall(app, {
-      op, raw, resource: httpResource(op, app),
-      ...(carriesPayment ? { payment: () => readPayment(request)! } : {}),
-      clientGone: connection.gone,
+    // An unpaid body is only inspected and answered with a quote: it may live in a lent buffer.
+    return withBody(request, app.config.uploadTimeoutMs, !carriesPayment, async (body) => {
+      if (!carriesPayment && isPriceProbe(request.mime, body)) return quoteResponse(h, await probePrice(app, op, httpResource(op, app)));
+      const raw = readMultipart(body, request.headers['content-type'], maxPartsOf(op));
+      const connection = watchConnection(request.raw.res);
+      const outcome = await paidCall(app, {
+        op, raw, resource: httpResource(op, app),
+        ...(carriesPayment ? { payment: () => readPayment(request)! } : {}),
+        clientGone: connection.gone,
+      });
+      if (outcome.kind === 'payment-required') return quoteResponse(h, outcome.paymentRequired);
+      const { result, receipt } = outcome;
+      void connection.answered.then(outcome.sent);
+      return h.response(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength))
+        .type(result.mediaType)
+        .header('payment-response', encodePaymentResponseHeader(receipt))
+        .header('cache-control', 'no-store');
     });
-    if (outcome.kind === 'payment-required') return quoteResponse(h, outcome.paymentRequired);
-    const { result, receipt } = outcome;
-    void connection.answered.then(outcome.sent);
-    return h.response(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength))
-      .type(result.mediaType)
-      .header('payment-response', encodePaymentResponseHeader(receipt))
-      .header('cache-control', 'no-store');
   };
 }
 
