@@ -50,6 +50,8 @@ interface Style {
 
 const TABLE_RULED = 'table{border-collapse:collapse;margin:.6em 0} td,th{border:.75pt solid #333;padding:3pt 6pt;vertical-align:top;text-align:left}';
 const TABLE_PLAIN = 'table{border-collapse:collapse;margin:.6em 0} td,th{border:none;padding:2pt 9pt 2pt 0;vertical-align:top;text-align:left}';
+// Tables ruled only by a line under each row (no column rules, no frame), set smaller than the text.
+const TABLE_UNDERLINED = 'table{border-collapse:collapse;margin:.6em 0;font-size:8pt} td,th{border:none;border-bottom:.5pt solid #444;padding:2pt 7pt 2pt 0;vertical-align:top;text-align:left}';
 
 const STYLES: Style[] = [
   {
@@ -63,6 +65,12 @@ const STYLES: Style[] = [
     description: 'WeasyPrint, DejaVu Sans 9.5pt, two columns, header with title left and page number right, borderless tables',
     css: `@page{size:A4;margin:2cm 1.6cm;@top-left{content:"Journal of Worked Examples";font:8pt "DejaVu Sans"}@top-right{content:"p. " counter(page);font:8pt "DejaVu Sans"}}
       body{font:9.5pt/1.35 "DejaVu Sans";columns:2;column-gap:1cm} h1{font-size:14pt} ${TABLE_PLAIN}`,
+  },
+  {
+    id: 'weasy-sans-2col-underlined', engine: 'weasyprint',
+    description: 'WeasyPrint, Nimbus Sans 9.5pt, two columns, running header centred and page number at the foot, 8 pt tables ruled only by a line under each row',
+    css: `@page{size:A4;margin:1.9cm 1.7cm 2.1cm;@top-center{content:"Proceedings of the Regional Working Group";font:8pt "Nimbus Sans"}@bottom-center{content:counter(page);font:8pt "Nimbus Sans"}}
+      body{font:9.5pt/1.35 "Nimbus Sans";columns:2;column-gap:0.8cm} h1{font-size:14pt} ${TABLE_UNDERLINED}`,
   },
   {
     id: 'weasy-liberation-large', engine: 'weasyprint',
