@@ -9,10 +9,24 @@ import { joinSpans } from './rows.js';
 import { assignHeadingLevels, blocksOf, bodySizeOf } from './structure.js';
 import { emit } from './emit.js';
 import { ruledTables, rulesOf, type Rules } from './rules.js';
+import { underlinedTables } from './underlined-tables.js';
 import { withDocumentWords, wordsOf } from './hyphens.js';
 
 function tableWidth(rows: Cell[][]): number {
   return (rows[0] ?? []).reduce((n, c) => n + c.colspan, 0);
+}
+
+const filled = (c: Cell) => c.spans.some((s) => s.text.trim() !== '');
+const rowKey = (row: Cell[]) => row.map((c) => `${c.colspan}:${c.spans.map((s) => s.text).join('').replace(/\s+/g, ' ').trim()}`).join('\u0000');
+
+/**
+ * Whether the first row of a table's continuation is the rest of the row cut at the break: its
+ * first cell is empty (a new row names itself there) and its text sits only in columns the cut
+ * row left empty, as happens when the row's taller cells ran on past the break.
+ */
+function restOfCutRow(tail: Cell[], head: Cell[]): boolean {
+  if (!head.length || filled(head[0]!) || !head.some(filled)) return false;
+  return tail.every((c, k) => !filled(c) || !filled(head[k]!));
 }
 
 /** Appends blocks; a table right after a table of the same width is its continuation past a column or page break. */
@@ -20,9 +34,11 @@ export function appendBlocks(into: Block[], blocks: Block[]): void {
   for (const b of blocks) {
     const last = into[into.length - 1];
     if (b.kind === 'table' && last?.kind === 'table' && tableWidth(last.rows) === tableWidth(b.rows)) {
+      // The header repeated at the top of the continuation is not a row of the table.
+      if (b.rows.length > 1 && rowKey(b.rows[0]!) === rowKey(last.rows[0]!)) b.rows = b.rows.slice(1);
       const tail = last.rows[last.rows.length - 1]!, head = b.rows[0]!;
       const sameCells = tail.length === head.length && tail.every((c, k) => c.colspan === head[k]!.colspan);
-      if (last.openBottom && b.openTop && sameCells) {
+      if (sameCells && ((last.openBottom && b.openTop) || restOfCutRow(tail, head))) {
         // One row cut by the break: its two halves are one row again.
         tail.forEach((c, k) => { c.spans = joinSpans([c.spans, head[k]!.spans]); });
         last.rows.push(...b.rows.slice(1));
@@ -157,8 +173,12 @@ export function unread(p: PageLayout): boolean {
 /** The blocks of one page with a text layer, one list per reading region, in reading order. */
 export function regionBlocks(p: PageLayout, bodySize: number): Block[][] {
   // A ruled table joins the layout as one fragment the size of the table.
-  const { tables, rest } = ruledTables(p.fragments, p.rules);
-  const fragments = rest.concat(tables.map((t) => ({
+  const ruled = ruledTables(p.fragments, p.rules);
+  // Rules inside a grid are its own; the others may underline the rows of a table without a grid.
+  const loose = p.rules.horizontal.filter((r) => !ruled.tables.some((t) => r.at >= t.y0 - 2 && r.at <= t.y1 + 2 && r.from >= t.x0 - 2 && r.to <= t.x1 + 2));
+  const underlined = underlinedTables(ruled.rest, loose);
+  const tables = ruled.tables.concat(underlined.tables);
+  const fragments = underlined.rest.concat(tables.map((t) => ({
     x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t,
   })));
   return readingRegions(fragments, p.width).map((region) => blocksOf(region, { bodySize }));
