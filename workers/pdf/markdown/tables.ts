@@ -4,9 +4,8 @@
 // Nothing leaves the server: mutool reads the text layer and the drawn rules, as for Markdown.
 import type { WorkFunction } from '../../../core/job.js';
 import { fail } from '../../../core/errors.js';
-import { appendBlocks, layoutStext, prepareText, regionBlocks, unread, type PageDrawing } from './convert.js';
+import { appendBlocks, bodySizeOfPages, layoutStext, prepareText, regionBlocks, unread, type PageDrawing } from './convert.js';
 import { withDocumentWords } from './hyphens.js';
-import { bodySizeOf } from './structure.js';
 import { readStextChunks } from './index.js';
 import { MAX_MODEL_PAGES, pdfPageCount } from '../../model/pages.js';
 import type { Block, Cell, Span } from './types.js';
@@ -112,7 +111,7 @@ export function tablesOfStext(xml: string, drawings: PageDrawing[] = [], firstPa
   const perPage = layout.pages;
   const pagesWithoutText = perPage.filter(unread).length;
   const tables = withDocumentWords(words, () => {
-    const bodySize = bodySizeOf(perPage.flatMap((p) => p.fragments));
+    const bodySize = bodySizeOfPages(perPage);
     const found = new Map<Block, { page: number; title: string | null }>();
     const flow: Block[] = [];
     perPage.forEach((p, index) => {
