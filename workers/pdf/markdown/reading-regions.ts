@@ -1,6 +1,6 @@
 // Reading order of a page: a recursive XY cut into bands and text columns; the fragments
 // of each region are read top to bottom. A table's own gutters do not make columns.
-import type { Fragment } from './types.js';
+import type { Fragment, Row } from './types.js';
 import { rowsOf } from './rows.js';
 
 interface Box { x0: number; x1: number; y0: number; y1: number }
@@ -49,17 +49,26 @@ function stripsWhere(cells: number, open: (x: number) => boolean): { from: numbe
  * The two sides of a column cut. A piece reads on the side where it starts (a cell spilling over
  * the gutter stays left), except the cells of a table too wide for the left column that start
  * past the gutter: short pieces on the baseline of a row of the left side's table (a line of
- * two or more cells, in the same type size) are that row's further cells, not the right
- * column's text, whose lines are long and have baselines of their own.
+ * two or more cells, in the same type size, running past the right edge of the left column's
+ * text) are that row's further cells, not the right column's text, whose lines are long and
+ * have baselines of their own. A table that fits its column has no cells over there.
  */
 function sides(fragments: Fragment[], cut: number, width: number): [Fragment[], Fragment[]] {
   const left: Fragment[] = [], right: Fragment[] = [];
   for (const f of fragments) (f.x0 < cut ? left : right).push(f);
   if (!left.length || !right.length) return [left, right];
-  const tableRows = rowsOf(left).filter((r) => r.fragments.length >= 2);
+  // Where the two columns' running text ends and starts (without any, a band holding only the
+  // table, every row may run on).
+  let textEnd = -Infinity, textStart = Infinity;
+  for (const f of left) if (f.x1 - f.x0 >= width * 0.3) textEnd = Math.max(textEnd, f.x1);
+  for (const f of right) if (f.x1 - f.x0 >= width * 0.3) textStart = Math.min(textStart, f.x0);
+  const short = (f: Fragment) => f.x1 - f.x0 < width * 0.3;
+  const onRow = (r: Row, f: Fragment) => Math.abs(r.base - f.y1) <= 0.75 && Math.abs(r.size - f.size) < 0.6;
+  // A row overruns its column when it ends past the left text or has a cell starting in the gutter.
+  const tableRows = rowsOf(left).filter((r) => r.fragments.length >= 2
+    && (r.x1 > textEnd + 1 || right.some((f) => short(f) && f.x0 < textStart - 1 && onRow(r, f))));
   if (!tableRows.length) return [left, right];
-  const spilled = (f: Fragment) => f.x1 - f.x0 < width * 0.3
-    && tableRows.some((r) => Math.abs(r.base - f.y1) <= 0.75 && Math.abs(r.size - f.size) < 0.6);
+  const spilled = (f: Fragment) => short(f) && tableRows.some((r) => onRow(r, f));
   return [left.concat(right.filter(spilled)), right.filter((f) => !spilled(f))];
 }
 
