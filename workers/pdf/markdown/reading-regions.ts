@@ -49,9 +49,9 @@ function stripsWhere(cells: number, open: (x: number) => boolean): { from: numbe
  * The two sides of a column cut. A piece reads on the side where it starts (a cell spilling over
  * the gutter stays left), except the cells of a table too wide for the left column that start
  * past the gutter: short pieces on the baseline of a row of the left side's table (a line of
- * two or more cells, in the same type size, running past the right edge of the left column's
- * text) are that row's further cells, not the right column's text, whose lines are long and
- * have baselines of their own. A table that fits its column has no cells over there.
+ * two or more cells, in the same type size, that overruns its column) are that row's further
+ * cells, not the right column's text, whose lines are long and have baselines of their own. A
+ * table that fits its column has no cells over there.
  */
 function sides(fragments: Fragment[], cut: number, width: number): [Fragment[], Fragment[]] {
   const left: Fragment[] = [], right: Fragment[] = [];
