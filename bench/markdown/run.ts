@@ -25,6 +25,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
 import { RunFailure, runTool, runToolsInThisProcess } from '../../tools/runner.js';
+import type { JobInput } from '../../core/job.js';
 import { canonicalize, cellCounts, cellF1, scorePage, type CellCounts, type PageScores, type ShapedTable } from './metrics.js';
 import { shapeTable } from '../../workers/pdf/markdown/tables.js';
 import { wordRecall } from '../../test/support/word-recall.js';
@@ -50,6 +51,8 @@ interface Style {
 
 const TABLE_RULED = 'table{border-collapse:collapse;margin:.6em 0} td,th{border:.75pt solid #333;padding:3pt 6pt;vertical-align:top;text-align:left}';
 const TABLE_PLAIN = 'table{border-collapse:collapse;margin:.6em 0} td,th{border:none;padding:2pt 9pt 2pt 0;vertical-align:top;text-align:left}';
+// Tables ruled only by a line under each row (no column rules, no frame), set smaller than the text.
+const TABLE_UNDERLINED = 'table{border-collapse:collapse;margin:.6em 0;font-size:8pt} td,th{border:none;border-bottom:.5pt solid #444;padding:2pt 7pt 2pt 0;vertical-align:top;text-align:left}';
 
 const STYLES: Style[] = [
   {
@@ -63,6 +66,12 @@ const STYLES: Style[] = [
     description: 'WeasyPrint, DejaVu Sans 9.5pt, two columns, header with title left and page number right, borderless tables',
     css: `@page{size:A4;margin:2cm 1.6cm;@top-left{content:"Journal of Worked Examples";font:8pt "DejaVu Sans"}@top-right{content:"p. " counter(page);font:8pt "DejaVu Sans"}}
       body{font:9.5pt/1.35 "DejaVu Sans";columns:2;column-gap:1cm} h1{font-size:14pt} ${TABLE_PLAIN}`,
+  },
+  {
+    id: 'weasy-sans-2col-underlined', engine: 'weasyprint',
+    description: 'WeasyPrint, Nimbus Sans 9.5pt, two columns, running header centred and page number at the foot, 8 pt tables ruled only by a line under each row',
+    css: `@page{size:A4;margin:1.9cm 1.7cm 2.1cm;@top-center{content:"Proceedings of the Regional Working Group";font:8pt "Nimbus Sans"}@bottom-center{content:counter(page);font:8pt "Nimbus Sans"}}
+      body{font:9.5pt/1.35 "Nimbus Sans";columns:2;column-gap:0.8cm} h1{font-size:14pt} ${TABLE_UNDERLINED}`,
   },
   {
     id: 'weasy-liberation-large', engine: 'weasyprint',
@@ -176,31 +185,43 @@ async function pageCount(pdf: string): Promise<number> {
 
 const pagesOf = new Map<string, number>();
 
+/**
+ * Runs one of our work functions on each PDF in turn, each in a job folder of its own, as the
+ * pool would: one conversion at a time, so its wall time and its CPU time (this process and the
+ * mutool and tesseract children it waits for) are the conversion's alone.
+ */
+async function eachJob(pdfs: string[], work: string, call: (job: JobInput) => Promise<string>): Promise<{ outputs: Map<string, string>; seconds: number; cpu: number | null }> {
+  const outputs = new Map<string, string>();
+  const meter = new Meter();
+  for (const pdf of pdfs) {
+    const jobDir = await mkdtemp(path.join(work, 'job-'));
+    await copyFile(pdf, path.join(jobDir, 'input.pdf'));
+    const n = pagesOf.get(pdf) ?? 1;
+    meter.start();
+    const out = await call({
+      operation: '', params: {}, jobDir, deadline: Date.now() + 120_000,
+      files: [{ bytes: new Uint8Array(), path: path.join(jobDir, 'input.pdf'), pages: n }],
+    });
+    meter.stop(n);
+    outputs.set(pdf, out);
+    await rm(jobDir, { recursive: true, force: true });
+  }
+  return { outputs, ...meter.perPage() };
+}
+
 /** Our work function, with scanned pages read by tesseract or (markdownOcr off) left as notes. */
 function oursEngine(id: string, markdownOcr: 'tesseract' | 'off'): Engine {
   return {
     id,
     async run(pdfs, work) {
       const { markdown } = await import('../../workers/pdf/markdown/index.js');
-      const outputs = new Map<string, string>();
-      const meter = new Meter();
-      // One conversion at a time: its wall time and its CPU time (this process and the mutool
-      // and tesseract children it waits for) are the conversion's alone.
-      for (const pdf of pdfs) {
-        const jobDir = await mkdtemp(path.join(work, 'job-'));
-        await copyFile(pdf, path.join(jobDir, 'input.pdf'));
-        const n = pagesOf.get(pdf) ?? 1;
-        meter.start();
+      return eachJob(pdfs, work, async (job) => {
         const out = await markdown({
-          operation: 'pdf.markdown', params: {}, jobDir, deadline: Date.now() + 120_000,
-          files: [{ bytes: new Uint8Array(), path: path.join(jobDir, 'input.pdf'), pages: n }],
+          ...job, operation: 'pdf.markdown',
           settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0, markdownOcr },
         });
-        meter.stop(n);
-        outputs.set(pdf, Buffer.from(out.body).toString('utf8'));
-        await rm(jobDir, { recursive: true, force: true });
-      }
-      return { outputs, ...meter.perPage() };
+        return Buffer.from(out.body).toString('utf8');
+      });
     },
   };
 }
@@ -214,27 +235,17 @@ const localTables: Engine = {
   produces: 'tables',
   async run(pdfs, work) {
     const { pdfTables } = await import('../../workers/model/tables.js');
-    const outputs = new Map<string, string>();
-    const meter = new Meter();
-    for (const pdf of pdfs) {
-      const jobDir = await mkdtemp(path.join(work, 'job-'));
-      await copyFile(pdf, path.join(jobDir, 'input.pdf'));
-      const n = pagesOf.get(pdf) ?? 1;
-      meter.start();
+    return eachJob(pdfs, work, async (job) => {
       try {
         const out = await pdfTables({
-          operation: 'pdf.tables', params: {}, jobDir, deadline: Date.now() + 60_000,
-          files: [{ bytes: new Uint8Array(), path: path.join(jobDir, 'input.pdf'), pages: n }],
+          ...job, operation: 'pdf.tables', deadline: Date.now() + 60_000,
           settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', tablesEngine: 'local', maxZipBytes: 0 },
         });
-        outputs.set(pdf, Buffer.from(out.body).toString('utf8'));
+        return Buffer.from(out.body).toString('utf8');
       } catch {
-        outputs.set(pdf, ''); // a failed call returns no tables
+        return ''; // a failed call returns no tables
       }
-      meter.stop(n);
-      await rm(jobDir, { recursive: true, force: true });
-    }
-    return { outputs, ...meter.perPage() };
+    });
   },
 };
 

@@ -14,7 +14,7 @@ export interface TableFound { start: number; end: number; columns: { x0: number;
  * would bridge gutters, so they do not vote; a piece lying outside every column found
  * (a label column whose other cells are empty) adds a column of its own.
  */
-function columnsOf(all: Row[]): { x0: number; x1: number }[] {
+export function columnsOf(all: Row[]): { x0: number; x1: number }[] {
   const counts = all.map((r) => r.fragments.length).filter((n) => n >= 2).sort((a, b) => a - b);
   const typical = counts[Math.floor(counts.length / 2)] ?? 2;
   const full = all.filter((r) => r.fragments.length >= typical);
@@ -154,7 +154,11 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
 }
 
 export function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][] {
-  // Rows of the table: visual rows closer than the usual line step belong to one logical row.
+  return cellsOfRows(logicalRows(rows), columns);
+}
+
+/** Rows of a table: visual rows closer than the usual line step belong to one logical row. */
+function logicalRows(rows: Row[]): Row[][] {
   const steps: number[] = [];
   for (let k = 1; k < rows.length; k++) steps.push(rows[k]!.base - rows[k - 1]!.base);
   // The line step inside a cell: the smallest of the steps that are at least a line apart
@@ -168,6 +172,11 @@ export function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): 
     if (k === 0 || !bimodal || steps[k - 1]! > lineStep * 1.12 + 0.5) groups.push([row]);
     else groups[groups.length - 1]!.push(row);
   });
+  return groups;
+}
+
+/** The cells of a table whose logical rows (each one or more visual rows) and columns are known. */
+export function cellsOfRows(groups: Row[][], columns: { x0: number; x1: number }[]): Cell[][] {
   const colOf = (x: number) => {
     let best = 0;
     for (let c = 0; c < columns.length; c++) if (x >= columns[c]!.x0 - 2) best = c;

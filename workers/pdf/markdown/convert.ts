@@ -8,11 +8,25 @@ import { readingRegions } from './reading-regions.js';
 import { joinSpans } from './rows.js';
 import { assignHeadingLevels, blocksOf, bodySizeOf } from './structure.js';
 import { emit } from './emit.js';
-import { ruledTables, rulesOf, type Rules } from './rules.js';
+import { ruledTables, rulesOf, type RuledTable, type Rules } from './rules.js';
+import { underlinedTables } from './underlined-tables.js';
 import { withDocumentWords, wordsOf } from './hyphens.js';
 
 function tableWidth(rows: Cell[][]): number {
   return (rows[0] ?? []).reduce((n, c) => n + c.colspan, 0);
+}
+
+const filled = (c: Cell) => c.spans.some((s) => s.text.trim() !== '');
+const rowKey = (row: Cell[]) => row.map((c) => `${c.colspan}:${c.spans.map((s) => s.text).join('').replace(/\s+/g, ' ').trim()}`).join('\u0000');
+
+/**
+ * Whether the first row of a table's continuation is the rest of the row cut at the break: its
+ * first cell is empty (a new row names itself there) and its text sits only in columns the cut
+ * row left empty, as happens when the row's taller cells ran on past the break.
+ */
+function restOfCutRow(tail: Cell[], head: Cell[]): boolean {
+  if (!head.length || filled(head[0]!) || !head.some(filled)) return false;
+  return tail.every((c, k) => !filled(c) || !filled(head[k]!));
 }
 
 /** Appends blocks; a table right after a table of the same width is its continuation past a column or page break. */
@@ -20,9 +34,11 @@ export function appendBlocks(into: Block[], blocks: Block[]): void {
   for (const b of blocks) {
     const last = into[into.length - 1];
     if (b.kind === 'table' && last?.kind === 'table' && tableWidth(last.rows) === tableWidth(b.rows)) {
+      // The header repeated at the top of the continuation is not a row of the table.
+      if (b.rows.length > 1 && rowKey(b.rows[0]!) === rowKey(last.rows[0]!)) b.rows = b.rows.slice(1);
       const tail = last.rows[last.rows.length - 1]!, head = b.rows[0]!;
       const sameCells = tail.length === head.length && tail.every((c, k) => c.colspan === head[k]!.colspan);
-      if (last.openBottom && b.openTop && sameCells) {
+      if (sameCells && ((last.openBottom && b.openTop) || restOfCutRow(tail, head))) {
         // One row cut by the break: its two halves are one row again.
         tail.forEach((c, k) => { c.spans = joinSpans([c.spans, head[k]!.spans]); });
         last.rows.push(...b.rows.slice(1));
@@ -134,7 +150,7 @@ export function layoutStext(xml: string, drawings: PageDrawing[] = [], firstPage
  */
 export function prepareText(layout: StextLayout): Set<string> {
   const withText = layout.pages.filter((p) => !unread(p));
-  dropRunningText(withText, bodySizeOf(withText.flatMap((p) => p.fragments)));
+  dropRunningText(withText, bodySizeOfPages(withText));
   return wordsOf(layout.pages.flatMap((p) => p.fragments.map((f) => f.text)));
 }
 
@@ -154,10 +170,38 @@ export function unread(p: PageLayout): boolean {
   return p.scan === 'no-text' && p.ocr !== 'read';
 }
 
+const drawn = new WeakMap<Fragment[], { tables: RuledTable[]; rest: Fragment[] }>();
+
+/**
+ * The tables drawn with rules on a page (grids, and rows ruled by underlines) and the fragments
+ * outside them. Kept per list of fragments: the body size and the blocks both need them, and a
+ * page whose fragments change (running text dropped, OCR read) gets a new list.
+ */
+function drawnTables(p: PageLayout): { tables: RuledTable[]; rest: Fragment[] } {
+  let found = drawn.get(p.fragments);
+  if (!found) {
+    const ruled = ruledTables(p.fragments, p.rules);
+    // Rules inside a grid are its own; the others may underline the rows of a table without a grid.
+    const loose = p.rules.horizontal.filter((r) => !ruled.tables.some((t) => r.at >= t.y0 - 2 && r.at <= t.y1 + 2 && r.from >= t.x0 - 2 && r.to <= t.x1 + 2));
+    const underlined = underlinedTables(ruled.rest, loose);
+    found = { tables: ruled.tables.concat(underlined.tables), rest: underlined.rest };
+    drawn.set(p.fragments, found);
+  }
+  return found;
+}
+
+/**
+ * The body text's size over pages, from the text outside drawn tables: a page given over to a
+ * table in small type still has its running text (and its headings) measured against the prose.
+ */
+export function bodySizeOfPages(pages: PageLayout[]): number {
+  return bodySizeOf(pages.flatMap((p) => drawnTables(p).rest));
+}
+
 /** The blocks of one page with a text layer, one list per reading region, in reading order. */
 export function regionBlocks(p: PageLayout, bodySize: number): Block[][] {
-  // A ruled table joins the layout as one fragment the size of the table.
-  const { tables, rest } = ruledTables(p.fragments, p.rules);
+  // A drawn table joins the layout as one fragment the size of the table.
+  const { tables, rest } = drawnTables(p);
   const fragments = rest.concat(tables.map((t) => ({
     x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t,
   })));
@@ -165,7 +209,7 @@ export function regionBlocks(p: PageLayout, bodySize: number): Block[][] {
 }
 
 function convertPages(perPage: PageLayout[], firstPage: number): string {
-  const bodySize = bodySizeOf(perPage.flatMap((p) => p.fragments));
+  const bodySize = bodySizeOfPages(perPage);
   const pageBlocks: (Block[] | 'ocr')[] = perPage.map((p) => {
     if (unread(p)) return 'ocr';
     return regionBlocks(p, bodySize).flat();

@@ -7,7 +7,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runTool } from '../../../tools/runner.js';
-import { timeLeft, type WorkFunction } from '../../../core/job.js';
+import { timeLeft, type JobInput, type WorkFunction } from '../../../core/job.js';
 import { fail } from '../../../core/errors.js';
 import { layoutStext, markdownOf, type PageDrawing } from './convert.js';
 import { newOcrBudget, readScannedPages } from './scanned.js';
@@ -119,32 +119,53 @@ export function parseDrawings(stdout: Uint8Array): PageDrawing[] {
   }
 }
 
-export const markdown: WorkFunction = async (input) => {
-  const file = input.files[0];
-  if (!file?.path) fail('UNSUPPORTED_TYPE', 'Upload one PDF file.', { field: 'file' });
-  const pdf = path.basename(file.path);
+/** One chunk of a PDF's pages as the page script read it: its structured text and drawings. */
+export interface StextChunk {
+  xml: string;
+  drawings: PageDrawing[];
+  /** The chunk's first and last page, 1-based. */
+  first: number;
+  last: number;
+}
+
+/**
+ * Reads the pages of the job's PDF in chunks of CHUNK_PAGES with the page script, one mutool
+ * process per chunk, and yields each chunk's structured text and drawings in page order. Fails
+ * for a password-protected or unreadable PDF, and with `tooMuchText` (each endpoint words it for
+ * its own answer) when a chunk's structured text passes MAX_STEXT_BYTES.
+ */
+export async function* readStextChunks(input: JobInput, pdfPath: string, pageCount: number, tooMuchText: string): AsyncGenerator<StextChunk> {
   const cwd = input.jobDir;
+  const pdf = path.basename(pdfPath);
   const script = 'pages.js';
   const stextFile = 'pages.stext';
   await writeFile(path.join(cwd, script), PAGE_SCRIPT, { mode: 0o600 });
-  const pageCount = Math.max(1, file.pages ?? 1);
-  const parts: string[] = [];
-  const ocr = input.settings.markdownOcr === 'tesseract';
-  const budget = newOcrBudget();
   for (let first = 1; first <= pageCount; first += CHUNK_PAGES) {
     const last = Math.min(pageCount, first + CHUNK_PAGES - 1);
     await writeFile(path.join(cwd, stextFile), '', { mode: 0o600 });
     const run = await runTool('mutool', ['run', script, pdf, String(first), String(last), stextFile],
       { cwd, timeoutMs: timeLeft(input), maxStdout: 64 * 1024 * 1024 });
-    const answer = Buffer.from(run.stdout).toString('utf8');
-    if (answer.startsWith('ENCRYPTED') || /password|encrypt/i.test(run.stderr)) {
+    if (Buffer.from(run.stdout).toString('utf8').startsWith('ENCRYPTED') || /password|encrypt/i.test(run.stderr)) {
       fail('ENCRYPTED_PDF', 'The PDF is password-protected; remove the password first.', { field: 'file' });
     }
     const size = (await stat(path.join(cwd, stextFile))).size;
-    if (size > MAX_STEXT_BYTES) fail('LIMIT_EXCEEDED', 'The PDF holds more text than one conversion can return; convert fewer pages at a time.', { field: 'file' });
+    if (size > MAX_STEXT_BYTES) fail('LIMIT_EXCEEDED', tooMuchText, { field: 'file' });
     const xml = await readFile(path.join(cwd, stextFile), 'utf8');
     if (run.exitCode !== 0 || !xml.includes('<page')) fail('CORRUPT_INPUT', 'The PDF could not be read.', { field: 'file' });
-    const layout = layoutStext(xml, parseDrawings(run.stdout), first);
+    yield { xml, drawings: parseDrawings(run.stdout), first, last };
+  }
+}
+
+export const markdown: WorkFunction = async (input) => {
+  const file = input.files[0];
+  if (!file?.path) fail('UNSUPPORTED_TYPE', 'Upload one PDF file.', { field: 'file' });
+  const pageCount = Math.max(1, file.pages ?? 1);
+  const parts: string[] = [];
+  const ocr = input.settings.markdownOcr === 'tesseract';
+  const budget = newOcrBudget();
+  const chunks = readStextChunks(input, file.path, pageCount, 'The PDF holds more text than one conversion can return; convert fewer pages at a time.');
+  for await (const { xml, drawings, first, last } of chunks) {
+    const layout = layoutStext(xml, drawings, first);
     if (ocr) await readScannedPages(input, layout, pageCount - last, budget);
     parts.push(markdownOf(layout));
   }

@@ -1,6 +1,6 @@
 // Reading order of a page: a recursive XY cut into bands and text columns; the fragments
 // of each region are read top to bottom. A table's own gutters do not make columns.
-import type { Fragment } from './types.js';
+import type { Fragment, Row } from './types.js';
 import { rowsOf } from './rows.js';
 
 interface Box { x0: number; x1: number; y0: number; y1: number }
@@ -45,9 +45,31 @@ function stripsWhere(cells: number, open: (x: number) => boolean): { from: numbe
   return strips.sort((a, b) => Math.abs((a.from + a.to) / 2 - cells / 2) - Math.abs((b.from + b.to) / 2 - cells / 2));
 }
 
-/** Which side of a column cut a fragment reads on: where it starts (a cell spilling over the gutter stays left). */
-function leftOf(f: Fragment, cut: number): boolean {
-  return f.x0 < cut;
+/**
+ * The two sides of a column cut. A piece reads on the side where it starts (a cell spilling over
+ * the gutter stays left), except the cells of a table too wide for the left column that start
+ * past the gutter: short pieces on the baseline of a row of the left side's table (a line of
+ * two or more cells, in the same type size, that overruns its column) are that row's further
+ * cells, not the right column's text, whose lines are long and have baselines of their own. A
+ * table that fits its column has no cells over there.
+ */
+function sides(fragments: Fragment[], cut: number, width: number): [Fragment[], Fragment[]] {
+  const left: Fragment[] = [], right: Fragment[] = [];
+  for (const f of fragments) (f.x0 < cut ? left : right).push(f);
+  if (!left.length || !right.length) return [left, right];
+  // Where the two columns' running text ends and starts (without any, a band holding only the
+  // table, every row may run on).
+  let textEnd = -Infinity, textStart = Infinity;
+  for (const f of left) if (f.x1 - f.x0 >= width * 0.3) textEnd = Math.max(textEnd, f.x1);
+  for (const f of right) if (f.x1 - f.x0 >= width * 0.3) textStart = Math.min(textStart, f.x0);
+  const short = (f: Fragment) => f.x1 - f.x0 < width * 0.3;
+  const onRow = (r: Row, f: Fragment) => Math.abs(r.base - f.y1) <= 0.75 && Math.abs(r.size - f.size) < 0.6;
+  // A row overruns its column when it ends past the left text or has a cell starting in the gutter.
+  const tableRows = rowsOf(left).filter((r) => r.fragments.length >= 2
+    && (r.x1 > textEnd + 1 || right.some((f) => short(f) && f.x0 < textStart - 1 && onRow(r, f))));
+  if (!tableRows.length) return [left, right];
+  const spilled = (f: Fragment) => short(f) && tableRows.some((r) => onRow(r, f));
+  return [left.concat(right.filter(spilled)), right.filter((f) => !spilled(f))];
 }
 
 /**
@@ -82,10 +104,10 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
   // Empty vertical strips; a column gutter is the one nearest the middle that leaves
   // running text on both sides (a table's own gutters fail that test). Fragments crossing
   // the cut take part in neither side's test.
-  const test = (strips: { from: number; to: number }[]): number | undefined => {
+  const test = (strips: { from: number; to: number }[], byStart = false): number | undefined => {
     for (const strip of strips.slice(0, 3)) {
       const cut = start + (strip.from + strip.to) / 2;
-      const left = fragments.filter((f) => f.x1 <= cut);
+      const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
       const right = fragments.filter((f) => f.x0 >= cut);
       if (wholePage) {
         // Lines of running text: one fragment across most of its side (table rows are several cells).
@@ -113,7 +135,24 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
   if (!spilling.size) return undefined;
   const solid = mark(fragments.filter((f) => !spilling.has(f)));
   const allowed = Math.max(2, Math.round(fragments.length * 0.08));
-  return test(stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
+  const few = test(stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
+  if (few !== undefined) return few;
+  // A table too wide for its column overruns the gutter with a whole column of cells, even
+  // under the next column's text. The gutter still shows where nothing starts: the next
+  // column's lines all begin after it, and nothing but short cells (no line of running text)
+  // runs across it. Each piece then reads on the side where it starts.
+  const starts = new Uint16Array(cells);
+  for (const f of fragments) {
+    const a = Math.max(0, Math.floor(f.x0) - start);
+    if (f.x1 - f.x0 >= width * 0.3) {
+      // A long line blocks every strip it runs over: it is running text, not a cell.
+      const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
+      for (let x = a; x <= b; x++) starts[x]!++;
+    } else {
+      starts[a]!++;
+    }
+  }
+  return test(stripsWhere(cells, (x) => starts[x] === 0), true);
 }
 
 /**
@@ -127,10 +166,8 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
   // A strip empty from the top of the page to the bottom is a strong sign of columns.
   const whole = depth < 4 ? findGutter(fragments, box, pageWidth, depth === 0) : undefined;
   if (whole !== undefined) {
-    return [
-      ...readingRegions(fragments.filter((f) => leftOf(f, whole)), pageWidth, depth + 1),
-      ...readingRegions(fragments.filter((f) => !leftOf(f, whole)), pageWidth, depth + 1),
-    ];
+    const [left, right] = sides(fragments, whole, box.x1 - box.x0);
+    return [...readingRegions(left, pageWidth, depth + 1), ...readingRegions(right, pageWidth, depth + 1)];
   }
   if (depth >= 4) return [fragments];
   // Bands: maximal groups of fragments whose vertical extents chain together.
@@ -156,8 +193,10 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
     const cut = findGutter(g, bounds(g), pageWidth);
     if (cut === undefined) { plain.push(...g); return; }
     flushPlain();
-    out.push(...readingRegions(g.filter((f) => leftOf(f, cut)), pageWidth, depth + 1));
-    out.push(...readingRegions(g.filter((f) => !leftOf(f, cut)), pageWidth, depth + 1));
+    const b = bounds(g);
+    const [left, right] = sides(g, cut, b.x1 - b.x0);
+    out.push(...readingRegions(left, pageWidth, depth + 1));
+    out.push(...readingRegions(right, pageWidth, depth + 1));
   };
   // A band is "columnar" when its lines sit on both sides of the page middle without crossing it.
   const mid = box.x0 + (box.x1 - box.x0) / 2;

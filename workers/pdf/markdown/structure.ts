@@ -10,12 +10,16 @@ export interface DocStats {
   bodySize: number;
 }
 
-/** The font size carrying the most characters: the body text. */
+/**
+ * The font size of the body text. Each piece weighs its length squared: lines of running text
+ * are long and table cells short, so a table set in smaller type that holds as many characters
+ * as the prose around it does not make its size the body's.
+ */
 export function bodySizeOf(fragments: Fragment[]): number {
   const weight = new Map<number, number>();
   for (const f of fragments) {
     const s = Math.round(f.size * 2) / 2;
-    weight.set(s, (weight.get(s) ?? 0) + f.text.length);
+    weight.set(s, (weight.get(s) ?? 0) + f.text.length * f.text.length);
   }
   let best = 10, count = -1;
   for (const [s, w] of weight) if (w > count) { best = s; count = w; }

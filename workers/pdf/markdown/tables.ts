@@ -2,15 +2,11 @@
 // finds for /v1/pdf/markdown (ruled ones in rules.ts, borderless ones in aligned-tables.ts),
 // returned in the endpoint's shape { page, title, headers, rows } instead of as Markdown.
 // Nothing leaves the server: mutool reads the text layer and the drawn rules, as for Markdown.
-import { readFile, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { runTool } from '../../../tools/runner.js';
-import { timeLeft, type WorkFunction } from '../../../core/job.js';
+import type { WorkFunction } from '../../../core/job.js';
 import { fail } from '../../../core/errors.js';
-import { appendBlocks, layoutStext, prepareText, regionBlocks, unread, type PageDrawing } from './convert.js';
+import { appendBlocks, bodySizeOfPages, layoutStext, prepareText, regionBlocks, unread, type PageDrawing } from './convert.js';
 import { withDocumentWords } from './hyphens.js';
-import { bodySizeOf } from './structure.js';
-import { CHUNK_PAGES, MAX_STEXT_BYTES, PAGE_SCRIPT, parseDrawings } from './index.js';
+import { readStextChunks } from './index.js';
 import { MAX_MODEL_PAGES, pdfPageCount } from '../../model/pages.js';
 import type { Block, Cell, Span } from './types.js';
 
@@ -115,7 +111,7 @@ export function tablesOfStext(xml: string, drawings: PageDrawing[] = [], firstPa
   const perPage = layout.pages;
   const pagesWithoutText = perPage.filter(unread).length;
   const tables = withDocumentWords(words, () => {
-    const bodySize = bodySizeOf(perPage.flatMap((p) => p.fragments));
+    const bodySize = bodySizeOfPages(perPage);
     const found = new Map<Block, { page: number; title: string | null }>();
     const flow: Block[] = [];
     perPage.forEach((p, index) => {
@@ -146,27 +142,12 @@ export const localTables: WorkFunction = async (input) => {
   if (!file?.path) fail('UNSUPPORTED_TYPE', 'Upload one PDF file.', { field: 'file' });
   const count = await pdfPageCount(input, file);
   if (count > MAX_MODEL_PAGES) fail('LIMIT_EXCEEDED', `the PDF has ${count} pages; this operation accepts at most ${MAX_MODEL_PAGES}`);
-  const cwd = input.jobDir;
-  const pdf = path.basename(file.path);
-  const script = 'pages.js';
-  const stextFile = 'pages.stext';
-  await writeFile(path.join(cwd, script), PAGE_SCRIPT, { mode: 0o600 });
   const tables: PageTable[] = [];
   let scanned = 0;
-  // The same chunked reading as pdf.markdown (index.ts); at most 30 pages make one chunk.
-  for (let first = 1; first <= count; first += CHUNK_PAGES) {
-    const last = Math.min(count, first + CHUNK_PAGES - 1);
-    await writeFile(path.join(cwd, stextFile), '', { mode: 0o600 });
-    const run = await runTool('mutool', ['run', script, pdf, String(first), String(last), stextFile],
-      { cwd, timeoutMs: timeLeft(input), maxStdout: 64 * 1024 * 1024 });
-    if (Buffer.from(run.stdout).toString('utf8').startsWith('ENCRYPTED') || /password|encrypt/i.test(run.stderr)) {
-      fail('ENCRYPTED_PDF', 'The PDF is password-protected; remove the password first.', { field: 'file' });
-    }
-    const size = (await stat(path.join(cwd, stextFile))).size;
-    if (size > MAX_STEXT_BYTES) fail('LIMIT_EXCEEDED', 'The PDF holds more text than one extraction can read; send fewer pages at a time.', { field: 'file' });
-    const xml = await readFile(path.join(cwd, stextFile), 'utf8');
-    if (run.exitCode !== 0 || !xml.includes('<page')) fail('CORRUPT_INPUT', 'The PDF could not be read.', { field: 'file' });
-    const chunk = tablesOfStext(xml, parseDrawings(run.stdout), first);
+  // The same chunked reading as pdf.markdown (index.ts).
+  const chunks = readStextChunks(input, file.path, count, 'The PDF holds more text than one extraction can read; send fewer pages at a time.');
+  for await (const { xml, drawings, first } of chunks) {
+    const chunk = tablesOfStext(xml, drawings, first);
     scanned += chunk.pagesWithoutText;
     tables.push(...chunk.tables);
   }

@@ -1,0 +1,138 @@
+// Tables on two-column pages, as a journal sets them: 8 pt type, ruled only by a line under each
+// row, in a sans two-column page with a running head and page numbers. Real PDFs typeset by
+// WeasyPrint at test time, read by real mutool through the work functions the pool runs:
+// /v1/pdf/tables on the local engine (cell by cell) and /v1/pdf/markdown (cells and reading order).
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runTool } from '../tools/runner.js';
+import { plannedJob } from './support/jobs.js';
+
+export const lab = Lab.script();
+const { describe, it, before, after } = lab;
+const { expect } = Code;
+
+interface Table { page: number; title: string | null; headers: string[]; rows: string[][] }
+
+let scratch: string;
+before(async () => { scratch = await mkdtemp(path.join(os.tmpdir(), 'pdf-two-column-tables-test-')); });
+after(async () => { await rm(scratch, { recursive: true, force: true }); });
+
+const CSS = `
+  @page { size: A5; margin: 1.5cm 1.3cm;
+    @top-center { content: "Field Notes Quarterly"; font: 7pt "Nimbus Sans"; }
+    @bottom-center { content: counter(page); font: 7pt "Nimbus Sans"; } }
+  body { font: 9.5pt/1.35 "Nimbus Sans"; columns: 2; column-gap: 0.7cm; }
+  table { border-collapse: collapse; font-size: 8pt; margin: .6em 0; }
+  td { border-bottom: .5pt solid #444; padding: 2pt 6pt 2pt 0; vertical-align: top; text-align: left; }
+  .nowrap td { white-space: nowrap; }
+`;
+
+const PROSE = 'The survey teams walked each transect at dawn and noted every bird they heard or saw along the way.';
+
+async function pdfFromHtml(body: string): Promise<Uint8Array> {
+  const dir = await mkdtemp(path.join(scratch, 'render-'));
+  const html = `<!doctype html><html><head><meta charset="utf-8"><style>${CSS}</style></head><body>${body}</body></html>`;
+  const r = await runTool('weasyprint', ['-', 'out.pdf'], { cwd: dir, input: new TextEncoder().encode(html), timeoutMs: 60_000 });
+  expect(r.exitCode).to.equal(0);
+  return new Uint8Array(await readFile(path.join(dir, 'out.pdf')));
+}
+
+async function tablesOf(pdf: Uint8Array): Promise<Table[]> {
+  const planned = await plannedJob('pdf.tables', [pdf], {}, { root: scratch, config: { modelBaseUrl: '', tablesEngine: 'local' }, settings: { tablesEngine: 'local' } });
+  const out = await planned.run().finally(() => planned.jobDir.remove());
+  return (JSON.parse(Buffer.from(out.body).toString('utf8')) as { tables: Table[] }).tables;
+}
+
+async function markdownOf(pdf: Uint8Array): Promise<string> {
+  const planned = await plannedJob('pdf.markdown', [pdf], {}, { root: scratch, timeoutMs: 30_000 });
+  const out = await planned.run().finally(() => planned.jobDir.remove());
+  return Buffer.from(out.body).toString('utf8');
+}
+
+/** The positions of the markers in the text, each of which must be there. */
+function positions(text: string, markers: string[]): number[] {
+  return markers.map((m) => {
+    const at = text.indexOf(m);
+    expect(at, `"${m}" is missing`).to.be.at.least(0);
+    return at;
+  });
+}
+
+const ascending = (list: number[]) => list.every((v, k) => k === 0 || v > list[k - 1]!);
+
+describe('two-column pages: a table ruled only by row underlines', () => {
+  it('keeps every line of a wrapped cell in its row, down to the row\'s own rule, and reads the text around the table in order', { timeout: 30_000 }, async () => {
+    const pdf = await pdfFromHtml(`<h1>Permits</h1><p>Alpha opens the left column. ${PROSE}</p>
+      <p>Table 1: Permits by act</p>
+      <table><tr><td>Act</td><td>Issued by</td><td>Permits</td></tr>
+      <tr><td>Wildlife Act, 1981</td><td>State</td><td>152</td></tr>
+      <tr><td>Food Safety and Standards Act, 2006, with the Licensing and Registration of Food Businesses Regulations, 2011</td><td>Union</td><td>123</td></tr></table>
+      <p>Beta follows the table. ${PROSE}</p><p>Gamma runs on. ${PROSE} ${PROSE}</p><p>Omega closes the page. ${PROSE} ${PROSE}</p>`);
+    const rows = [
+      ['Wildlife Act, 1981', 'State', '152'],
+      ['Food Safety and Standards Act, 2006, with the Licensing and Registration of Food Businesses Regulations, 2011', 'Union', '123'],
+    ];
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title: 'Table 1: Permits by act', headers: ['Act', 'Issued by', 'Permits'], rows }]);
+    const md = await markdownOf(pdf);
+    const table = ['| Act | Issued by | Permits |', '| --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+    expect(md).to.contain(table);
+    // The left column's text, the table inside it, then the right column's.
+    expect(ascending(positions(md, ['# Permits', 'Alpha opens', 'Table 1: Permits by act', table, 'Beta follows', 'Gamma runs on', 'Omega closes']))).to.be.true();
+    expect(md).to.not.contain('Field Notes Quarterly');
+  });
+});
+
+describe('two-column pages: a table continued past a break', () => {
+  const SITES = ['North ridge', 'South valley', 'Lake shore', 'Old quarry', 'River mouth', 'Pine wood', 'Salt marsh', 'Chalk down', 'Hill fort', 'Mill pond'];
+  const site = (i: number) => `${SITES[i]} station, with its weather mast, soil probes, rain gauge and a shed for the tools`;
+
+  it('in the next column: one table, the row cut at the foot of the left column whole again', { timeout: 30_000 }, async () => {
+    // Rows of three lines run down the left column and on in the right one; the break falls
+    // inside a row, whose rest (and its underline) opens the right column.
+    const pdf = await pdfFromHtml(`<h1>Sites</h1><p>Alpha opens the left column. ${PROSE} ${PROSE} ${PROSE}</p>
+      <table><tr><td>No.</td><td>Site and equipment</td><td>Visits</td></tr>
+      ${SITES.map((_, i) => `<tr><td>${i + 1}</td><td>${site(i)}</td><td>${(i * 13) % 50 + 5}</td></tr>`).join('')}</table>
+      <p>Omega follows the table. ${PROSE}</p>`);
+    const rows = SITES.map((_, i) => [String(i + 1), site(i), String((i * 13) % 50 + 5)]);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title: null, headers: ['No.', 'Site and equipment', 'Visits'], rows }]);
+    const md = await markdownOf(pdf);
+    const table = ['| No. | Site and equipment | Visits |', '| --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+    expect(ascending(positions(md, ['# Sites', 'Alpha opens', table, 'Omega follows']))).to.be.true();
+  });
+
+  it('over both columns and on to the next page: one table, on the page where it starts', { timeout: 30_000 }, async () => {
+    const walk = (i: number) => [String(i + 1), `Transect ${String.fromCharCode(65 + (i % 26))}${i + 1}`, String((i * 7) % 40 + 3)];
+    const pdf = await pdfFromHtml(`<h1>Counts</h1><p>Alpha opens the left column. ${PROSE} ${PROSE}</p>
+      <table><tr><td>Walk</td><td>Transect</td><td>Birds</td></tr>
+      ${Array.from({ length: 70 }, (_, i) => `<tr><td>${walk(i).join('</td><td>')}</td></tr>`).join('')}</table>
+      <p>Omega follows the table. ${PROSE}</p>`);
+    const rows = Array.from({ length: 70 }, (_, i) => walk(i));
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title: null, headers: ['Walk', 'Transect', 'Birds'], rows }]);
+    const md = await markdownOf(pdf);
+    const table = ['| Walk | Transect | Birds |', '| --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+    expect(ascending(positions(md, ['# Counts', 'Alpha opens', table, 'Omega follows']))).to.be.true();
+    // Neither page's running head nor page number is read into the text or the table.
+    expect(md).to.not.contain('Field Notes Quarterly');
+  });
+});
+
+describe('two-column pages: a table too wide for its column', () => {
+  it('reads the cells that run across the gutter with their rows, and the right column\'s text beside them after the left column', { timeout: 30_000 }, async () => {
+    const data = [
+      ['North ridge', '120', '140', '98', '41', '99.75', 'rising'],
+      ['South valley', '95', '101', '88', '37', '80.25', 'steady'],
+      ['Lake shore', '84', '90', '71', '52', '74.25', 'falling'],
+    ];
+    const headers = ['Site', 'Spring', 'Summer', 'Autumn', 'Winter', 'Mean', 'Trend'];
+    const pdf = await pdfFromHtml(`<h1>Totals</h1><p>Alpha opens the left column. ${PROSE}</p>
+      <table class="nowrap"><tr><td>${headers.join('</td><td>')}</td></tr>${data.map((r) => `<tr><td>${r.join('</td><td>')}</td></tr>`).join('')}</table>
+      <p>Beta follows the table. ${PROSE} ${PROSE} ${PROSE} ${PROSE} ${PROSE} ${PROSE} ${PROSE}</p><p>Omega ends. ${PROSE} ${PROSE} ${PROSE}</p>`);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title: null, headers, rows: data }]);
+    const md = await markdownOf(pdf);
+    const table = [`| ${headers.join(' | ')} |`, `|${' --- |'.repeat(7)}`, ...data.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+    expect(ascending(positions(md, ['# Totals', 'Alpha opens', table, 'Beta follows', 'Omega ends']))).to.be.true();
+  });
+});

@@ -1,0 +1,143 @@
+// Tables ruled only by a line under each row: no column rules and no frame, so rules.ts finds
+// no grid in them. A stack of horizontal rules of one width, with text packed tightly between
+// them, is such a table: each band between two rules is one row, however many lines its cells
+// wrap onto, and the row above the first rule is the header. Columns come from alignment, as
+// for borderless tables (aligned-tables.ts).
+import type { Cell, Fragment, Row, Rule } from './types.js';
+import type { RuledTable } from './rules.js';
+import { rowsOf } from './rows.js';
+import { cellsOfRows, columnsOf } from './aligned-tables.js';
+
+/** Rules shorter than this are underlined words or marks, not the width of a table. */
+const MIN_RULE = 36;
+/** How far two rules' ends may differ and still be one table's width (border joins, rounding). */
+const SAME_END = 2.5;
+
+/**
+ * The text lines between two heights, or undefined when they do not look like table cells:
+ * a line wider than the rules (prose running past the table's edges), or a gap from a rule to
+ * the text or from line to line wider than cell padding and line spacing allow (a paragraph's
+ * margin: the table has ended). Tight is measured in the lines' own type size.
+ */
+function band(fragments: Fragment[], from: number, to: number, top: number, bottom: number): Row[] | undefined {
+  const inside = fragments.filter((f) => (f.y0 + f.y1) / 2 > top && (f.y0 + f.y1) / 2 < bottom && f.x1 > from && f.x0 < to);
+  if (!inside.length || inside.some((f) => f.x0 < from - SAME_END || f.x1 > to + SAME_END)) return undefined;
+  const lines = rowsOf(inside);
+  let above = top;
+  for (const line of lines) {
+    if (line.y0 - above > tightGap(line)) return undefined;
+    above = line.y1;
+  }
+  return bottom - above > tightGap(lines[lines.length - 1]!) ? undefined : lines;
+}
+
+/** The widest gap cell padding plus line spacing leaves inside a table: most of a line's height. */
+const tightGap = (line: Row) => line.size * 0.8;
+
+/**
+ * The header: lines just above the first rule, each packed tightly on the one below it and
+ * inside the rules' width. None when the first rule is a top border with nothing on it.
+ */
+function headerAbove(fragments: Fragment[], from: number, to: number, rule: number): Row[] {
+  const candidates = rowsOf(fragments.filter((f) => f.y1 <= rule + 1 && f.x1 > from && f.x0 < to));
+  const out: Row[] = [];
+  let below = rule;
+  for (let k = candidates.length - 1; k >= 0; k--) {
+    const line = candidates[k]!;
+    if (below - line.y1 > tightGap(line) || line.x0 < from - SAME_END || line.x1 > to + SAME_END) break;
+    out.unshift(line);
+    below = line.y0;
+  }
+  return out;
+}
+
+/**
+ * A row cut by a column or page break: lines packed tightly under the last rule with no rule
+ * under them, running to the foot of the table's column (nothing else below at its width). Its
+ * underline is drawn where the row ends, at the top of the next column or page.
+ */
+function cutRow(fragments: Fragment[], from: number, to: number, rule: number): Row[] {
+  const below = rowsOf(fragments.filter((f) => f.y0 >= rule && f.x1 > from && f.x0 < to));
+  const out: Row[] = [];
+  let above = rule;
+  for (const line of below) {
+    if (line.y0 - above > tightGap(line) || line.x0 < from - SAME_END || line.x1 > to + SAME_END) return [];
+    out.push(line);
+    above = line.y1;
+  }
+  return out;
+}
+
+/**
+ * One rule-bounded band as logical rows: one row, its wrapped lines joined, except where a
+ * later line has text in every column. That is a row of its own: a band holding several full
+ * rows is the body between the rules of a table ruled only at its head and foot.
+ */
+function rowsOfBand(lines: Row[], columns: { x0: number; x1: number }[]): Row[][] {
+  const full = (line: Row) => columns.every((c) => line.fragments.some((f) => f.x0 < c.x1 && f.x1 > c.x0));
+  const out: Row[][] = [];
+  lines.forEach((line, k) => {
+    if (k === 0 || full(line)) out.push([line]);
+    else out[out.length - 1]!.push(line);
+  });
+  return out;
+}
+
+/**
+ * Finds tables ruled by row underlines among a page's fragments, given its horizontal rules
+ * that no ruled grid used. Returns them with their cells filled and the fragments left over.
+ */
+export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { tables: RuledTable[]; rest: Fragment[] } {
+  const long = horizontal.filter((r) => r.to - r.from >= MIN_RULE).sort((a, b) => a.at - b.at);
+  const tables: RuledTable[] = [];
+  let rest = fragments;
+  const used = new Set<Rule>();
+  for (const first of long) {
+    if (used.has(first)) continue;
+    const { from, to } = first;
+    // The rules of one width below this one, as long as the bands between them read as rows.
+    const stack: Rule[] = [first];
+    const bands: Row[][] = [];
+    for (const next of long) {
+      if (next.at <= stack[stack.length - 1]!.at + 1 || used.has(next)) continue;
+      if (Math.abs(next.from - from) > SAME_END || Math.abs(next.to - to) > SAME_END) continue;
+      const lines = band(rest, from, to, stack[stack.length - 1]!.at, next.at);
+      if (!lines) break;
+      stack.push(next);
+      bands.push(lines);
+    }
+    const header = headerAbove(rest, from, to, first.at);
+    const last = stack[stack.length - 1]!.at;
+    const tail = cutRow(rest, from, to, last);
+    const allLines = [...header, ...bands.flat(), ...tail];
+    // A header and one row at least, or three rules (a top border, the rule under the header,
+    // the rule at the foot); a single rule under a line is an underline or a separator.
+    if (stack.length < 2 || allLines.length < 2 || (!header.length && stack.length < 3)) continue;
+    // A piece running across the starts of two other pieces is no cell: the rules reach past the
+    // table's column into the next one (a table too wide for it), under that column's lines.
+    // Such a table is left to the reading order and to alignment.
+    const starts = allLines.flatMap((l) => l.fragments.map((f) => f.x0));
+    if (allLines.some((l) => l.fragments.some((f) => starts.filter((x) => x > f.x0 + 2 && x < f.x1 - 2).length >= 2))) {
+      for (const r of stack) used.add(r); // nor is any lower part of the stack a table of its own
+      continue;
+    }
+    const columns = columnsOf(allLines);
+    // A one-column stack is a table only when three or more rules mark its rows off (a list
+    // boxed by lines); with fewer, two rules around a paragraph are more likely a frame.
+    if (columns.length < 2 && stack.length < 3) continue;
+    for (const r of stack) used.add(r);
+    const groups: Row[][] = [];
+    if (header.length) groups.push(header);
+    for (const lines of bands) groups.push(...rowsOfBand(lines, columns));
+    if (tail.length) groups.push(tail);
+    const rows: Cell[][] = cellsOfRows(groups, columns);
+    const y0 = header.length ? header[0]!.y0 : first.at;
+    const y1 = tail.length ? tail[tail.length - 1]!.y1 : last;
+    // A row above the first rule may be the rest of a row cut at the foot of the column before
+    // (appendBlocks joins the halves only when that table ended open).
+    tables.push({ x0: from, x1: to, y0, y1, rows, openTop: header.length > 0, openBottom: tail.length > 0 });
+    const inTable = new Set(allLines.flatMap((l) => l.fragments));
+    rest = rest.filter((f) => !inTable.has(f));
+  }
+  return { tables, rest };
+}
