@@ -23,7 +23,7 @@ import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
 import { quoteAt } from './support/paying.js';
 import Hapi from '@hapi/hapi';
 import { createHash } from 'node:crypto';
-import { streamedPayload, withBody } from '../server/plugins/body.js';
+import { BodyBuffers, streamedPayload, withBody } from '../server/plugins/body.js';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 
 export const lab = Lab.script();
@@ -297,6 +297,21 @@ describe('the HTTP front end', () => {
     const res = await fetch(`${t.url}${op.path}`, { method: 'POST', body: stream, headers: { 'content-type': type }, duplex: 'half' } as RequestInit);
     expect(res.status).to.equal(402);
     expect(BigInt(decodePaymentRequiredHeader(res.headers.get('payment-required')!).accepts[0]!.amount)).to.equal(3n * rate);
+  });
+
+  it('a body buffer given back keeps nothing of the body it held, and one handed on to a worker is not kept', () => {
+    const buffers = new BodyBuffers(1024 * 1024, 2);
+    const first = buffers.take(70_000);
+    expect(first.length).to.equal(128 * 1024);
+    first.fill(0x41, 0, 70_000);
+    buffers.give(first, 70_000);
+    const again = buffers.take(100_000);
+    expect(again.buffer).to.shallow.equal(first.buffer);
+    expect(again.subarray(0, 70_000).every((b) => b === 0)).to.be.true();
+    // A transfer detaches the buffer: it cannot come back.
+    structuredClone(again.buffer, { transfer: [again.buffer as ArrayBuffer] });
+    buffers.give(again, 100_000);
+    expect(buffers.take(100_000).buffer).to.not.shallow.equal(first.buffer);
   });
 
   it('a lent body buffer serves one body at a time: a body still in use keeps its bytes while others of its size class are read, and is reused after', async () => {

@@ -21,7 +21,7 @@ export function streamedPayload(allow: string[], maxBytes: number): RouteOptions
  * collection every few paid calls, a fifth of the service's CPU per call. A paid body is not
  * lent: its bytes are handed to the worker without a copy, and so leave this thread.
  */
-class BodyBuffers {
+export class BodyBuffers {
   private readonly idle = new Map<number, Buffer[]>();
   private idleBytes = 0;
 
@@ -36,11 +36,15 @@ class BodyBuffers {
     return buffer;
   }
 
-  /** Back for the next body, unless it was handed on (a transfer empties it) or the idle set is full. */
-  give(buffer: Buffer): void {
+  /**
+   * Back for the next body, unless it was handed on (a transfer empties it) or the idle set is
+   * full. The bytes it held are zeroed first: an idle buffer keeps nothing of anyone's file.
+   */
+  give(buffer: Buffer, used: number): void {
     const capacity = buffer.buffer.byteLength;
     const list = this.idle.get(capacity) ?? [];
     if (capacity === 0 || list.length >= this.maxPerSize || this.idleBytes + capacity > this.maxIdleBytes) return;
+    buffer.fill(0, 0, used);
     list.push(Buffer.from(buffer.buffer));
     this.idle.set(capacity, list);
     this.idleBytes += capacity;
@@ -68,7 +72,7 @@ export async function withBody<T>(request: Request, timeoutMs: number, lend: boo
   try {
     return await use(await readInto(stream, buffer.subarray(0, declared), timeoutMs));
   } finally {
-    if (lending) lent.give(buffer);
+    if (lending) lent.give(buffer, declared);
   }
 }
 
