@@ -8,6 +8,8 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { mkdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
@@ -319,6 +321,48 @@ describe('the web page with Base and Solana offered, at phone and desktop sizes'
     // No CORS: another origin's page cannot use the service as its RPC.
     const preflight = await fetch(`${t.url}/web/solana-rpc`, { method: 'OPTIONS', headers: { origin: 'http://elsewhere.example', 'access-control-request-method': 'POST' } });
     expect(preflight.headers.get('access-control-allow-origin')).to.be.null();
+  });
+
+  it('the Solana relay asks the RPC at most once per interval however many pages ask, echoes each caller\'s id, and refuses options that would make new reads', { timeout: 30_000 }, async () => {
+    let upstreamCalls = 0;
+    const proxy = createServer((req, res) => {
+      upstreamCalls++;
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c)).on('end', async () => {
+        const answer = await fetch(t.svm!.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const live = await startTestService({
+      rigs: { evm: t.evm, svm: t.svm },
+      config: { payments: 'live', svmFacilitatorUrl: t.svm!.facilitatorUrl, svmPayTo: t.svm!.payTo, svmRpcUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+    });
+    try {
+      const ask = (body: unknown) => fetch(`${live.url}/web/solana-rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const many = await Promise.all(Array.from({ length: 20 }, (_, i) => ask(i % 2
+        ? { jsonrpc: '2.0', id: `b${i}`, method: 'getLatestBlockhash', params: [{ commitment: 'confirmed' }] }
+        : { jsonrpc: '2.0', id: `m${i}`, method: 'getAccountInfo', params: [t.svm!.asset, { encoding: 'base64' }] })));
+      const bodies = await Promise.all(many.map((r) => r.json() as Promise<{ id: string; result: { value: unknown } }>));
+      expect(many.map((r) => r.status)).to.equal(Array(20).fill(200));
+      expect(bodies.map((b) => b.id)).to.equal(Array.from({ length: 20 }, (_, i) => (i % 2 ? `b${i}` : `m${i}`)));
+      expect(bodies.every((b) => b.result.value !== undefined)).to.be.true();
+      expect(upstreamCalls).to.equal(2);
+      // A blockhash is asked for again after its 2 s; the mint's account is not.
+      await new Promise((r) => setTimeout(r, 2_100));
+      expect((await ask({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'confirmed' }] })).status).to.equal(200);
+      expect((await ask({ jsonrpc: '2.0', id: 2, method: 'getAccountInfo', params: [t.svm!.asset, { encoding: 'base64' }] })).status).to.equal(200);
+      expect(upstreamCalls).to.equal(3);
+      for (const params of [[{ commitment: 'confirmed', minContextSlot: 7 }], [{ commitment: 'soon' }], [{}, 'extra']]) {
+        const refused = await ask({ jsonrpc: '2.0', id: 3, method: 'getLatestBlockhash', params });
+        expect(refused.status).to.equal(422);
+        expect((await refused.json() as { error: { field: string } }).error.field).to.equal('params');
+      }
+      expect(upstreamCalls).to.equal(3);
+    } finally {
+      await live.stop();
+      proxy.close();
+    }
   });
 
   it('live mode offering Solana only (SVM_RPC_URL set): the page shows only the Solana path and pays through it', async () => {

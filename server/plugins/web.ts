@@ -82,7 +82,59 @@ export const webPlugin: Plugin<{ app: App }> = {
 
 // The only Solana reads the exact scheme's client makes before the wallet signs: the mint (its
 // token program and decimals) and a recent blockhash.
-const RELAYED_METHODS = new Set(['getAccountInfo', 'getLatestBlockhash']);
+// How long a relayed answer is served again: the mint's account hardly changes, and a blockhash
+// stays valid for about a minute. However many pages ask, the RPC sees at most one read of each
+// kind per interval, so the relay cannot be used to flood the operator's RPC.
+const RELAYED_METHODS = new Map([['getAccountInfo', 60_000], ['getLatestBlockhash', 2_000]]);
+const MAX_RELAYED_ANSWERS = 16;
+const COMMITMENTS = new Set(['processed', 'confirmed', 'finalized']);
+const ENCODINGS = new Set(['base64', 'base58', 'base64+zstd', 'jsonParsed']);
+
+/** Options a wallet payment uses, and only those: a handful of distinct reads, all served from the cache. */
+function relayableOptions(options: unknown): boolean {
+  if (options === undefined) return true;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) return false;
+  return Object.entries(options).every(([key, value]) => (key === 'commitment' && COMMITMENTS.has(value as string)) || (key === 'encoding' && ENCODINGS.has(value as string)));
+}
+
+class RelayedReads {
+  private readonly answers = new Map<string, { expires: number; result: Promise<unknown> }>();
+
+  constructor(private readonly upstream: string) {}
+
+  /** The RPC's result for this read: a fresh one, or one asked for within its interval (also one still on its way). */
+  get(method: string, params: unknown[]): Promise<unknown> {
+    const key = JSON.stringify([method, params]);
+    const now = Date.now();
+    const known = this.answers.get(key);
+    if (known && known.expires > now) return known.result;
+    const result = this.ask(method, params);
+    this.answers.delete(key);
+    this.answers.set(key, { expires: now + RELAYED_METHODS.get(method)!, result });
+    // A failed read is not served again.
+    result.catch(() => { if (this.answers.get(key)?.result === result) this.answers.delete(key); });
+    while (this.answers.size > MAX_RELAYED_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
+    return result;
+  }
+
+  private async ask(method: string, params: unknown[]): Promise<unknown> {
+    let answer: Response;
+    try {
+      answer = await fetch(this.upstream, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        signal: AbortSignal.timeout(10_000),
+      });
+    } catch {
+      fail('UNAVAILABLE', 'the Solana RPC could not be reached');
+    }
+    if (!answer.ok) fail('UNAVAILABLE', `the Solana RPC answered with status ${answer.status}`);
+    const body = await answer.json().catch(() => undefined) as { result?: unknown; error?: { message?: unknown } } | undefined;
+    if (!body || !('result' in body)) fail('UNAVAILABLE', `the Solana RPC could not answer ${method}${typeof body?.error?.message === 'string' ? `: ${body.error.message.slice(0, 200)}` : ''}`);
+    return body.result;
+  }
+}
 
 /**
  * The Solana wallet path of the page needs two chain reads to build the transfer it asks the
@@ -91,6 +143,7 @@ const RELAYED_METHODS = new Set(['getAccountInfo', 'getLatestBlockhash']);
  * mint, to its RPC. Same origin only; nothing is sent on the person's behalf.
  */
 function registerSolanaRelay(server: Server, upstream: string, mint: string): void {
+  const reads = new RelayedReads(upstream);
   server.route({
     method: 'GET',
     path: '/web/solana-rpc',
@@ -112,19 +165,11 @@ function registerSolanaRelay(server: Server, upstream: string, mint: string): vo
       if (!RELAYED_METHODS.has(method) || (method === 'getAccountInfo' && params[0] !== mint)) {
         fail('FIELD_INVALID', 'this relay answers only getLatestBlockhash and getAccountInfo of the offered USDC mint', { field: 'method' });
       }
-      let answer: Response;
-      try {
-        answer = await fetch(upstream, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: call!.id ?? 1, method, params }),
-          signal: AbortSignal.timeout(10_000),
-        });
-      } catch {
-        fail('UNAVAILABLE', 'the Solana RPC could not be reached');
+      if (!relayableOptions(params[method === 'getAccountInfo' ? 1 : 0]) || params.length > (method === 'getAccountInfo' ? 2 : 1)) {
+        fail('FIELD_INVALID', 'this relay takes only a commitment and an encoding as options', { field: 'params' });
       }
-      if (!answer.ok) fail('UNAVAILABLE', `the Solana RPC answered with status ${answer.status}`);
-      return h.response(await answer.text()).type('application/json').header('cache-control', 'no-store');
+      const result = await reads.get(method, params);
+      return h.response({ jsonrpc: '2.0', id: call!.id ?? 1, result }).header('cache-control', 'no-store');
     },
   });
 }
