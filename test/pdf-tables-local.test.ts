@@ -4,16 +4,15 @@
 // HTTP on the local chain without any model provider; the descriptions say the content stays.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { runTool } from '../tools/runner.js';
 import { ServiceError } from '../core/errors.js';
 import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from '../server/config.js';
 import { shapeTable } from '../workers/pdf/markdown/tables.js';
-import { plannedJob } from './support/jobs.js';
+import { localTablesOf, pdfFromHtml as typesetPdf } from './support/weasy.js';
 import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { paidAt, quoteAt } from './support/paying.js';
 import { makePdf, photographedPage } from './pdf-fixtures.js';
@@ -21,8 +20,6 @@ import { makePdf, photographedPage } from './pdf-fixtures.js';
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
 const { expect } = Code;
-
-interface Table { page: number; title: string | null; headers: string[]; rows: string[][] }
 
 let scratch: string;
 before(async () => { scratch = await mkdtemp(path.join(os.tmpdir(), 'pdf-tables-local-test-')); });
@@ -38,23 +35,10 @@ const CSS = `
   .columns table.plain td { padding: 2pt 8pt 2pt 0; } .nowrap { white-space: nowrap; }
 `;
 
-async function pdfFromHtml(body: string): Promise<Uint8Array> {
-  const dir = await mkdtemp(path.join(scratch, 'render-'));
-  const html = `<!doctype html><html><head><meta charset="utf-8"><style>${CSS}</style></head><body>${body}</body></html>`;
-  const r = await runTool('weasyprint', ['-', 'out.pdf'], { cwd: dir, input: new TextEncoder().encode(html), timeoutMs: 60_000 });
-  expect(r.exitCode).to.equal(0);
-  return new Uint8Array(await readFile(path.join(dir, 'out.pdf')));
-}
-
-const LOCAL = { config: { modelBaseUrl: '', tablesEngine: 'local' as const }, settings: { tablesEngine: 'local' as const } };
+const pdfFromHtml = (body: string) => typesetPdf(scratch, CSS, body);
 
 /** The job the service would run for the upload, checked and planned as it would be, on the local engine. */
-async function tablesOf(pdf: Uint8Array): Promise<Table[]> {
-  const planned = await plannedJob('pdf.tables', [pdf], {}, { root: scratch, ...LOCAL });
-  const out = await planned.run().finally(() => planned.jobDir.remove());
-  expect(out.mediaType).to.equal('application/json');
-  return (JSON.parse(Buffer.from(out.body).toString('utf8')) as { tables: Table[] }).tables;
-}
+const tablesOf = (pdf: Uint8Array) => localTablesOf(scratch, pdf);
 
 const PROSE = 'The committee reviewed each submission against the published criteria and recorded its reasons in the minutes for later reference by all members.';
 

@@ -4,17 +4,15 @@
 // /v1/pdf/tables on the local engine (cell by cell) and /v1/pdf/markdown (cells and reading order).
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { runTool } from '../tools/runner.js';
 import { plannedJob } from './support/jobs.js';
+import { localTablesOf, pdfFromHtml as typesetPdf } from './support/weasy.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
 const { expect } = Code;
-
-interface Table { page: number; title: string | null; headers: string[]; rows: string[][] }
 
 let scratch: string;
 before(async () => { scratch = await mkdtemp(path.join(os.tmpdir(), 'pdf-two-column-tables-test-')); });
@@ -32,19 +30,9 @@ const CSS = `
 
 const PROSE = 'The survey teams walked each transect at dawn and noted every bird they heard or saw along the way.';
 
-async function pdfFromHtml(body: string): Promise<Uint8Array> {
-  const dir = await mkdtemp(path.join(scratch, 'render-'));
-  const html = `<!doctype html><html><head><meta charset="utf-8"><style>${CSS}</style></head><body>${body}</body></html>`;
-  const r = await runTool('weasyprint', ['-', 'out.pdf'], { cwd: dir, input: new TextEncoder().encode(html), timeoutMs: 60_000 });
-  expect(r.exitCode).to.equal(0);
-  return new Uint8Array(await readFile(path.join(dir, 'out.pdf')));
-}
+const pdfFromHtml = (body: string) => typesetPdf(scratch, CSS, body);
 
-async function tablesOf(pdf: Uint8Array): Promise<Table[]> {
-  const planned = await plannedJob('pdf.tables', [pdf], {}, { root: scratch, config: { modelBaseUrl: '', tablesEngine: 'local' }, settings: { tablesEngine: 'local' } });
-  const out = await planned.run().finally(() => planned.jobDir.remove());
-  return (JSON.parse(Buffer.from(out.body).toString('utf8')) as { tables: Table[] }).tables;
-}
+const tablesOf = (pdf: Uint8Array) => localTablesOf(scratch, pdf);
 
 async function markdownOf(pdf: Uint8Array): Promise<string> {
   const planned = await plannedJob('pdf.markdown', [pdf], {}, { root: scratch, timeoutMs: 30_000 });
