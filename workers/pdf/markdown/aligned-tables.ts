@@ -2,7 +2,7 @@
 // up in columns split by empty gutters, built into cells, with spans for header cells over
 // several columns or rows. Tables drawn with rules are found in rules.ts.
 import type { Cell, Fragment, Row, Span } from './types.js';
-import { joinSpans, rowText } from './rows.js';
+import { joinSpans, rowText, rowsOf } from './rows.js';
 import { BULLET } from './list-markers.js';
 
 /** A table found among a region's rows: its first and last row, and its columns. */
@@ -126,11 +126,15 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
         const r = rows[k]!, step = r.base - rows[k - 1]!.base;
         const limit = pitch > 0 ? Math.max(pitch * 1.15 + 1, r.size * 1.9) : r.size * 2.5;
         // The text after a table stands further off than its rows; a heading is no row.
+        // A line starting at the left edge of a column other than the first is the wrapped rest
+        // of a cell however long it is (the text after a table starts at the margin), and in the
+        // last column it may run on past the lines above it.
+        const inColumn = columns.findIndex((c, n) => n > 0 && Math.abs(r.x0 - c.x0) <= 1.5);
         if (step > limit || r.y0 - rows[k - 1]!.y1 > bodySize * 1.2 || Math.abs(r.size - rows[j]!.size) > 0.9
-          || !fitsColumns(r, columns, bodySize * 0.3)) break;
+          || (inColumn !== columns.length - 1 && !fitsColumns(r, columns, bodySize * 0.3))) break;
         // Short: a label, or a line of one cell; a longer line is the text after the table.
         left = Math.min(left, r.x0);
-        if (r.x1 - r.x0 > (right - left) * 0.5) break;
+        if (r.x1 - r.x0 > (right - left) * 0.5 && inColumn < 0) break;
         pitch = Math.max(pitch, step);
         end = k;
       }
@@ -327,4 +331,40 @@ function spanHeaders(rows: Cell[][], width: number): void {
   }
   if (!gone.size) return;
   for (let r = 0; r < head.length; r++) rows[r] = rows[r]!.filter((c) => !gone.has(c));
+}
+
+/**
+ * A table row cut off from its table by a column break: the first row of a text column whose
+ * pieces start where the pieces of the last row of the column before start, shifted by the
+ * distance between the two columns (at least three of them: a line of prose has one piece).
+ * That row (with the lines of its wrapped cells under it) is moved, shifted back, under the
+ * last row of the column before, so that a header left at the foot of a column and its rows
+ * at the top of the next (or a table of one row on each side) read as one table. Returns the
+ * regions as they are when no row is cut so.
+ */
+export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] {
+  const out = regions.slice();
+  for (let k = 0; k + 1 < out.length; k++) {
+    const a = rowsOf(out[k]!), b = rowsOf(out[k + 1]!);
+    const last = a[a.length - 1], first = b[0];
+    if (!last || !first || a.length < 2 || last.fragments.length < 3 || first.fragments.length < 3) continue;
+    if (last.fragments.some((f) => f.table) || first.fragments.some((f) => f.table)) continue;
+    // The next column: to the right, and starting above where this one ends.
+    const offset = Math.min(...b.map((r) => r.x0)) - Math.min(...a.map((r) => r.x0));
+    if (offset < (last.x1 - last.x0) * 0.3 || first.y0 > last.y0) continue;
+    const [fewer, more] = last.fragments.length <= first.fragments.length ? [last.fragments, first.fragments.map((f) => f.x0 - offset)] : [first.fragments.map((f) => ({ x0: f.x0 - offset })), last.fragments.map((f) => f.x0)];
+    if (!fewer.every((f) => more.some((x) => Math.abs(x - f.x0) <= 2))) continue;
+    // The row's wrapped cell lines: single lines under it, each starting where one of its pieces does.
+    let n = 1;
+    while (n < b.length && b[n]!.fragments.length === 1 && b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * 1.2
+      && first.fragments.some((f) => Math.abs(f.x0 - b[n]!.x0) <= 2)) n++;
+    // Placed a row's step below the last row: the widest of the last steps of the column before.
+    let step = (last.y1 - last.y0) * 1.3;
+    for (let r = Math.max(1, a.length - 3); r < a.length; r++) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
+    const dy = last.base + step - first.base;
+    const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
+    out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy })));
+    out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
+  }
+  return out;
 }
