@@ -150,6 +150,14 @@ describe('two-column pages: borderless tables (no rules, cells aligned only)', (
     expect(ascending(positions(md, ['Alpha opens', 'Table 4: Counts by site', table, 'Omega closes']))).to.be.true();
   });
 
+  it('a numbered list of contents set in two columns, with no running text beside it, is no table', { timeout: 30_000 }, async () => {
+    const items = ['Front matter 1', 'Reading the field notes and the older survey sheets 4', 'Counting at dawn 9', 'Walking the transects 15', 'Weather and wind 22',
+      'Nests and colonies 30', 'Owls after dark 41', 'Comparing the seasons 52', 'Sources and thanks 60'];
+    const pdf = await pdfFromHtml(`<h1>Contents</h1><ol>${items.map((t) => `<li>${t}</li>`).join('')}</ol><p>Instructor notes 97</p>`);
+    expect(await tablesOf(pdf)).to.equal([]);
+    expect(await markdownOf(pdf)).to.not.contain('|');
+  });
+
   it('a table of one row whose second cell wraps over more lines than the first, each line as long as the table is wide: one row', { timeout: 30_000 }, async () => {
     const names = 'field_notes_2019_spring field_notes_2019_autumn survey_sheets_north_ridge survey_sheets_south_valley volunteer_logs_lake_shore';
     const pdf = await pdfFromHtml(`<p>Alpha opens. ${PROSE}</p><p>Table 5: Sources</p>

@@ -3,7 +3,7 @@
 // several columns or rows. Tables drawn with rules are found in rules.ts.
 import type { Cell, Fragment, Row, Span } from './types.js';
 import { joinSpans, rowText, rowsOf } from './rows.js';
-import { BULLET } from './list-markers.js';
+import { BULLET, ORDERED } from './list-markers.js';
 
 /** A table found among a region's rows: its first and last row, and its columns. */
 export interface TableFound { start: number; end: number; columns: { x0: number; x1: number }[] }
@@ -150,11 +150,30 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
     if ((multiCount >= 2 || (end - j >= 2 && labels())) && columns.length >= 2) {
       const span = rows.slice(i, end + 1);
       const avgLen = span.reduce((n, r) => n + rowText(r).length, 0) / span.length;
-      if (avgLen < 400) found.push({ start: i, end, columns: end > j ? columnsOf(span) : columns });
+      const cols = end > j ? columnsOf(span) : columns;
+      if (avgLen < 400 && !listInColumns(span, cols)) found.push({ start: i, end, columns: cols });
     }
     i = end + 1;
   }
   return found;
+}
+
+/**
+ * A list set in columns (a table of contents in two columns, say), not a table: in every
+ * column, at least half the pieces that open a cell start with a list marker. A table numbers
+ * its rows in one column at most.
+ */
+function listInColumns(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
+  return columns.every((c) => {
+    let cells = 0, marked = 0;
+    for (const r of rows) {
+      const f = r.fragments.find((g) => g.x0 >= c.x0 - 2 && g.x0 < c.x1);
+      if (!f) continue;
+      cells++;
+      if (ORDERED.test(`${f.text} `) || BULLET.test(`${f.text} `)) marked++;
+    }
+    return cells > 0 && marked * 2 >= cells;
+  });
 }
 
 export function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][] {
