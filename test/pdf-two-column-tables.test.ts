@@ -150,6 +150,21 @@ describe('two-column pages: borderless tables (no rules, cells aligned only)', (
     expect(ascending(positions(md, ['Alpha opens', 'Table 4: Counts by site', table, 'Omega closes']))).to.be.true();
   });
 
+  it('a row whose long cell runs on from the foot of the left column to the top of the right one, and the row after it: one table, the cut cell whole', { timeout: 30_000 }, async () => {
+    const note = Array.from({ length: 4 }, () => 'The wardens kept the log of every nest found on the ridge and checked it weekly.').join(' ');
+    const pdf = await pdfFromHtml(`<p>Alpha opens. ${Array.from({ length: 9 }, () => PROSE).join(' ')}</p><p>Table 6: Wardens</p>
+      <table class="plain"><tr><td>Site</td><td>Year</td><td style="width: 6em">Notes</td><td>Result</td></tr>
+      <tr><td>Ridge</td><td>2005</td><td>${note}</td><td>Nests kept safe</td></tr>
+      <tr><td>Valley</td><td>2016</td><td>Short note.</td><td>Few nests</td></tr></table>
+      <p>Omega closes. ${Array.from({ length: 12 }, () => PROSE).join(' ')}</p>`);
+    expect(await tablesOf(pdf)).to.equal([{
+      page: 1, title: 'Table 6: Wardens', headers: ['Site', 'Year', 'Notes', 'Result'],
+      rows: [['Ridge', '2005', note, 'Nests kept safe'], ['Valley', '2016', 'Short note.', 'Few nests']],
+    }]);
+    const md = await markdownOf(pdf);
+    expect(ascending(positions(md, ['Table 6: Wardens', `| Ridge | 2005 | ${note} | Nests kept safe |`, '| Valley | 2016 | Short note. | Few nests |', 'Omega closes']))).to.be.true();
+  });
+
   it('a numbered list of contents set in two columns, with no running text beside it, is no table', { timeout: 30_000 }, async () => {
     const items = ['Front matter 1', 'Reading the field notes and the older survey sheets 4', 'Counting at dawn 9', 'Walking the transects 15', 'Weather and wind 22',
       'Nests and colonies 30', 'Owls after dark 41', 'Comparing the seasons 52', 'Sources and thanks 60'];

@@ -364,26 +364,71 @@ function spanHeaders(rows: Cell[][], width: number): void {
 export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] {
   const out = regions.slice();
   for (let k = 0; k + 1 < out.length; k++) {
-    const a = rowsOf(out[k]!), b = rowsOf(out[k + 1]!);
-    const last = a[a.length - 1], first = b[0];
-    if (!last || !first || a.length < 2 || last.fragments.length < 3 || first.fragments.length < 3) continue;
-    if (last.fragments.some((f) => f.table) || first.fragments.some((f) => f.table)) continue;
+    let a = rowsOf(out[k]!), b = rowsOf(out[k + 1]!);
+    if (a.length < 2 || !b.length || [a[a.length - 1]!, b[0]!].some((r) => r.fragments.some((f) => f.table))) continue;
     // The next column: to the right, and starting above where this one ends.
     const offset = Math.min(...b.map((r) => r.x0)) - Math.min(...a.map((r) => r.x0));
-    if (offset < (last.x1 - last.x0) * 0.3 || first.y0 > last.y0) continue;
-    const [fewer, more] = last.fragments.length <= first.fragments.length ? [last.fragments, first.fragments.map((f) => f.x0 - offset)] : [first.fragments.map((f) => ({ x0: f.x0 - offset })), last.fragments.map((f) => f.x0)];
+    if (offset < (Math.max(...a.map((r) => r.x1)) - Math.min(...a.map((r) => r.x0))) * 0.3 || b[0]!.y0 > a[a.length - 1]!.y0) continue;
+    if (b[0]!.fragments.length === 1) {
+      if (!moveRestOfCutRow(out, k, a, b, offset)) continue;
+      a = rowsOf(out[k]!); b = rowsOf(out[k + 1]!);
+    }
+    const m = lastTableRow(a), head = a[m], first = b[0], last = a[a.length - 1]!;
+    if (!head || !first || first.fragments.length < 3) continue;
+    const [fewer, more] = head.fragments.length <= first.fragments.length ? [head.fragments, first.fragments.map((f) => f.x0 - offset)] : [first.fragments.map((f) => ({ x0: f.x0 - offset })), head.fragments.map((f) => f.x0)];
     if (!fewer.every((f) => more.some((x) => Math.abs(x - f.x0) <= 2))) continue;
-    // The row's wrapped cell lines: single lines under it, each starting where one of its pieces does.
+    // With it go the lines under it whose pieces each start where one of its pieces does and
+    // end before the next one starts (its wrapped cells, and the rows after it in the same
+    // columns); a line of prose after the table runs across them.
+    const starts = first.fragments.map((f) => f.x0);
+    const inCell = (f: Fragment) => starts.some((x, c) => Math.abs(f.x0 - x) <= 2 && (c + 1 >= starts.length || f.x1 <= starts[c + 1]! + 2));
     let n = 1;
-    while (n < b.length && b[n]!.fragments.length === 1 && b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * 1.2
-      && first.fragments.some((f) => Math.abs(f.x0 - b[n]!.x0) <= 2)) n++;
-    // Placed a row's step below the last row: the widest of the last steps of the column before.
-    let step = (last.y1 - last.y0) * 1.3;
-    for (let r = Math.max(1, a.length - 3); r < a.length; r++) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
+    while (n < b.length && b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * 1.2 && b[n]!.fragments.every(inCell)) n++;
+    // Placed a row's step below the last line: the widest of the steps into the last table rows.
+    let step = (head.y1 - head.y0) * 1.3;
+    for (let r = Math.max(1, m - 2); r <= m; r++) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
     const dy = last.base + step - first.base;
     const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
     out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy })));
     out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
   }
   return out;
+}
+
+/**
+ * The index of the last table row of a column's rows: the last row of three or more pieces,
+ * with nothing under it but the wrapped lines of its cells after the first; -1 if none.
+ */
+function lastTableRow(a: Row[]): number {
+  let m = a.length - 1;
+  while (m >= 0 && a[m]!.fragments.length < 3) m--;
+  if (m < 0 || a.length - m > 40) return -1;
+  const starts = a[m]!.fragments.slice(1).map((f) => f.x0);
+  const under = a.slice(m + 1).every((r) => r.fragments.every((f) => starts.some((s) => Math.abs(s - f.x0) <= 2)));
+  return under ? m : -1;
+}
+
+/**
+ * The rest of a row cut by a column break: single lines at the top of the next column, each
+ * starting (shifted back by the column pitch) where a cell other than the first of the
+ * column's last table row starts, while that row's wrapped lines run on at the foot of the
+ * column before. They are moved under those lines, a line step below, as the rest of their
+ * cells. The first column is left out: prose at the top of the next column starts there.
+ */
+function moveRestOfCutRow(out: Fragment[][], k: number, a: Row[], b: Row[], offset: number): boolean {
+  const m = lastTableRow(a);
+  if (m < 0) return false;
+  const starts = a[m]!.fragments.slice(1).map((f) => f.x0);
+  const atStart = (x: number) => starts.some((s) => Math.abs(s - x) <= 2);
+  let n = 0;
+  while (n < b.length && b[n]!.fragments.length === 1 && atStart(b[n]!.x0 - offset)
+    && (n === 0 || b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * 1.2)) n++;
+  if (!n) return false;
+  const last = a[a.length - 1]!;
+  const lineStep = a.length - m > 1 ? last.base - a[a.length - 2]!.base : (last.y1 - last.y0) * 1.2;
+  const dy = last.base + lineStep - b[0]!.base;
+  const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
+  out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy })));
+  out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
+  return true;
 }
