@@ -33,6 +33,7 @@ const CSS = `
   table.plain td { border: none; padding: 3pt 12pt 3pt 0; text-align: left; vertical-align: top; }
   .columns { columns: 2; column-gap: 0.8cm; } .columns, .columns table { font: 10pt/1.35 "DejaVu Sans"; }
   .columns table.plain td { padding: 2pt 8pt 2pt 0; } .nowrap { white-space: nowrap; }
+  .large, .large table { font: 13pt/1.45 "Liberation Serif"; } .large table.plain td { padding: 2pt 9pt 2pt 0; }
 `;
 
 const pdfFromHtml = (body: string) => typesetPdf(scratch, CSS, body);
@@ -124,6 +125,50 @@ describe('local tables engine: borderless tables', () => {
     expect(tables).to.equal([{
       page: 1, title: 'Depths', headers: ['Station name', 'Samples taken', 'Mean depth (metres)'],
       rows: [['North ridge', '120', '4.25'], ['South valley', '95', '12.50'], ['Lake shore', '84', '7.75']],
+    }]);
+  });
+
+  // Large type (13 pt) with the cells a 9 pt padding apart: the gap between cells is less than an em.
+  const large = (body: string) => pdfFromHtml(`<div class="large"><h1>Counts</h1><p>${PROSE}</p>${body}<p>${PROSE}</p></div>`);
+
+  it('in large type, reads a header in capitals whose cells stand only their padding apart, cell by cell', { timeout: 30_000 }, async () => {
+    const tables = await tablesOf(await large(`<p>Table 1: Totals by direction</p>
+      <table class="plain">
+        <tr>
+          <td>NORTH</td>
+          <td>SOUTH</td>
+          <td>EAST</td>
+          <td>WEST</td>
+          <td>TOTAL</td>
+        </tr>
+        <tr><td>12</td><td>7</td><td>30</td><td>4</td><td>53</td></tr>
+      </table>`));
+    expect(tables).to.equal([
+      { page: 1, title: 'Table 1: Totals by direction', headers: ['NORTH', 'SOUTH', 'EAST', 'WEST', 'TOTAL'], rows: [['12', '7', '30', '4', '53']] },
+    ]);
+  });
+
+  it('in large type, reads a header cell spanning two rows beside a second header row whose cells run to three lines, cell by cell', { timeout: 30_000 }, async () => {
+    const tables = await tablesOf(await large(`<p>Table 2: Nests</p>
+      <table class="plain"><tr><td rowspan="2">No.</td><td rowspan="2">Station</td><td colspan="2" style="width: 12em">Spring survey on the second of May</td><td rowspan="2" style="width: 5em">Change in the count of nests</td></tr>
+      <tr><td style="width: 5em">Count of breeding/ colonies</td><td style="width: 5em">Count of birds</td></tr>
+      <tr><td>1</td><td>North ridge</td><td>35</td><td>498</td><td>-41</td></tr>
+      <tr><td>2</td><td>South valley</td><td>32</td><td>435</td><td>+46</td></tr>
+      <tr><td>3</td><td>Lake shore</td><td>25</td><td>425</td><td>-33</td></tr>
+      <tr><td>4</td><td>Pine forest</td><td>19</td><td>194</td><td>+8</td></tr></table>`));
+    expect(tables).to.equal([{
+      page: 1, title: 'Table 2: Nests',
+      headers: ['No.', 'Station', 'Spring survey on the second of May / Count of breeding/ colonies', 'Spring survey on the second of May / Count of birds', 'Change in the count of nests'],
+      rows: [['1', 'North ridge', '35', '498', '-41'], ['2', 'South valley', '32', '435', '+46'], ['3', 'Lake shore', '25', '425', '-33'], ['4', 'Pine forest', '19', '194', '+8']],
+    }]);
+  });
+
+  it('in large type, reads a table of one row whose cells wrap to different depths as one row, cell by cell', { timeout: 30_000 }, async () => {
+    const tables = await tablesOf(await large(`<p>Table 3: Sources</p>
+      <table class="plain"><tr><td style="width: 4em">Sources left out</td><td>field_notes_2019_spring field_notes_2019_autumn survey_sheets_north_ridge survey_sheets_south_valley volunteer_logs_lake_shore</td></tr></table>`));
+    expect(tables).to.equal([{
+      page: 1, title: 'Table 3: Sources', rows: [],
+      headers: ['Sources left out', 'field_notes_2019_spring field_notes_2019_autumn survey_sheets_north_ridge survey_sheets_south_valley volunteer_logs_lake_shore'],
     }]);
   });
 

@@ -26,6 +26,7 @@ const CSS = `
   table { border-collapse: collapse; font-size: 8pt; margin: .6em 0; }
   td { border-bottom: .5pt solid #444; padding: 2pt 6pt 2pt 0; vertical-align: top; text-align: left; }
   .nowrap td { white-space: nowrap; }
+  table.plain { font-size: 9.5pt; } table.plain td { border: none; padding: 2pt 8pt 2pt 0; }
 `;
 
 const PROSE = 'The survey teams walked each transect at dawn and noted every bird they heard or saw along the way.';
@@ -122,5 +123,51 @@ describe('two-column pages: a table too wide for its column', () => {
     const md = await markdownOf(pdf);
     const table = [`| ${headers.join(' | ')} |`, `|${' --- |'.repeat(7)}`, ...data.map((r) => `| ${r.join(' | ')} |`)].join('\n');
     expect(ascending(positions(md, ['# Totals', 'Alpha opens', table, 'Beta follows', 'Omega ends']))).to.be.true();
+  });
+});
+
+describe('two-column pages: borderless tables (no rules, cells aligned only)', () => {
+  it('a header row left at the foot of the left column and its one row at the top of the right column: one table, read in order', { timeout: 30_000 }, async () => {
+    const pdf = await pdfFromHtml(`<p>Alpha opens. ${PROSE}</p><p>Table 4: Counts by site</p>
+      <table class="plain"><tr><td>Site</td><td>Wrens</td><td>Larks</td><td>Owls</td></tr>
+      <tr style="break-before: column"><td>Ridge</td><td>14</td><td>3</td><td>2</td></tr></table>
+      <p>Omega closes. ${PROSE}</p>`);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title: 'Table 4: Counts by site', headers: ['Site', 'Wrens', 'Larks', 'Owls'], rows: [['Ridge', '14', '3', '2']] }]);
+    const md = await markdownOf(pdf);
+    const table = ['| Site | Wrens | Larks | Owls |', '| --- | --- | --- | --- |', '| Ridge | 14 | 3 | 2 |'].join('\n');
+    expect(ascending(positions(md, ['Alpha opens', 'Table 4: Counts by site', table, 'Omega closes']))).to.be.true();
+  });
+
+  it('a row whose long cell runs on from the foot of the left column to the top of the right one, and the row after it: one table, the cut cell whole', { timeout: 30_000 }, async () => {
+    const note = Array.from({ length: 4 }, () => 'The wardens kept the log of every nest found on the ridge and checked it weekly.').join(' ');
+    const pdf = await pdfFromHtml(`<p>Alpha opens. ${Array.from({ length: 9 }, () => PROSE).join(' ')}</p><p>Table 6: Wardens</p>
+      <table class="plain"><tr><td>Site</td><td>Year</td><td style="width: 6em">Notes</td><td>Result</td></tr>
+      <tr><td>Ridge</td><td>2005</td><td>${note}</td><td>Nests kept safe</td></tr>
+      <tr><td>Valley</td><td>2016</td><td>Short note.</td><td>Few nests</td></tr></table>
+      <p>Omega closes. ${Array.from({ length: 12 }, () => PROSE).join(' ')}</p>`);
+    expect(await tablesOf(pdf)).to.equal([{
+      page: 1, title: 'Table 6: Wardens', headers: ['Site', 'Year', 'Notes', 'Result'],
+      rows: [['Ridge', '2005', note, 'Nests kept safe'], ['Valley', '2016', 'Short note.', 'Few nests']],
+    }]);
+    const md = await markdownOf(pdf);
+    expect(ascending(positions(md, ['Table 6: Wardens', `| Ridge | 2005 | ${note} | Nests kept safe |`, '| Valley | 2016 | Short note. | Few nests |', 'Omega closes']))).to.be.true();
+  });
+
+  it('a numbered list of contents set in two columns, with no running text beside it, is no table', { timeout: 30_000 }, async () => {
+    const items = ['Front matter 1', 'Reading the field notes and the older survey sheets 4', 'Counting at dawn 9', 'Walking the transects 15', 'Weather and wind 22',
+      'Nests and colonies 30', 'Owls after dark 41', 'Comparing the seasons 52', 'Sources and thanks 60'];
+    const pdf = await pdfFromHtml(`<h1>Contents</h1><ol>${items.map((t) => `<li>${t}</li>`).join('')}</ol><p>Instructor notes 97</p>`);
+    expect(await tablesOf(pdf)).to.equal([]);
+    expect(await markdownOf(pdf)).to.not.contain('|');
+  });
+
+  it('a table of one row whose second cell wraps over more lines than the first, each line as long as the table is wide: one row', { timeout: 30_000 }, async () => {
+    const names = 'field_notes_2019_spring field_notes_2019_autumn survey_sheets_north_ridge survey_sheets_south_valley volunteer_logs_lake_shore';
+    const pdf = await pdfFromHtml(`<p>Alpha opens. ${PROSE}</p><p>Table 5: Sources</p>
+      <table class="plain"><tr><td style="width: 3em">Sources left out</td><td>${names}</td></tr></table>
+      <p>Omega closes. ${Array.from({ length: 8 }, () => PROSE).join(' ')}</p>`);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title: 'Table 5: Sources', headers: ['Sources left out', names], rows: [] }]);
+    const md = await markdownOf(pdf);
+    expect(ascending(positions(md, ['Table 5: Sources', `| Sources left out | ${names} |`, 'Omega closes']))).to.be.true();
   });
 });

@@ -2,8 +2,8 @@
 // up in columns split by empty gutters, built into cells, with spans for header cells over
 // several columns or rows. Tables drawn with rules are found in rules.ts.
 import type { Cell, Fragment, Row, Span } from './types.js';
-import { joinSpans, rowText } from './rows.js';
-import { BULLET } from './list-markers.js';
+import { joinSpans, rowText, rowsOf } from './rows.js';
+import { BULLET, ORDERED } from './list-markers.js';
 
 /** A table found among a region's rows: its first and last row, and its columns. */
 export interface TableFound { start: number; end: number; columns: { x0: number; x1: number }[] }
@@ -126,11 +126,15 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
         const r = rows[k]!, step = r.base - rows[k - 1]!.base;
         const limit = pitch > 0 ? Math.max(pitch * 1.15 + 1, r.size * 1.9) : r.size * 2.5;
         // The text after a table stands further off than its rows; a heading is no row.
+        // A line starting at the left edge of a column other than the first is the wrapped rest
+        // of a cell however long it is (the text after a table starts at the margin), and in the
+        // last column it may run on past the lines above it.
+        const inColumn = columns.findIndex((c, n) => n > 0 && Math.abs(r.x0 - c.x0) <= 1.5);
         if (step > limit || r.y0 - rows[k - 1]!.y1 > bodySize * 1.2 || Math.abs(r.size - rows[j]!.size) > 0.9
-          || !fitsColumns(r, columns, bodySize * 0.3)) break;
+          || (inColumn !== columns.length - 1 && !fitsColumns(r, columns, bodySize * 0.3))) break;
         // Short: a label, or a line of one cell; a longer line is the text after the table.
         left = Math.min(left, r.x0);
-        if (r.x1 - r.x0 > (right - left) * 0.5) break;
+        if (r.x1 - r.x0 > (right - left) * 0.5 && inColumn < 0) break;
         pitch = Math.max(pitch, step);
         end = k;
       }
@@ -146,19 +150,38 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
     if ((multiCount >= 2 || (end - j >= 2 && labels())) && columns.length >= 2) {
       const span = rows.slice(i, end + 1);
       const avgLen = span.reduce((n, r) => n + rowText(r).length, 0) / span.length;
-      if (avgLen < 400) found.push({ start: i, end, columns: end > j ? columnsOf(span) : columns });
+      const cols = end > j ? columnsOf(span) : columns;
+      if (avgLen < 400 && !listInColumns(span, cols)) found.push({ start: i, end, columns: cols });
     }
     i = end + 1;
   }
   return found;
 }
 
+/**
+ * A list set in columns (a table of contents in two columns, say), not a table: in every
+ * column, at least half the pieces that open a cell start with a list marker. A table numbers
+ * its rows in one column at most.
+ */
+function listInColumns(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
+  return columns.every((c) => {
+    let cells = 0, marked = 0;
+    for (const r of rows) {
+      const f = r.fragments.find((g) => g.x0 >= c.x0 - 2 && g.x0 < c.x1);
+      if (!f) continue;
+      cells++;
+      if (ORDERED.test(`${f.text} `) || BULLET.test(`${f.text} `)) marked++;
+    }
+    return cells > 0 && marked * 2 >= cells;
+  });
+}
+
 export function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): Cell[][] {
-  return cellsOfRows(logicalRows(rows), columns);
+  return cellsOfRows(logicalRows(rows, columns), columns);
 }
 
 /** Rows of a table: visual rows closer than the usual line step belong to one logical row. */
-function logicalRows(rows: Row[]): Row[][] {
+function logicalRows(rows: Row[], columns: { x0: number; x1: number }[]): Row[][] {
   const steps: number[] = [];
   for (let k = 1; k < rows.length; k++) steps.push(rows[k]!.base - rows[k - 1]!.base);
   // The line step inside a cell: the smallest of the steps that are at least a line apart
@@ -167,12 +190,50 @@ function logicalRows(rows: Row[]): Row[][] {
   const real = steps.filter((s, k) => s >= rows[k + 1]!.size * 0.9).sort((a, b) => a - b);
   const lineStep = real.length ? real[0]! : 0;
   const bimodal = real.some((s) => s > lineStep * 1.12 + 0.5);
+  if (!bimodal && oneWrappedRow(rows, columns)) return [rows];
   const groups: Row[][] = [];
   rows.forEach((row, k) => {
-    if (k === 0 || !bimodal || steps[k - 1]! > lineStep * 1.12 + 0.5) groups.push([row]);
+    // Whether the table has two spacings at all is read from the baselines; which one a line
+    // follows, from the cell it continues.
+    if (k === 0 || !bimodal || stepBetween(rows[k - 1]!, row) > lineStep * 1.12 + 0.5) groups.push([row]);
     else groups[groups.length - 1]!.push(row);
   });
   return groups;
+}
+
+/**
+ * The step from one visual row to the next, taken where a piece of the lower row sits right
+ * under a piece of the upper one (the next line of the same cell): a row's baseline comes from
+ * one of its pieces, and in a header whose cells start at different heights (a cell spanning
+ * rows beside cells of a second header row) that piece may belong to another cell than the
+ * one the lower line continues. Without a piece above, the rows' baselines.
+ */
+function stepBetween(upper: Row, lower: Row): number {
+  let best = Infinity;
+  for (const f of lower.fragments) for (const g of upper.fragments) {
+    if (f.x0 < g.x1 && f.x1 > g.x0) best = Math.min(best, f.y1 - g.y1);
+  }
+  return Number.isFinite(best) && best > 0 ? best : lower.base - upper.base;
+}
+
+/**
+ * Whether evenly spaced lines are one row whose cells wrap rather than rows of one line each:
+ * the first line fills every column, each column's text runs down from the top without a gap
+ * (cells aligned to the top end at different lines), and the first column ends before the
+ * last line. Rows of their own would each start with a label in the first column; a row cut
+ * off by a page break (the rest of a row from the page before) looks the same.
+ */
+function oneWrappedRow(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
+  if (rows.length < 3 || columns.length < 2) return false;
+  const filled = rows.map((r) => columns.map((c) => r.fragments.some((f) => f.x0 < c.x1 && f.x1 > c.x0)));
+  if (!filled[0]!.every(Boolean)) return false;
+  const depth = columns.map((_, c) => {
+    let n = 0;
+    while (n < rows.length && filled[n]![c]) n++;
+    // Text again below a gap in the column: a new row.
+    return filled.slice(n).some((f) => f[c]) ? -1 : n;
+  });
+  return depth.every((d) => d > 0) && depth[0]! < rows.length;
 }
 
 /** The cells of a table whose logical rows (each one or more visual rows) and columns are known. */
@@ -289,4 +350,85 @@ function spanHeaders(rows: Cell[][], width: number): void {
   }
   if (!gone.size) return;
   for (let r = 0; r < head.length; r++) rows[r] = rows[r]!.filter((c) => !gone.has(c));
+}
+
+/**
+ * A table row cut off from its table by a column break: the first row of a text column whose
+ * pieces start where the pieces of the last row of the column before start, shifted by the
+ * distance between the two columns (at least three of them: a line of prose has one piece).
+ * That row (with the lines of its wrapped cells under it) is moved, shifted back, under the
+ * last row of the column before, so that a header left at the foot of a column and its rows
+ * at the top of the next (or a table of one row on each side) read as one table. Returns the
+ * regions as they are when no row is cut so.
+ */
+export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] {
+  const out = regions.slice();
+  for (let k = 0; k + 1 < out.length; k++) {
+    let a = rowsOf(out[k]!), b = rowsOf(out[k + 1]!);
+    if (a.length < 2 || !b.length || [a[a.length - 1]!, b[0]!].some((r) => r.fragments.some((f) => f.table))) continue;
+    // The next column: to the right, and starting above where this one ends.
+    const offset = Math.min(...b.map((r) => r.x0)) - Math.min(...a.map((r) => r.x0));
+    if (offset < (Math.max(...a.map((r) => r.x1)) - Math.min(...a.map((r) => r.x0))) * 0.3 || b[0]!.y0 > a[a.length - 1]!.y0) continue;
+    if (b[0]!.fragments.length === 1) {
+      if (!moveRestOfCutRow(out, k, a, b, offset)) continue;
+      a = rowsOf(out[k]!); b = rowsOf(out[k + 1]!);
+    }
+    const m = lastTableRow(a), head = a[m], first = b[0], last = a[a.length - 1]!;
+    if (!head || !first || first.fragments.length < 3) continue;
+    const [fewer, more] = head.fragments.length <= first.fragments.length ? [head.fragments, first.fragments.map((f) => f.x0 - offset)] : [first.fragments.map((f) => ({ x0: f.x0 - offset })), head.fragments.map((f) => f.x0)];
+    if (!fewer.every((f) => more.some((x) => Math.abs(x - f.x0) <= 2))) continue;
+    // With it go the lines under it whose pieces each start where one of its pieces does and
+    // end before the next one starts (its wrapped cells, and the rows after it in the same
+    // columns); a line of prose after the table runs across them.
+    const starts = first.fragments.map((f) => f.x0);
+    const inCell = (f: Fragment) => starts.some((x, c) => Math.abs(f.x0 - x) <= 2 && (c + 1 >= starts.length || f.x1 <= starts[c + 1]! + 2));
+    let n = 1;
+    while (n < b.length && b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * 1.2 && b[n]!.fragments.every(inCell)) n++;
+    // Placed a row's step below the last line: the widest of the steps into the last table rows.
+    let step = (head.y1 - head.y0) * 1.3;
+    for (let r = Math.max(1, m - 2); r <= m; r++) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
+    const dy = last.base + step - first.base;
+    const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
+    out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy })));
+    out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
+  }
+  return out;
+}
+
+/**
+ * The index of the last table row of a column's rows: the last row of three or more pieces,
+ * with nothing under it but the wrapped lines of its cells after the first; -1 if none.
+ */
+function lastTableRow(a: Row[]): number {
+  let m = a.length - 1;
+  while (m >= 0 && a[m]!.fragments.length < 3) m--;
+  if (m < 0 || a.length - m > 40) return -1;
+  const starts = a[m]!.fragments.slice(1).map((f) => f.x0);
+  const under = a.slice(m + 1).every((r) => r.fragments.every((f) => starts.some((s) => Math.abs(s - f.x0) <= 2)));
+  return under ? m : -1;
+}
+
+/**
+ * The rest of a row cut by a column break: single lines at the top of the next column, each
+ * starting (shifted back by the column pitch) where a cell other than the first of the
+ * column's last table row starts, while that row's wrapped lines run on at the foot of the
+ * column before. They are moved under those lines, a line step below, as the rest of their
+ * cells. The first column is left out: prose at the top of the next column starts there.
+ */
+function moveRestOfCutRow(out: Fragment[][], k: number, a: Row[], b: Row[], offset: number): boolean {
+  const m = lastTableRow(a);
+  if (m < 0) return false;
+  const starts = a[m]!.fragments.slice(1).map((f) => f.x0);
+  const atStart = (x: number) => starts.some((s) => Math.abs(s - x) <= 2);
+  let n = 0;
+  while (n < b.length && b[n]!.fragments.length === 1 && atStart(b[n]!.x0 - offset)
+    && (n === 0 || b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * 1.2)) n++;
+  if (!n) return false;
+  const last = a[a.length - 1]!;
+  const lineStep = a.length - m > 1 ? last.base - a[a.length - 2]!.base : (last.y1 - last.y0) * 1.2;
+  const dy = last.base + lineStep - b[0]!.base;
+  const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
+  out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy })));
+  out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
+  return true;
 }

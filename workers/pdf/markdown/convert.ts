@@ -10,6 +10,7 @@ import { assignHeadingLevels, blocksOf, bodySizeOf } from './structure.js';
 import { emit } from './emit.js';
 import { ruledTables, rulesOf, type RuledTable, type Rules } from './rules.js';
 import { underlinedTables } from './underlined-tables.js';
+import { joinRowsAcrossColumnBreaks } from './aligned-tables.js';
 import { withDocumentWords, wordsOf } from './hyphens.js';
 
 function tableWidth(rows: Cell[][]): number {
@@ -205,7 +206,7 @@ export function regionBlocks(p: PageLayout, bodySize: number): Block[][] {
   const fragments = rest.concat(tables.map((t) => ({
     x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t,
   })));
-  return readingRegions(fragments, p.width).map((region) => blocksOf(region, { bodySize }));
+  return joinRowsAcrossColumnBreaks(readingRegions(fragments, p.width)).map((region) => blocksOf(region, { bodySize }));
 }
 
 function convertPages(perPage: PageLayout[], firstPage: number): string {

@@ -86,7 +86,11 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] 
           if (b) {
             const w = g.x1 - g.x0;
             b.pendingSpace = true;
-            b.wideSpace ||= w > Math.max(1, face.size) * 0.45 && w > 1.1 * (b.widthSum / Math.max(1, b.styled.all));
+            // Wider than the letters around it, or than any typed space (at most a third of an
+            // em, a little more when justified): capitals and figures are wide, so a table
+            // header in capitals would hide its cell gaps from the first test alone.
+            const em = Math.max(1, face.size);
+            b.wideSpace ||= w > em * 0.45 && (w > 1.1 * (b.widthSum / Math.max(1, b.styled.all)) || w > em * 0.6);
           }
           continue;
         }
