@@ -349,6 +349,16 @@ describe('the HTTP front end', () => {
     }
   });
 
+  it('compresses large bodies for clients that accept gzip, but not a quote\'s few kilobytes', async () => {
+    const openapi = await fetch(`${t.url}/openapi.json`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(openapi.headers.get('content-encoding')).to.equal('gzip');
+    expect((await openapi.json() as { openapi: string }).openapi).to.match(/^3\./);
+    const quote = await fetch(`${t.url}/v1/image/compress`, { method: 'POST', body: form([jpeg]), headers: { 'accept-encoding': 'gzip' } });
+    expect(quote.status).to.equal(402);
+    expect(quote.headers.get('content-encoding')).to.be.null();
+    expect((await quote.json() as { x402Version: number }).x402Version).to.equal(2);
+  });
+
   it('a full queue answers 503 with Retry-After before any payment', async () => {
     const heavy = makePdf(textPages(40));
     const payFetch = await t.payFetch('base');
