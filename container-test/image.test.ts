@@ -89,6 +89,15 @@ async function installedPackages(rootfs: string): Promise<string[]> {
   return status.split(/\n\n+/).filter((s) => /^Status: install ok installed$/m.test(s)).map((s) => /^Package: (\S+)/m.exec(s)![1]);
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Processes descended from pid (the container's processes, seen from the host). */
 async function descendants(pid: number): Promise<number[]> {
   const parents = new Map<number, number>();
@@ -123,12 +132,17 @@ describe('the container image (Dockerfile built with buildah, run as its non-roo
   const stopService = async () => {
     if (!service || service.exitCode !== null || service.signalCode !== null) return;
     const exited = new Promise((resolve) => service!.once('exit', resolve));
+    // Under chroot isolation tini is not PID 1: a process of the container that outlives buildah
+    // run is re-parented to init and would keep running after the test, so it is looked for by pid.
+    const inside = await descendants(service.pid!);
     // buildah run and what it runs share a process group: tini gets SIGTERM and forwards it to
     // the service, as `docker stop` would.
     process.kill(-service.pid!, 'SIGTERM');
     const timer = setTimeout(() => process.kill(-service!.pid!, 'SIGKILL'), 20_000);
     await exited;
     clearTimeout(timer);
+    for (let i = 0; i < 100 && inside.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const pid of inside.filter(alive)) process.kill(pid, 'SIGKILL');
   };
 
   const cleanUp = async () => {
