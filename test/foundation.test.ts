@@ -23,6 +23,7 @@ import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
 import { quoteAt } from './support/paying.js';
 import Hapi from '@hapi/hapi';
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { BodyBuffers, streamedPayload, withBody } from '../server/plugins/body.js';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 
@@ -347,6 +348,20 @@ describe('the HTTP front end', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('a gzip-encoded upload is decoded, checked and paid like any other: the result is right and the price moves on the chain once', { timeout: 60_000 }, async () => {
+    const photo = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#336699' } }).jpeg().toBuffer();
+    const multipart = new Response(form([photo], { width: 300 }));
+    const type = multipart.headers.get('content-type')!;
+    const body = gzipSync(Buffer.from(await multipart.arrayBuffer()));
+    const before = await t.evm.balanceOf(t.evm.payerAddress);
+    const payFetch = await t.payFetch('base');
+    const res = await payFetch(`${t.url}/v1/image/resize`, { method: 'POST', body, headers: { 'content-type': type, 'content-encoding': 'gzip' } });
+    expect(res.status).to.equal(200);
+    expect((await sharp(Buffer.from(await res.arrayBuffer())).metadata()).width).to.equal(300);
+    const rate = BigInt(operations.find((o) => o.path === '/v1/image/resize')!.price.rate);
+    expect(before - await t.evm.balanceOf(t.evm.payerAddress)).to.equal(rate);
   });
 
   it('compresses large bodies for clients that accept gzip, but not a quote\'s few kilobytes', async () => {

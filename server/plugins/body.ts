@@ -65,7 +65,7 @@ export async function withBody<T>(request: Request, timeoutMs: number, lend: boo
   const declared = Number(request.headers['content-length']);
   // Without an encoding the body is exactly its Content-Length (Node's parser stops there).
   if (request.headers['content-encoding'] || !Number.isSafeInteger(declared) || declared <= 0 || declared > maxBytes) {
-    return use(await Wreck.read(stream, { timeout: timeoutMs, maxBytes }));
+    return use(ownedBuffer(await Wreck.read(stream, { timeout: timeoutMs, maxBytes })));
   }
   const lending = lend && declared >= MIN_LENT_BYTES;
   const buffer = lending ? lent.take(declared) : Buffer.allocUnsafeSlow(declared);
@@ -74,6 +74,18 @@ export async function withBody<T>(request: Request, timeoutMs: number, lend: boo
   } finally {
     if (lending) lent.give(buffer, declared);
   }
+}
+
+/**
+ * Every body owns its whole ArrayBuffer, so a paid upload's buffer can be handed to the worker
+ * without a copy (pipeline.ts). Wreck may answer with a slice of a buffer that is not the body's
+ * alone (Node's small-buffer pool, a gunzip stream's output buffer): such a body is copied.
+ */
+function ownedBuffer(body: Buffer): Buffer {
+  if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) return body;
+  const owned = Buffer.allocUnsafeSlow(body.length);
+  body.copy(owned);
+  return owned;
 }
 
 /**

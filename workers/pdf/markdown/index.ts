@@ -145,7 +145,7 @@ export async function* readStextChunks(input: JobInput, pdfPath: string, pageCou
     await writeFile(path.join(cwd, stextFile), '', { mode: 0o600 });
     const run = await runTool('mutool', ['run', script, pdf, String(first), String(last), stextFile],
       { cwd, timeoutMs: timeLeft(input), maxStdout: 64 * 1024 * 1024 });
-    if (Buffer.from(run.stdout).toString('utf8').startsWith('ENCRYPTED') || /password|encrypt/i.test(run.stderr)) {
+    if (Buffer.from(run.stdout.subarray(0, 9)).toString('latin1') === 'ENCRYPTED' || /password|encrypt/i.test(run.stderr)) {
       fail('ENCRYPTED_PDF', 'The PDF is password-protected; remove the password first.', { field: 'file' });
     }
     const size = (await stat(path.join(cwd, stextFile))).size;
