@@ -153,6 +153,37 @@ describe('two-column pages: borderless tables (no rules, cells aligned only)', (
     expect(ascending(positions(md, ['Table 6: Wardens', `| Ridge | 2005 | ${note} | Nests kept safe |`, '| Valley | 2016 | Short note. | Few nests |', 'Omega closes']))).to.be.true();
   });
 
+  it('a page holding only a table that runs on into the right column: one table, every cell in its row', { timeout: 30_000 }, async () => {
+    const headers = ['Park', 'Listed', 'Boxes allowed', 'Limits on visitors\' boxes'];
+    const rows = [
+      ['Ashdown', 'Y', 'Y', 'Boxes must be hung at least two metres above the path and taken down after the nesting season ends in late summer.'],
+      ['Brecon', 'N', 'Y', 'No boxes within ten metres of the lake shore; a warden\'s written consent is needed for boxes near the old quarry or on any tree marked for felling.'],
+      ['Cannock', 'N', 'N', 'Visitors may not hang boxes of their own. The park\'s own boxes are cleaned each winter by volunteers, who record every nest found and report it to the county recorder.'],
+      ['Dartmoor', 'Y', 'Y', 'Boxes only on the edge of the woodland, at most three to a visitor, each marked with a number the warden issues on request at the gate.'],
+      ['Exmoor', 'Y', 'N', 'None.'],
+    ];
+    const title = 'Table 7: Restrictions on keeping nest boxes by visitors in parks';
+    // The left column ends with Brecon's row; Cannock's opens the right column.
+    const pdf = await pdfFromHtml(`<p>${title}</p>
+      <table class="plain">${[headers, ...rows].map((r) => `<tr><td>${r.join('</td><td>')}</td></tr>`).join('')}</table>`);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title, headers, rows }]);
+    const md = await markdownOf(pdf);
+    const table = [`| ${headers.join(' | ')} |`, '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+    expect(ascending(positions(md, [title, table]))).to.be.true();
+  });
+
+  it('a table set across both columns in evenly spaced columns, its right-hand cells wrapping over more lines: one table, not read as two columns', { timeout: 30_000 }, async () => {
+    const headers = ['Site', 'Wrens', 'Larks', 'Owls', 'Survey', 'Notes'];
+    const rows = ['Ridge', 'Valley', 'Shore', 'Quarry', 'Wood'].map((site, k) => [
+      site, String(10 + k), String(3 + k), String(k + 1), 'Walked at dawn by two wardens twice in spring', 'Nests counted in the gorse and the old walls']);
+    // The right half's cells start where the left half's do, half a page over, as a table carried
+    // on in the next column would; its rows still open on the left half's baselines.
+    const pdf = await pdfFromHtml(`<div style="column-span: all"><table class="plain" style="width: 100%; table-layout: fixed">
+      ${[headers, ...rows].map((r) => `<tr><td>${r.join('</td><td>')}</td></tr>`).join('')}</table></div>`);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title: null, headers, rows }]);
+    expect(await markdownOf(pdf)).to.contain([`| ${headers.join(' | ')} |`, '| --- | --- | --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n'));
+  });
+
   it('a numbered list of contents set in two columns, with no running text beside it, is no table', { timeout: 30_000 }, async () => {
     const items = ['Front matter 1', 'Reading the field notes and the older survey sheets 4', 'Counting at dawn 9', 'Walking the transects 15', 'Weather and wind 22',
       'Nests and colonies 30', 'Owls after dark 41', 'Comparing the seasons 52', 'Sources and thanks 60'];

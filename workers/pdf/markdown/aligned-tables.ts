@@ -403,9 +403,25 @@ function lastTableRow(a: Row[]): number {
   let m = a.length - 1;
   while (m >= 0 && a[m]!.fragments.length < 3) m--;
   if (m < 0 || a.length - m > 40) return -1;
-  const starts = a[m]!.fragments.slice(1).map((f) => f.x0);
+  const starts = cellStarts(a, m);
   const under = a.slice(m + 1).every((r) => r.fragments.every((f) => starts.some((s) => Math.abs(s - f.x0) <= 2)));
   return under ? m : -1;
+}
+
+/**
+ * Where the cells after the first start in the table whose last row is `a[m]`: the starts of
+ * its rows of three or more pieces, up to that row (a cell left empty in the last row, its text
+ * all carried on in the next column, still starts where the rows above have it).
+ */
+function cellStarts(a: Row[], m: number): number[] {
+  const first = a[m]!.x0;
+  const starts: number[] = [];
+  for (let r = m; r >= 0 && m - r < 40; r--) {
+    if (a[r]!.fragments.length < 3) continue;
+    if (Math.abs(a[r]!.x0 - first) > 2) break;
+    for (const f of a[r]!.fragments.slice(1)) if (!starts.some((s) => Math.abs(s - f.x0) <= 2)) starts.push(f.x0);
+  }
+  return starts;
 }
 
 /**
@@ -413,12 +429,14 @@ function lastTableRow(a: Row[]): number {
  * starting (shifted back by the column pitch) where a cell other than the first of the
  * column's last table row starts, while that row's wrapped lines run on at the foot of the
  * column before. They are moved under those lines, a line step below, as the rest of their
- * cells. The first column is left out: prose at the top of the next column starts there.
+ * cells; a cell the break left empty in its row has all its text over there, and its lines go
+ * onto the row's own line. The first column is left out: prose at the top of the next column
+ * starts there.
  */
 function moveRestOfCutRow(out: Fragment[][], k: number, a: Row[], b: Row[], offset: number): boolean {
   const m = lastTableRow(a);
   if (m < 0) return false;
-  const starts = a[m]!.fragments.slice(1).map((f) => f.x0);
+  const starts = cellStarts(a, m);
   const atStart = (x: number) => starts.some((s) => Math.abs(s - x) <= 2);
   let n = 0;
   while (n < b.length && b[n]!.fragments.length === 1 && atStart(b[n]!.x0 - offset)
@@ -426,7 +444,9 @@ function moveRestOfCutRow(out: Fragment[][], k: number, a: Row[], b: Row[], offs
   if (!n) return false;
   const last = a[a.length - 1]!;
   const lineStep = a.length - m > 1 ? last.base - a[a.length - 2]!.base : (last.y1 - last.y0) * 1.2;
-  const dy = last.base + lineStep - b[0]!.base;
+  const x = b[0]!.x0 - offset;
+  const emptyCell = !a.slice(m).some((r) => r.fragments.some((f) => Math.abs(f.x0 - x) <= 2));
+  const dy = (emptyCell ? a[m]!.base : last.base + lineStep) - b[0]!.base;
   const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
   out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy })));
   out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));

@@ -5,6 +5,9 @@ import { rowsOf } from './rows.js';
 
 interface Box { x0: number; x1: number; y0: number; y1: number }
 
+/** A column cut at `x`; `carriedOn` when the right column holds the rest of the left column's table. */
+interface Gutter { x: number; carriedOn: boolean }
+
 function bounds(fragments: Fragment[]): Box {
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
   for (const f of fragments) {
@@ -51,12 +54,13 @@ function stripsWhere(cells: number, open: (x: number) => boolean): { from: numbe
  * past the gutter: short pieces on the baseline of a row of the left side's table (a line of
  * two or more cells, in the same type size, that overruns its column) are that row's further
  * cells, not the right column's text, whose lines are long and have baselines of their own. A
- * table that fits its column has no cells over there.
+ * table that fits its column has no cells over there, and a table carried on in the next
+ * column has its further rows there, not cells of the left side's rows.
  */
-function sides(fragments: Fragment[], cut: number, width: number): [Fragment[], Fragment[]] {
+function sides(fragments: Fragment[], { x: cut, carriedOn }: Gutter, width: number): [Fragment[], Fragment[]] {
   const left: Fragment[] = [], right: Fragment[] = [];
   for (const f of fragments) (f.x0 < cut ? left : right).push(f);
-  if (!left.length || !right.length) return [left, right];
+  if (!left.length || !right.length || carriedOn) return [left, right];
   // Where the two columns' running text ends and starts (without any, a band holding only the
   // table, every row may run on).
   let textEnd = -Infinity, textStart = Infinity;
@@ -73,11 +77,45 @@ function sides(fragments: Fragment[], cut: number, width: number): [Fragment[], 
 }
 
 /**
+ * Whether the right side of a cut is the left side's table carried on in the next column. A
+ * column holding only a table shows no gutter of running text, but the carried-on part keeps
+ * the table's cell positions moved by the column pitch (about half the page), and each side
+ * opens its rows (lines of two or more cells, the first in the table's first column) on
+ * baselines of its own, where the two halves of one wide table open each row on one baseline.
+ * Both columns are filled from the top.
+ */
+function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: number): boolean {
+  const a = rowsOf(left), b = rowsOf(right);
+  if (a.length < 4 || b.length < 4) return false;
+  const lineHeight = Math.max(a[0]!.y1 - a[0]!.y0, b[0]!.y1 - b[0]!.y0);
+  if (Math.abs(a[0]!.y0 - b[0]!.y0) > lineHeight * 2) return false;
+  const ownRowsOpen = (rows: Row[], other: Row[]) => {
+    const cellRows = rows.filter((r) => r.fragments.length >= 2);
+    const firstColumn = Math.min(...cellRows.map((r) => r.x0));
+    const opening = cellRows.filter((r) => r.x0 <= firstColumn + 2);
+    const apart = opening.filter((r) => !other.some((s) => Math.abs(s.base - r.base) <= 0.3)).length;
+    return opening.length >= 2 && apart >= opening.length * 0.7;
+  };
+  if (!ownRowsOpen(a, b) || !ownRowsOpen(b, a)) return false;
+  const starts = (side: Fragment[]) => [...new Set(side.map((f) => Math.round(f.x0)))];
+  const from = starts(left), to = starts(right);
+  let best = 0;
+  for (const l of from) {
+    for (const r of to) {
+      const pitch = r - l;
+      if (pitch < pageWidth * 0.35 || pitch > pageWidth * 0.55) continue;
+      best = Math.max(best, to.filter((x) => from.some((y) => Math.abs(y + pitch - x) <= 1.5)).length);
+    }
+  }
+  return best >= 2 && best >= to.length * 0.6;
+}
+
+/**
  * A vertical gutter that splits these fragments into two text columns, or undefined.
  * Tables also have gutters; a column of running text is told apart by its lines filling
  * most of the column's width and by both sides being wide.
  */
-function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePage = false): number | undefined {
+function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePage = false): Gutter | undefined {
   const width = box.x1 - box.x0;
   if (width < pageWidth * 0.45 || fragments.length < 6) return undefined;
   const start = Math.floor(box.x0);
@@ -104,7 +142,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
   // Empty vertical strips; a column gutter is the one nearest the middle that leaves
   // running text on both sides (a table's own gutters fail that test). Fragments crossing
   // the cut take part in neither side's test.
-  const test = (strips: { from: number; to: number }[], byStart = false): number | undefined => {
+  const test = (strips: { from: number; to: number }[], byStart = false): Gutter | undefined => {
     for (const strip of strips.slice(0, 3)) {
       const cut = start + (strip.from + strip.to) / 2;
       const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
@@ -118,11 +156,12 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
           return rowsOf(side).filter((r) => r.fragments.some((f) => f.x1 - f.x0 > w * 0.7)).length;
         };
         const a = prose(left), b = prose(right);
-        if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return cut;
+        if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return { x: cut, carriedOn: false };
+        if (byStart && continuedInNextColumn(left, right, pageWidth)) return { x: cut, carriedOn: true };
         continue;
       }
       const a = fills(left), b = fills(right);
-      if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return cut;
+      if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return { x: cut, carriedOn: false };
     }
     return undefined;
   };
