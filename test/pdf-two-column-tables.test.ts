@@ -172,6 +172,27 @@ describe('two-column pages: borderless tables (no rules, cells aligned only)', (
     expect(ascending(positions(md, [title, table]))).to.be.true();
   });
 
+  it('a table that runs on into the right column, where the break left a row\'s cell empty and carried its text over whole: the text in its row', { timeout: 30_000 }, async () => {
+    const headers = ['Park', 'Listed', 'Boxes allowed', 'Limits on visitors\' boxes'];
+    const rows = [
+      ['Ashdown', 'Y', 'Y', 'Boxes must be hung at least two metres above the path and taken down after the nesting season ends in late summer.'],
+      ['Brecon', 'N', 'Y', 'No boxes within ten metres of the lake shore; a warden\'s written consent is needed for boxes near the old quarry or on any tree marked for felling.'],
+      ['Cannock', 'N', 'N', 'Visitors may not hang boxes of their own. The park\'s own boxes are cleaned each winter by volunteers, who record every nest found and report it to the county recorder.'],
+      ['Dartmoor', 'Y', 'Y', 'Boxes only on the edge of the woodland, at most three to a visitor, each marked with a number the warden issues on request at the gate.'],
+      ['Exmoor', 'Y', 'N', 'None may be hung.'],
+    ];
+    const title = 'Table 7: Restrictions on keeping nest boxes by visitors in selected parks';
+    // The prose after the table fills the next page, so the columns are not balanced: the left
+    // column ends with Cannock's first three cells and its fourth opens the right column.
+    const pdf = await pdfFromHtml(`<p>${title}</p>
+      <table class="plain">${[headers, ...rows].map((r) => `<tr><td>${r.join('</td><td>')}</td></tr>`).join('')}</table>
+      <p>Omega closes. ${Array.from({ length: 12 }, () => PROSE).join(' ')}</p>`);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title, headers, rows }]);
+    const md = await markdownOf(pdf);
+    const table = [`| ${headers.join(' | ')} |`, '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+    expect(ascending(positions(md, [title, table, 'Omega closes']))).to.be.true();
+  });
+
   it('a table set across both columns in evenly spaced columns, its right-hand cells wrapping over more lines: one table, not read as two columns', { timeout: 30_000 }, async () => {
     const headers = ['Site', 'Wrens', 'Larks', 'Owls', 'Survey', 'Notes'];
     const rows = ['Ridge', 'Valley', 'Shore', 'Quarry', 'Wood'].map((site, k) => [
