@@ -172,7 +172,7 @@ describe('two-column pages: borderless tables (no rules, cells aligned only)', (
     expect(ascending(positions(md, [title, table]))).to.be.true();
   });
 
-  it('a table that runs on into the right column, where the break left a row\'s cell empty and carried its text over whole: the text in its row', { timeout: 30_000 }, async () => {
+  it('a table that runs on into the right column, where the break left a row\'s cell empty and carried its text over whole: the text in its row; a paragraph cut by a column break is one paragraph', { timeout: 30_000 }, async () => {
     const headers = ['Park', 'Listed', 'Boxes allowed', 'Limits on visitors\' boxes'];
     const rows = [
       ['Ashdown', 'Y', 'Y', 'Boxes must be hung at least two metres above the path and taken down after the nesting season ends in late summer.'],
@@ -191,6 +191,8 @@ describe('two-column pages: borderless tables (no rules, cells aligned only)', (
     const md = await markdownOf(pdf);
     const table = [`| ${headers.join(' | ')} |`, '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
     expect(ascending(positions(md, [title, table, 'Omega closes']))).to.be.true();
+    // The closing paragraph runs from the next page's left column into its right one: one paragraph.
+    expect(md).to.contain(`Omega closes. ${Array.from({ length: 12 }, () => PROSE).join(' ')}\n`);
   });
 
   it('a table set across both columns in evenly spaced columns, its right-hand cells wrapping over more lines: one table, not read as two columns', { timeout: 30_000 }, async () => {

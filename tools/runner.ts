@@ -119,6 +119,9 @@ function runsChanged(l: Launcher): void {
   if (l.retired && l.pending.size === 0 && l.process.connected) l.process.disconnect();
 }
 
+/** The process id of this thread's launcher while one runs (a benchmark adds up its CPU time). */
+export function launcherPid(): number | undefined { return launcher?.process.pid; }
+
 /** Starts this thread's launcher ahead of the first tool, so the first job does not wait for it. */
 export function warmLauncher(): void {
   if (!runHere && !launcher) launcher = startLauncher();

@@ -30,8 +30,21 @@ function restOfCutRow(tail: Cell[], head: Cell[]): boolean {
   return tail.every((c, k) => !filled(c) || !filled(head[k]!));
 }
 
-/** Appends blocks; a table right after a table of the same width is its continuation past a column or page break. */
+/**
+ * Appends the blocks read after a column or page break: a paragraph cut by the break (no full
+ * stop before it, a small letter after it) runs on into the first paragraph after it, and a
+ * table right after a table of the same width is its continuation.
+ */
 export function appendBlocks(into: Block[], blocks: Block[]): void {
+  const last = into[into.length - 1], first = blocks[0];
+  if (last?.kind === 'paragraph' && first?.kind === 'paragraph') {
+    const tail = last.spans.map((s) => s.text).join('').trimEnd();
+    const head = first.spans.map((s) => s.text).join('').trimStart();
+    if (!/[.!?:]$/.test(tail) && /^[a-z]/.test(head)) {
+      last.spans = joinSpans([last.spans, first.spans]);
+      blocks = blocks.slice(1);
+    }
+  }
   for (const b of blocks) {
     const last = into[into.length - 1];
     if (b.kind === 'table' && last?.kind === 'table' && tableWidth(last.rows) === tableWidth(b.rows)) {
@@ -211,33 +224,18 @@ export function regionBlocks(p: PageLayout, bodySize: number): Block[][] {
 
 function convertPages(perPage: PageLayout[], firstPage: number): string {
   const bodySize = bodySizeOfPages(perPage);
-  const pageBlocks: (Block[] | 'ocr')[] = perPage.map((p) => {
-    if (unread(p)) return 'ocr';
-    return regionBlocks(p, bodySize).flat();
-  });
-  const all = pageBlocks.flatMap((b) => (b === 'ocr' ? [] : b));
-  assignHeadingLevels(all, bodySize);
+  const pageRegions: (Block[][] | 'ocr')[] = perPage.map((p) => (unread(p) ? 'ocr' : regionBlocks(p, bodySize)));
+  assignHeadingLevels(pageRegions.flatMap((regions) => (regions === 'ocr' ? [] : regions.flat())), bodySize);
   const out: string[] = [];
   let pending: Block[] = [];
   const flush = () => { if (pending.length) out.push(emit(pending)); pending = []; };
-  pageBlocks.forEach((blocks, index) => {
-    if (blocks === 'ocr') {
+  pageRegions.forEach((regions, index) => {
+    if (regions === 'ocr') {
       flush();
       out.push(`${noteFor(perPage[index]!, firstPage + index)}\n`);
       return;
     }
-    // A paragraph cut by the page break continues on the next page.
-    const last = pending[pending.length - 1];
-    const first = blocks[0];
-    if (last?.kind === 'paragraph' && first?.kind === 'paragraph') {
-      const tail = last.spans.map((s) => s.text).join('').trimEnd();
-      const head = first.spans.map((s) => s.text).join('').trimStart();
-      if (!/[.!?:]$/.test(tail) && /^[a-z]/.test(head)) {
-        last.spans = joinSpans([last.spans, first.spans]);
-        blocks = blocks.slice(1);
-      }
-    }
-    appendBlocks(pending, blocks);
+    for (const blocks of regions) appendBlocks(pending, blocks);
   });
   flush();
   return out.join('\n');
