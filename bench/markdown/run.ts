@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
-import { RunFailure, runTool, runToolsInThisProcess } from '../../tools/runner.js';
+import { launcherPid, RunFailure, runTool, warmLauncher } from '../../tools/runner.js';
 import type { JobInput } from '../../core/job.js';
 import { canonicalize, cellCounts, cellF1, scorePage, type CellCounts, type PageScores, type ShapedTable } from './metrics.js';
 import { shapeTable } from '../../workers/pdf/markdown/tables.js';
@@ -32,9 +32,9 @@ import { wordRecall } from '../../test/support/word-recall.js';
 
 import { ROOT } from '../lib/common.js';
 
-// This benchmark counts the tools' CPU time from the children this process waits for
-// (/proc/self/stat cutime), so it starts them itself rather than through a launcher process.
-runToolsInThisProcess();
+// Tools start from a launcher process, as in the service: a fork of this large process for
+// every mutool run would cost more CPU than the service ever spends on one.
+warmLauncher();
 const GT_DIR = path.resolve(ROOT, '../shared/corpus/markdown-gt');
 // Peers installed as devDependencies of the project are used first; otherwise a side folder.
 const PEERS = process.env.BENCH_PEERS
@@ -105,24 +105,32 @@ interface Engine {
 }
 
 // CPU time, so that speed is judged by what a conversion costs on one core rather than by
-// wall time on a machine that other jobs share. This process's own time comes from
-// process.cpuUsage(); the time of the child processes it has waited for (mutool, pdftotext,
-// java) from the cutime and cstime fields of /proc/self/stat, in clock ticks.
+// wall time on a machine that other jobs share: this process's own (process.cpuUsage()), that
+// of the child processes it has waited for, and that of the tools' launcher with the tools it
+// has waited for (mutool, pdftotext, java), from /proc's stat files, in clock ticks.
 const CLOCK_TICKS = (() => {
   try { return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100; } catch { return 100; }
 })();
 
-/** CPU seconds spent so far by this process and its waited-for children, or null off Linux. */
+/** Fields of /proc/<pid>/stat after the command name: utime, stime, cutime, cstime are 11 to 14. */
+const statFields = (pid: number | 'self') => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').map(Number);
+
+/** CPU seconds spent so far by this process, its waited-for children and its launcher's tree, or null off Linux. */
 function cpuSpent(): number | null {
-  let children: number;
+  let ticks: number;
   try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-    children = (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+    const self = statFields('self');
+    ticks = self[13]! + self[14]!;
+    const launcher = launcherPid();
+    if (launcher !== undefined) {
+      const l = statFields(launcher);
+      ticks += l[11]! + l[12]! + l[13]! + l[14]!;
+    }
   } catch {
     return null;
   }
   const own = process.cpuUsage();
-  return (own.user + own.system) / 1e6 + children;
+  return (own.user + own.system) / 1e6 + ticks / CLOCK_TICKS;
 }
 
 /** Adds up wall and CPU time over the conversions of a batch. */
@@ -187,8 +195,8 @@ const pagesOf = new Map<string, number>();
 
 /**
  * Runs one of our work functions on each PDF in turn, each in a job folder of its own, as the
- * pool would: one conversion at a time, so its wall time and its CPU time (this process and the
- * mutool and tesseract children it waits for) are the conversion's alone.
+ * pool would: one conversion at a time, so its wall time and its CPU time (this process, the
+ * tools' launcher and the mutool and tesseract runs it waits for) are the conversion's alone.
  */
 async function eachJob(pdfs: string[], work: string, call: (job: JobInput) => Promise<string>): Promise<{ outputs: Map<string, string>; seconds: number; cpu: number | null }> {
   const outputs = new Map<string, string>();
@@ -588,7 +596,7 @@ async function main(): Promise<void> {
   const first = overall[markdownEngines[0]!.id]!;
   lines.push(`Pages with tables: ${first.counted.teds / styles.length} of ${gt.size} in each style; pages with headings: ${first.counted.mhs / styles.length}. `
     + 'ms/page wall is the elapsed time per page, one conversion at a time, on a machine that other jobs may share. '
-    + 'ms/page CPU is the CPU time per page of the converting process and of the child processes it waits for (mutool for ours, pdftotext, the JVM of opendataloader-pdf with all its threads), '
+    + 'ms/page CPU is the CPU time per page of the converting process and of the tools it runs (mutool for ours, pdftotext, the JVM of opendataloader-pdf with all its threads), started as the service starts them, from a small launcher process whose own time counts too, '
     + 'measured around the conversion calls only: what the conversion costs on one core, whatever else the machine is doing. '
     + `opendataloader-pdf runs as one JVM per style batch, so its start-up is spread over the batch. Load average at the end of the run: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} on ${os.cpus().length} cores.`, '');
   const md = lines.join('\n');
