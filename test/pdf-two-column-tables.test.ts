@@ -72,6 +72,31 @@ describe('two-column pages: a table ruled only by row underlines', () => {
     expect(ascending(positions(md, ['# Permits', 'Alpha opens', 'Table 1: Permits by act', table, 'Beta follows', 'Gamma runs on', 'Omega closes']))).to.be.true();
     expect(md).to.not.contain('Field Notes Quarterly');
   });
+
+  it('a row whose two cells wrap side by side, every line with text in both columns: one row', { timeout: 30_000 }, async () => {
+    const headers = ['Reagents', 'Supplies and equipment'];
+    const rows = [[
+      'At each station: resuspended DNA or ethanol precipitates from the first part, shared by all groups; the restriction buffer and the enzyme mixture',
+      'A rack for the tubes, three small tubes, a micropipette with its tips, a beaker for waste and one filled with ice, a marker and a water bath',
+    ]];
+    const pdf = await pdfFromHtml(`<p>Alpha opens. ${PROSE}</p><p>Table 2: What each station needs</p>
+      <table>${[headers, ...rows].map((r) => `<tr><td>${r.join('</td><td>')}</td></tr>`).join('')}</table>
+      <p>Omega closes. ${Array.from({ length: 12 }, () => PROSE).join(' ')}</p>`);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title: 'Table 2: What each station needs', headers, rows }]);
+    const md = await markdownOf(pdf);
+    expect(md).to.contain([`| ${headers.join(' | ')} |`, '| --- | --- |', `| ${rows[0]!.join(' | ')} |`].join('\n'));
+  });
+
+  it('rows of one line each between a rule under the header and one at the foot: a row each', { timeout: 30_000 }, async () => {
+    const headers = ['Site', 'Wrens', 'Larks'];
+    const rows = [['North ridge', '14', '3'], ['South valley', '9', '12'], ['Lake shore', '21', '5'], ['Old quarry', '6', '8']];
+    const open = 'style="border-bottom: none"';
+    const pdf = await pdfFromHtml(`<p>Alpha opens. ${PROSE}</p><p>Table 3: Counts</p>
+      <table><tr><td>${headers.join('</td><td>')}</td></tr>
+      ${rows.map((r, k) => `<tr>${r.map((c) => `<td ${k < rows.length - 1 ? open : ''}>${c}</td>`).join('')}</tr>`).join('')}</table>
+      <p>Omega closes. ${Array.from({ length: 12 }, () => PROSE).join(' ')}</p>`);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title: 'Table 3: Counts', headers, rows }]);
+  });
 });
 
 describe('two-column pages: a table continued past a break', () => {

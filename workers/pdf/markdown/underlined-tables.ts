@@ -69,11 +69,38 @@ function cutRow(fragments: Fragment[], from: number, to: number, rule: number): 
 }
 
 /**
+ * Whether a band's lines are one row's cells wrapped line by line: in every column, the first
+ * word of each line would not have fitted at the end of the line above it, short of the
+ * column's widest line, as a line breaker leaves them. Rows of their own (the body between a
+ * head rule and a foot rule) leave room at the end of their lines.
+ */
+function wrappedLines(lines: Row[], columns: { x0: number; x1: number }[]): boolean {
+  let pairs = 0;
+  for (const c of columns) {
+    const pieces = lines.map((l) => l.fragments.filter((f) => f.x0 >= c.x0 - 2 && f.x0 < c.x1));
+    const right = Math.max(...pieces.flat().map((f) => f.x1));
+    for (let k = 1; k < pieces.length; k++) {
+      const above = pieces[k - 1]!, line = pieces[k]!;
+      if (!above.length || !line.length) continue;
+      const end = Math.max(...above.map((f) => f.x1));
+      const first = line[0]!;
+      const word = first.text.trimStart().split(/\s+/)[0]!;
+      const wordWidth = (first.x1 - first.x0) * word.length / Math.max(1, first.text.trim().length);
+      if (end + first.size * 0.25 + wordWidth <= right - 2) return false;
+      pairs++;
+    }
+  }
+  return pairs > 0;
+}
+
+/**
  * One rule-bounded band as logical rows: one row, its wrapped lines joined, except where a
- * later line has text in every column. That is a row of its own: a band holding several full
- * rows is the body between the rules of a table ruled only at its head and foot.
+ * later line has text in every column. That is a row of its own (a band holding several full
+ * rows is the body between the rules of a table ruled only at its head and foot), unless the
+ * band's lines are wrapped cells throughout.
  */
 function rowsOfBand(lines: Row[], columns: { x0: number; x1: number }[]): Row[][] {
+  if (wrappedLines(lines, columns)) return [lines];
   const full = (line: Row) => columns.every((c) => line.fragments.some((f) => f.x0 < c.x1 && f.x1 > c.x0));
   const out: Row[][] = [];
   lines.forEach((line, k) => {
