@@ -282,6 +282,23 @@ describe('pdf.markdown on borderless tables', () => {
   });
 });
 
+describe('pdf.markdown on two-column pages', () => {
+  it('a list item cut by the column break runs on into the right column: one item', { timeout: 20_000 }, async () => {
+    const items = [
+      'Place the tubes in a balanced configuration in the microcentrifuge and spin them for three minutes.',
+      'Carefully pour off the liquid from both tubes without disturbing the pellets, then invert the tubes and tap them gently on the surface of a clean paper towel to drain them thoroughly.',
+      'Briefly spin the tubes again to bring any remaining ethanol to the bottom of each tube, then use the micropipette to remove it, with a fresh tip for each tube, taking care not to disturb the pellet resting at the bottom of the tube while you work.',
+      'Allow the tubes to dry by leaving their caps open for five minutes.',
+    ];
+    // The second item's last lines open the right column.
+    const out = await convert(await pdfFromHtml(`<!doctype html><html><head><meta charset="utf-8"><style>
+      @page { size: A5; margin: 1.5cm 1.3cm; } body { font: 9.5pt/1.35 "Nimbus Sans"; columns: 2; column-gap: 0.7cm; }
+      </style></head><body><p>Alpha opens the page. The survey teams walked each transect at dawn and noted every bird they heard or saw along the way.</p>
+      <ol>${items.map((t) => `<li>${t}</li>`).join('')}</ol><p>Omega closes the page.</p></body></html>`));
+    expect(out.text).to.contain(items.map((t, k) => `${k + 1}. ${t}`).join('\n'));
+  });
+});
+
 describe('pdf.markdown on hard inputs', () => {
   it('answers a page without a text layer with an OCR note, not garbage', { timeout: 20_000 }, async () => {
     const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#c8d2e0' } }).png().toBuffer();

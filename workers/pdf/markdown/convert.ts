@@ -31,13 +31,13 @@ function restOfCutRow(tail: Cell[], head: Cell[]): boolean {
 }
 
 /**
- * Appends the blocks read after a column or page break: a paragraph cut by the break (no full
- * stop before it, a small letter after it) runs on into the first paragraph after it, and a
- * table right after a table of the same width is its continuation.
+ * Appends the blocks read after a column or page break: a paragraph or list item cut by the
+ * break (no full stop before it, a small letter after it) runs on into the first paragraph
+ * after it, and a table right after a table of the same width is its continuation.
  */
 export function appendBlocks(into: Block[], blocks: Block[]): void {
   const last = into[into.length - 1], first = blocks[0];
-  if (last?.kind === 'paragraph' && first?.kind === 'paragraph') {
+  if ((last?.kind === 'paragraph' || last?.kind === 'item') && first?.kind === 'paragraph') {
     const tail = last.spans.map((s) => s.text).join('').trimEnd();
     const head = first.spans.map((s) => s.text).join('').trimStart();
     if (!/[.!?:]$/.test(tail) && /^[a-z]/.test(head)) {
