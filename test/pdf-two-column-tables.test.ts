@@ -87,6 +87,24 @@ describe('two-column pages: a table ruled only by row underlines', () => {
     expect(md).to.contain([`| ${headers.join(' | ')} |`, '| --- | --- |', `| ${rows[0]!.join(' | ')} |`].join('\n'));
   });
 
+  it('a page holding only a table that runs on into the right column, its top there higher than the left column\'s table: the left column\'s rows first, the cut row whole', { timeout: 30_000 }, async () => {
+    const headers = ['Park', 'Listed', 'Boxes allowed', 'Limits on visitors\' boxes'];
+    const rows = [
+      ['Ashdown', 'Y', 'Y', 'Boxes must be hung at least two metres above the path and taken down after the nesting season ends in late summer, each marked with the warden\'s number.'],
+      ['Brecon', 'N', 'Y', 'No boxes within ten metres of the lake shore; a warden\'s written consent is needed for boxes near the old quarry or on any tree marked for felling this year.'],
+      ['Cannock', 'N', 'N', 'Visitors may not hang boxes of their own. The park\'s own boxes are cleaned each winter by volunteers, who record every nest found and report it to the county recorder.'],
+      ['Dartmoor', 'Y', 'Y', 'Boxes only on the edge of the woodland, at most three to a visitor, each marked with a number the warden issues on request at the gate.'],
+      ['Exmoor', 'Y', 'N', 'None may be hung, and boxes found are removed by the wardens at the end of each month.'],
+      ['Forest', 'N', 'Y', 'Boxes of untreated wood only, hung facing north-east, away from the afternoon sun and the prevailing wind.'],
+    ];
+    const title = 'Table 8: Limits on nest boxes by park';
+    // Cannock's row is cut at the foot of the left column; its rest opens the right column.
+    const pdf = await pdfFromHtml(`<p>${title}</p><table>${[headers, ...rows].map((r) => `<tr><td>${r.join('</td><td>')}</td></tr>`).join('')}</table>`);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title, headers, rows }]);
+    const md = await markdownOf(pdf);
+    expect(ascending(positions(md, [title, [`| ${headers.join(' | ')} |`, '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')]))).to.be.true();
+  });
+
   it('rows of one line each between a rule under the header and one at the foot: a row each', { timeout: 30_000 }, async () => {
     const headers = ['Site', 'Wrens', 'Larks'];
     const rows = [['North ridge', '14', '3'], ['South valley', '9', '12'], ['Lake shore', '21', '5'], ['Old quarry', '6', '8']];

@@ -117,7 +117,8 @@ function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: n
  */
 function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePage = false): Gutter | undefined {
   const width = box.x1 - box.x0;
-  if (width < pageWidth * 0.45 || fragments.length < 6) return undefined;
+  // Too few pieces to show columns, unless drawn tables (one piece each) are among them.
+  if (width < pageWidth * 0.45 || (fragments.length < 6 && !fragments.some((f) => f.table))) return undefined;
   const start = Math.floor(box.x0);
   const cells = Math.ceil(box.x1) - start + 1;
   const mark = (list: Iterable<Fragment>): Uint16Array => {
@@ -157,6 +158,8 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
         };
         const a = prose(left), b = prose(right);
         if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return { x: cut, carriedOn: false };
+        // A drawn table on each side of a strip that nothing crosses: two columns of tables.
+        if (!byStart && left.some((f) => f.table) && right.some((f) => f.table)) return { x: cut, carriedOn: false };
         if (byStart && continuedInNextColumn(left, right, pageWidth)) return { x: cut, carriedOn: true };
         continue;
       }
