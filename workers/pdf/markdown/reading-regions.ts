@@ -76,6 +76,16 @@ function sides(fragments: Fragment[], { x: cut, carriedOn }: Gutter, width: numb
   return [left.concat(right.filter(spilled)), right.filter((f) => !spilled(f))];
 }
 
+/** Whether a sorted list holds a value within `tolerance` of `x` (a binary search). */
+function nearAny(sorted: number[], x: number, tolerance: number): boolean {
+  let lo = 0, hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x - tolerance) lo = mid + 1; else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo]! <= x + tolerance;
+}
+
 /**
  * Whether the right side of a cut is the left side's table carried on in the next column. A
  * column holding only a table shows no gutter of running text, but the carried-on part keeps
@@ -91,23 +101,33 @@ function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: n
   if (Math.abs(a[0]!.y0 - b[0]!.y0) > lineHeight * 2) return false;
   const ownRowsOpen = (rows: Row[], other: Row[]) => {
     const cellRows = rows.filter((r) => r.fragments.length >= 2);
-    const firstColumn = Math.min(...cellRows.map((r) => r.x0));
+    const firstColumn = cellRows.reduce((x, r) => Math.min(x, r.x0), Infinity);
     const opening = cellRows.filter((r) => r.x0 <= firstColumn + 2);
-    const apart = opening.filter((r) => !other.some((s) => Math.abs(s.base - r.base) <= 0.3)).length;
+    const bases = other.map((s) => s.base).sort((p, q) => p - q);
+    const apart = opening.filter((r) => !nearAny(bases, r.base, 0.3)).length;
     return opening.length >= 2 && apart >= opening.length * 0.7;
   };
   if (!ownRowsOpen(a, b) || !ownRowsOpen(b, a)) return false;
+  // The pitch that moves the most of the right side's cell starts onto the left side's (whole
+  // points, one either way), counted over every pair of starts in one pass.
   const starts = (side: Fragment[]) => [...new Set(side.map((f) => Math.round(f.x0)))];
   const from = starts(left), to = starts(right);
-  let best = 0;
+  const pairs = new Map<number, number>();
   for (const l of from) {
     for (const r of to) {
       const pitch = r - l;
-      if (pitch < pageWidth * 0.35 || pitch > pageWidth * 0.55) continue;
-      best = Math.max(best, to.filter((x) => from.some((y) => Math.abs(y + pitch - x) <= 1.5)).length);
+      if (pitch >= pageWidth * 0.35 && pitch <= pageWidth * 0.55) pairs.set(pitch, (pairs.get(pitch) ?? 0) + 1);
     }
   }
-  return best >= 2 && best >= to.length * 0.6;
+  let pitch = 0, most = 0;
+  for (const p of pairs.keys()) {
+    const n = (pairs.get(p - 1) ?? 0) + pairs.get(p)! + (pairs.get(p + 1) ?? 0);
+    if (n > most) { most = n; pitch = p; }
+  }
+  if (!most) return false;
+  const fromSet = new Set(from);
+  const moved = to.filter((x) => [-1, 0, 1].some((d) => fromSet.has(x - pitch + d))).length;
+  return moved >= 2 && moved >= to.length * 0.6;
 }
 
 /**

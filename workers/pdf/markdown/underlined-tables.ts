@@ -78,11 +78,11 @@ function wrappedLines(lines: Row[], columns: { x0: number; x1: number }[]): bool
   let pairs = 0;
   for (const c of columns) {
     const pieces = lines.map((l) => l.fragments.filter((f) => f.x0 >= c.x0 - 2 && f.x0 < c.x1));
-    const right = Math.max(...pieces.flat().map((f) => f.x1));
+    const right = pieces.reduce((x, line) => line.reduce((y, f) => Math.max(y, f.x1), x), -Infinity);
     for (let k = 1; k < pieces.length; k++) {
       const above = pieces[k - 1]!, line = pieces[k]!;
       if (!above.length || !line.length) continue;
-      const end = Math.max(...above.map((f) => f.x1));
+      const end = above.reduce((x, f) => Math.max(x, f.x1), -Infinity);
       const first = line[0]!;
       const word = first.text.trimStart().split(/\s+/)[0]!;
       const wordWidth = (first.x1 - first.x0) * word.length / Math.max(1, first.text.trim().length);
