@@ -52,6 +52,24 @@ function positions(text: string, markers: string[]): number[] {
 
 const ascending = (list: number[]) => list.every((v, k) => k === 0 || v > list[k - 1]!);
 
+/** A table's HTML, one row per list, the first being the header. */
+const tableHtml = (headers: string[], rows: string[][], className = '') =>
+  `<table${className ? ` class="${className}"` : ''}>${[headers, ...rows].map((r) => `<tr><td>${r.join('</td><td>')}</td></tr>`).join('')}</table>`;
+
+/** The same table as the Markdown converter writes it. */
+const markdownTable = (headers: string[], rows: string[][]) =>
+  [`| ${headers.join(' | ')} |`, `|${' --- |'.repeat(headers.length)}`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+
+/** Parks and the limits on visitors' nest boxes: long cells that wrap in a narrow column. */
+const PARK_HEADERS = ['Park', 'Listed', 'Boxes allowed', 'Limits on visitors\' boxes'];
+const parkRows = (exmoor: string) => [
+  ['Ashdown', 'Y', 'Y', 'Boxes must be hung at least two metres above the path and taken down after the nesting season ends in late summer.'],
+  ['Brecon', 'N', 'Y', 'No boxes within ten metres of the lake shore; a warden\'s written consent is needed for boxes near the old quarry or on any tree marked for felling.'],
+  ['Cannock', 'N', 'N', 'Visitors may not hang boxes of their own. The park\'s own boxes are cleaned each winter by volunteers, who record every nest found and report it to the county recorder.'],
+  ['Dartmoor', 'Y', 'Y', 'Boxes only on the edge of the woodland, at most three to a visitor, each marked with a number the warden issues on request at the gate.'],
+  ['Exmoor', 'Y', 'N', exmoor],
+];
+
 describe('two-column pages: a table ruled only by row underlines', () => {
   it('keeps every line of a wrapped cell in its row, down to the row\'s own rule, and reads the text around the table in order', { timeout: 30_000 }, async () => {
     const pdf = await pdfFromHtml(`<h1>Permits</h1><p>Alpha opens the left column. ${PROSE}</p>
@@ -88,7 +106,7 @@ describe('two-column pages: a table ruled only by row underlines', () => {
   });
 
   it('a page holding only a table that runs on into the right column, its top there higher than the left column\'s table: the left column\'s rows first, the cut row whole', { timeout: 30_000 }, async () => {
-    const headers = ['Park', 'Listed', 'Boxes allowed', 'Limits on visitors\' boxes'];
+    const headers = PARK_HEADERS;
     const rows = [
       ['Ashdown', 'Y', 'Y', 'Boxes must be hung at least two metres above the path and taken down after the nesting season ends in late summer, each marked with the warden\'s number.'],
       ['Brecon', 'N', 'Y', 'No boxes within ten metres of the lake shore; a warden\'s written consent is needed for boxes near the old quarry or on any tree marked for felling this year.'],
@@ -99,10 +117,9 @@ describe('two-column pages: a table ruled only by row underlines', () => {
     ];
     const title = 'Table 8: Limits on nest boxes by park';
     // Cannock's row is cut at the foot of the left column; its rest opens the right column.
-    const pdf = await pdfFromHtml(`<p>${title}</p><table>${[headers, ...rows].map((r) => `<tr><td>${r.join('</td><td>')}</td></tr>`).join('')}</table>`);
+    const pdf = await pdfFromHtml(`<p>${title}</p>${tableHtml(headers, rows)}`);
     expect(await tablesOf(pdf)).to.equal([{ page: 1, title, headers, rows }]);
-    const md = await markdownOf(pdf);
-    expect(ascending(positions(md, [title, [`| ${headers.join(' | ')} |`, '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')]))).to.be.true();
+    expect(ascending(positions(await markdownOf(pdf), [title, markdownTable(headers, rows)]))).to.be.true();
   });
 
   it('rows of one line each between a rule under the header and one at the foot: a row each', { timeout: 30_000 }, async () => {
@@ -197,42 +214,28 @@ describe('two-column pages: borderless tables (no rules, cells aligned only)', (
   });
 
   it('a page holding only a table that runs on into the right column: one table, every cell in its row', { timeout: 30_000 }, async () => {
-    const headers = ['Park', 'Listed', 'Boxes allowed', 'Limits on visitors\' boxes'];
-    const rows = [
-      ['Ashdown', 'Y', 'Y', 'Boxes must be hung at least two metres above the path and taken down after the nesting season ends in late summer.'],
-      ['Brecon', 'N', 'Y', 'No boxes within ten metres of the lake shore; a warden\'s written consent is needed for boxes near the old quarry or on any tree marked for felling.'],
-      ['Cannock', 'N', 'N', 'Visitors may not hang boxes of their own. The park\'s own boxes are cleaned each winter by volunteers, who record every nest found and report it to the county recorder.'],
-      ['Dartmoor', 'Y', 'Y', 'Boxes only on the edge of the woodland, at most three to a visitor, each marked with a number the warden issues on request at the gate.'],
-      ['Exmoor', 'Y', 'N', 'None.'],
-    ];
+    const headers = PARK_HEADERS, rows = parkRows('None.');
     const title = 'Table 7: Restrictions on keeping nest boxes by visitors in parks';
     // The left column ends with Brecon's row; Cannock's opens the right column.
     const pdf = await pdfFromHtml(`<p>${title}</p>
-      <table class="plain">${[headers, ...rows].map((r) => `<tr><td>${r.join('</td><td>')}</td></tr>`).join('')}</table>`);
+      ${tableHtml(headers, rows, 'plain')}`);
     expect(await tablesOf(pdf)).to.equal([{ page: 1, title, headers, rows }]);
     const md = await markdownOf(pdf);
-    const table = [`| ${headers.join(' | ')} |`, '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+    const table = markdownTable(headers, rows);
     expect(ascending(positions(md, [title, table]))).to.be.true();
   });
 
   it('a table that runs on into the right column, where the break left a row\'s cell empty and carried its text over whole: the text in its row; a paragraph cut by a column break is one paragraph', { timeout: 30_000 }, async () => {
-    const headers = ['Park', 'Listed', 'Boxes allowed', 'Limits on visitors\' boxes'];
-    const rows = [
-      ['Ashdown', 'Y', 'Y', 'Boxes must be hung at least two metres above the path and taken down after the nesting season ends in late summer.'],
-      ['Brecon', 'N', 'Y', 'No boxes within ten metres of the lake shore; a warden\'s written consent is needed for boxes near the old quarry or on any tree marked for felling.'],
-      ['Cannock', 'N', 'N', 'Visitors may not hang boxes of their own. The park\'s own boxes are cleaned each winter by volunteers, who record every nest found and report it to the county recorder.'],
-      ['Dartmoor', 'Y', 'Y', 'Boxes only on the edge of the woodland, at most three to a visitor, each marked with a number the warden issues on request at the gate.'],
-      ['Exmoor', 'Y', 'N', 'None may be hung.'],
-    ];
+    const headers = PARK_HEADERS, rows = parkRows('None may be hung.');
     const title = 'Table 7: Restrictions on keeping nest boxes by visitors in selected parks';
     // The prose after the table fills the next page, so the columns are not balanced: the left
     // column ends with Cannock's first three cells and its fourth opens the right column.
     const pdf = await pdfFromHtml(`<p>${title}</p>
-      <table class="plain">${[headers, ...rows].map((r) => `<tr><td>${r.join('</td><td>')}</td></tr>`).join('')}</table>
+      ${tableHtml(headers, rows, 'plain')}
       <p>Omega closes. ${Array.from({ length: 12 }, () => PROSE).join(' ')}</p>`);
     expect(await tablesOf(pdf)).to.equal([{ page: 1, title, headers, rows }]);
     const md = await markdownOf(pdf);
-    const table = [`| ${headers.join(' | ')} |`, '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+    const table = markdownTable(headers, rows);
     expect(ascending(positions(md, [title, table, 'Omega closes']))).to.be.true();
     // The closing paragraph runs from the next page's left column into its right one: one paragraph.
     expect(md).to.contain(`Omega closes. ${Array.from({ length: 12 }, () => PROSE).join(' ')}\n`);
