@@ -49,6 +49,8 @@ const LAUNCHER_ENTRY = fileURLToPath(new URL('./launcher.js', import.meta.url));
 const LAUNCHER_GRACE_MS = 2000;
 
 let launcher: Launcher | undefined;
+/** Every launcher started and not yet exited, the current one and any retired ones. */
+const running = new Set<Launcher>();
 let nextRunId = 1;
 // Set in the launcher process itself, and by benchmarks that count their children's CPU time.
 // (Where a launcher cannot start, each run falls back to this process on its own.)
@@ -71,6 +73,7 @@ function startLauncher(): Launcher | undefined {
     return undefined;
   }
   const started: Launcher = { process: child, pending: new Map(), retired: false };
+  running.add(started);
   child.on('message', (message: LaunchMessage) => {
     if (message.type === 'retire') {
       started.retired = true;
@@ -92,6 +95,7 @@ function startLauncher(): Launcher | undefined {
     else run.reject(new RunFailure(message.failure.kind, run.tool, message.failure.message));
   });
   const lost = () => {
+    running.delete(started);
     if (launcher === started) launcher = undefined;
     for (const [id, run] of started.pending) {
       started.pending.delete(id);
@@ -119,8 +123,13 @@ function runsChanged(l: Launcher): void {
   if (l.retired && l.pending.size === 0 && l.process.connected) l.process.disconnect();
 }
 
-/** The process id of this thread's launcher while one runs (a benchmark adds up its CPU time). */
-export function launcherPid(): number | undefined { return launcher?.process.pid; }
+/**
+ * The process ids of this thread's launchers still running, retired ones included (a benchmark
+ * adds up their CPU time; a launcher's time moves to this process's children's once it exits).
+ */
+export function launcherPids(): number[] {
+  return [...running].flatMap((l) => (l.process.pid === undefined ? [] : [l.process.pid]));
+}
 
 /** Starts this thread's launcher ahead of the first tool, so the first job does not wait for it. */
 export function warmLauncher(): void {

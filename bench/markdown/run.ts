@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
-import { launcherPid, RunFailure, runTool, warmLauncher } from '../../tools/runner.js';
+import { launcherPids, RunFailure, runTool, warmLauncher } from '../../tools/runner.js';
 import type { JobInput } from '../../core/job.js';
 import { canonicalize, cellCounts, cellF1, scorePage, type CellCounts, type PageScores, type ShapedTable } from './metrics.js';
 import { shapeTable } from '../../workers/pdf/markdown/tables.js';
@@ -115,17 +115,19 @@ const CLOCK_TICKS = (() => {
 /** Fields of /proc/<pid>/stat after the command name: utime, stime, cutime, cstime are 11 to 14. */
 const statFields = (pid: number | 'self') => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').map(Number);
 
-/** CPU seconds spent so far by this process, its waited-for children and its launcher's tree, or null off Linux. */
+/** CPU seconds spent so far by this process, its waited-for children and its launchers' trees, or null off Linux. */
 function cpuSpent(): number | null {
-  let ticks: number;
+  let ticks = 0;
+  // A launcher that has just exited has no stat file: its time is in this process's children's.
+  for (const pid of launcherPids()) {
+    try {
+      const l = statFields(pid);
+      ticks += l[11]! + l[12]! + l[13]! + l[14]!;
+    } catch { /* exited */ }
+  }
   try {
     const self = statFields('self');
-    ticks = self[13]! + self[14]!;
-    const launcher = launcherPid();
-    if (launcher !== undefined) {
-      const l = statFields(launcher);
-      ticks += l[11]! + l[12]! + l[13]! + l[14]!;
-    }
+    ticks += self[13]! + self[14]!;
   } catch {
     return null;
   }

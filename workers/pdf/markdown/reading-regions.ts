@@ -178,7 +178,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
         };
         const a = prose(left), b = prose(right);
         if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return { x: cut, carriedOn: false };
-        // A drawn table on each side of a strip that nothing crosses: two columns of tables.
+        // A drawn table on each side of the strip: two columns of tables, read one after the other.
         if (!byStart && left.some((f) => f.table) && right.some((f) => f.table)) return { x: cut, carriedOn: false };
         if (byStart && continuedInNextColumn(left, right, pageWidth)) return { x: cut, carriedOn: true };
         continue;
