@@ -466,8 +466,12 @@ describe('injected faults, each followed by a normal paid request', () => {
 
   it('a client that leaves while its paid HTTP job runs: the job stops, nothing is settled or charged', async () => {
     const leaving = new AbortController();
+    // The signal goes to the fetch that @x402/fetch wraps, not to the wrapped call: the wrapper
+    // sends a clone of the Request, and undici follows a clone's signal through a weak reference,
+    // so after a garbage collection an abort given to the call no longer reaches the paid request.
+    const leavingFetch = await t.payFetch('base', (input, init) => fetch(input, { ...init, signal: leaving.signal }));
     await leavesUncharged(
-      () => payFetch(`${t.url}/v1/pdf/render`, { method: 'POST', body: form([slow], { dpi: 300 }), signal: leaving.signal }),
+      () => leavingFetch(`${t.url}/v1/pdf/render`, { method: 'POST', body: form([slow], { dpi: 300 }) }),
       () => leaving.abort(),
     );
   });

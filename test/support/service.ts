@@ -23,7 +23,8 @@ export interface TestService {
   /** Every log line the service wrote. */
   logs: string[];
   tmpDir: string;
-  payFetch(chain?: 'base' | 'solana'): Promise<typeof fetch>;
+  /** The standard x402 fetch client paying on the chain, wrapping `base` (the global fetch unless given). */
+  payFetch(chain?: 'base' | 'solana', base?: typeof fetch): Promise<typeof fetch>;
   jobDirsLeft(): Promise<string[]>;
   /** A counter value from /metrics, e.g. metric('paydoc_jobs_total', { outcome: 'started' }). */
   metric(name: string, labels?: Record<string, string>): Promise<number>;
@@ -55,11 +56,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   service.app.config.baseUrl = url;
   return {
     service, url, rigs, evm, svm, logs, tmpDir,
-    async payFetch(chain = 'base') {
+    async payFetch(chain = 'base', base: typeof fetch = fetch) {
       const payer = await createPayer(chain === 'base'
         ? { chain, evmKey: evm.payerKey }
         : { chain, svmKey: svm!.payerSecretKey, svmRpcUrl: svm!.rpcUrl });
-      return wrapFetchWithPayment(fetch, payer) as typeof fetch;
+      return wrapFetchWithPayment(base, payer) as typeof fetch;
     },
     jobDirsLeft: () => leftoverJobDirs(tmpDir),
     async metric(name, labels = {}) {
