@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { runTool } from '../tools/runner.js';
 import { markdown } from '../workers/pdf/markdown/index.js';
 import { convertStext } from '../workers/pdf/markdown/convert.js';
+import { blocksOf } from '../workers/pdf/markdown/structure.js';
 import { plannedJob, TEST_SETTINGS } from './support/jobs.js';
 
 export const lab = Lab.script();
@@ -300,6 +301,12 @@ describe('pdf.markdown on two-column pages', () => {
 });
 
 describe('pdf.markdown on hard inputs', () => {
+  it('reads a region of 250,000 lines, more than one call takes as arguments, as one paragraph', () => {
+    const line = (k: number) => ({ x0: 50, x1: 90, y0: k * 1.2, y1: k * 1.2 + 1, size: 1, spans: [{ text: 'a', bold: false, italic: false, mono: false }], text: 'a', bold: false, italic: false, mono: false, charWidth: 0.5 });
+    const blocks = blocksOf(Array.from({ length: 250_000 }, (_, k) => line(k)), { bodySize: 1 });
+    expect(blocks.map((b) => b.kind)).to.equal(['paragraph']);
+  });
+
   it('answers a page without a text layer with an OCR note, not garbage', { timeout: 20_000 }, async () => {
     const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#c8d2e0' } }).png().toBuffer();
     const pdf = await pdfFromHtml(`<html><body><img src="data:image/png;base64,${png.toString('base64')}"></body></html>`);

@@ -2,7 +2,7 @@
 // up in columns split by empty gutters, built into cells, with spans for header cells over
 // several columns or rows. Tables drawn with rules are found in rules.ts.
 import type { Cell, Fragment, Row, Span } from './types.js';
-import { joinSpans, rowText, rowsOf } from './rows.js';
+import { greatestOf, joinSpans, leastOf, rowText, rowsOf } from './rows.js';
 import { BULLET, ORDERED } from './list-markers.js';
 
 /** A table found among a region's rows: its first and last row, and its columns. */
@@ -289,7 +289,7 @@ export function cellsOfRows(groups: Row[][], columns: { x0: number; x1: number }
     if (spanning.length) {
       const under = new Set<number>();
       for (const p of spanning) for (let c = p.first; c <= p.last; c++) under.add(c);
-      const cut = Math.max(...spanning.map((p) => p.f.y1));
+      const cut = greatestOf(spanning, (p) => p.f.y1);
       const lower = placed.filter((p) => p.f.y0 >= cut - 0.5 && p.last === p.first && under.has(p.first));
       if (lower.length && lower.length < placed.length) {
         const upper = placed.filter((p) => !lower.includes(p));
@@ -367,8 +367,8 @@ export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] 
     let a = rowsOf(out[k]!), b = rowsOf(out[k + 1]!);
     if (a.length < 2 || !b.length || [a[a.length - 1]!, b[0]!].some((r) => r.fragments.some((f) => f.table))) continue;
     // The next column: to the right, and starting above where this one ends.
-    const offset = Math.min(...b.map((r) => r.x0)) - Math.min(...a.map((r) => r.x0));
-    if (offset < (Math.max(...a.map((r) => r.x1)) - Math.min(...a.map((r) => r.x0))) * 0.3 || b[0]!.y0 > a[a.length - 1]!.y0) continue;
+    const offset = leastOf(b, (r) => r.x0) - leastOf(a, (r) => r.x0);
+    if (offset < (greatestOf(a, (r) => r.x1) - leastOf(a, (r) => r.x0)) * 0.3 || b[0]!.y0 > a[a.length - 1]!.y0) continue;
     if (b[0]!.fragments.length === 1) {
       if (!moveRestOfCutRow(out, k, a, b, offset)) continue;
       a = rowsOf(out[k]!); b = rowsOf(out[k + 1]!);

@@ -1,6 +1,7 @@
 // Markdown text for blocks: inline bold, italic, code and links; pipe tables when no cell
 // spans columns, HTML tables when one does; fenced code; nested list indentation.
 import type { Block, Cell, Span } from './types.js';
+import { greatestOf } from './rows.js';
 
 function wrap(text: string, open: string, close = open): string {
   const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(text)!;
@@ -49,7 +50,7 @@ function htmlEscape(text: string): string {
 
 function table(rows: Cell[][]): string {
   const spanning = rows.some((r) => r.some((c) => c.colspan > 1 || c.rowspan > 1));
-  const width = Math.max(...rows.map((r) => r.length));
+  const width = greatestOf(rows, (r) => r.length);
   if (!spanning) {
     const lines = rows.map((r, index) => {
       // Header cells are bold by convention; the header row says so already.

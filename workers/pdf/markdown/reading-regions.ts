@@ -1,7 +1,7 @@
 // Reading order of a page: a recursive XY cut into bands and text columns; the fragments
 // of each region are read top to bottom. A table's own gutters do not make columns.
 import type { Fragment, Row } from './types.js';
-import { rowsOf } from './rows.js';
+import { leastOf, rowsOf } from './rows.js';
 
 interface Box { x0: number; x1: number; y0: number; y1: number }
 
@@ -101,7 +101,7 @@ function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: n
   if (Math.abs(a[0]!.y0 - b[0]!.y0) > lineHeight * 2) return false;
   const ownRowsOpen = (rows: Row[], other: Row[]) => {
     const cellRows = rows.filter((r) => r.fragments.length >= 2);
-    const firstColumn = cellRows.reduce((x, r) => Math.min(x, r.x0), Infinity);
+    const firstColumn = leastOf(cellRows, (r) => r.x0);
     const opening = cellRows.filter((r) => r.x0 <= firstColumn + 2);
     const bases = other.map((s) => s.base).sort((p, q) => p - q);
     const apart = opening.filter((r) => !nearAny(bases, r.base, 0.3)).length;

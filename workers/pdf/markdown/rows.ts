@@ -3,6 +3,13 @@
 import type { Fragment, Row, Span } from './types.js';
 import { lineEndHyphen } from './hyphens.js';
 
+/**
+ * The least and the greatest of a value over a list, folded rather than spread into arguments:
+ * a hostile page can hold more rows than one call takes arguments.
+ */
+export const leastOf = <T>(list: readonly T[], value: (item: T) => number): number => list.reduce((m, item) => Math.min(m, value(item)), Infinity);
+export const greatestOf = <T>(list: readonly T[], value: (item: T) => number): number => list.reduce((m, item) => Math.max(m, value(item)), -Infinity);
+
 /** Groups fragments whose vertical centres fall within one another's band into rows, top to bottom. */
 export function rowsOf(fragments: Fragment[]): Row[] {
   const sorted = [...fragments].sort((a, b) => (a.y0 + a.y1) - (b.y0 + b.y1));

@@ -2,7 +2,7 @@
 // that touch form grids, and a grid of two or more boxes is a table whose cells are
 // the grid's boxes, merged wherever the rule between two boxes is missing (spanning cells).
 import type { Cell, Fragment, Rect, Rule, Span, TableCells } from './types.js';
-import { joinSpans, rowsOf } from './rows.js';
+import { greatestOf, joinSpans, leastOf, rowsOf } from './rows.js';
 
 export interface Rules { horizontal: Rule[]; vertical: Rule[] }
 
@@ -85,7 +85,7 @@ function grids(rules: Rules): Grid[] {
     const ys = clusters(g.h.map((r) => r.at));
     // Column rules running past the first or last row rule: a row cut by a page or column
     // break, whose open side closes the grid.
-    const top = Math.min(...g.v.map((r) => r.from)), bottom = Math.max(...g.v.map((r) => r.to));
+    const top = leastOf(g.v, (r) => r.from), bottom = greatestOf(g.v, (r) => r.to);
     const openTop = top < ys[0]! - 3, openBottom = bottom > ys[ys.length - 1]! + 3;
     if (openTop) { ys.unshift(top); g.h.push({ at: top, from: xs[0]!, to: xs[xs.length - 1]! }); }
     if (openBottom) { ys.push(bottom); g.h.push({ at: bottom, from: xs[0]!, to: xs[xs.length - 1]! }); }

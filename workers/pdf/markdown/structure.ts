@@ -2,7 +2,7 @@
 // list items with nesting, code blocks and tables (a ruled table arrives as one fragment,
 // from rules.ts; the others are found from column alignment, in aligned-tables.ts).
 import type { Block, Fragment, Row } from './types.js';
-import { joinSpans, rowSpans, rowText, rowsOf } from './rows.js';
+import { greatestOf, joinSpans, leastOf, rowSpans, rowText, rowsOf } from './rows.js';
 import { attachMarkers, BULLET, ORDERED } from './list-markers.js';
 import { buildTable, findTables, type TableFound } from './aligned-tables.js';
 
@@ -63,7 +63,7 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
   }
   steps.sort((a, b) => a - b);
   const step = steps.length ? steps[Math.floor(steps.length * 0.3)]! : body * 1.25;
-  const left = Math.min(...rows.map((r) => r.x0));
+  const left = leastOf(rows, (r) => r.x0);
 
   const blocks: Block[] = [];
   let current: { kind: 'text' | 'item' | 'code'; rows: Row[]; depth: number; ordered: boolean; marker: string; markerX: number } | undefined;
@@ -73,7 +73,7 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
     if (!current) return;
     const c = current; current = undefined;
     if (c.kind === 'code') {
-      const minX = Math.min(...c.rows.map((r) => r.x0));
+      const minX = leastOf(c.rows, (r) => r.x0);
       blocks.push({ kind: 'code', lines: c.rows.map((r) => codeLine(r, minX)) });
       return;
     }
@@ -85,7 +85,7 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
       return;
     }
     const text = spans.map((s) => s.text).join('').trim();
-    const size = Math.max(...c.rows.map((r) => r.size));
+    const size = greatestOf(c.rows, (r) => r.size);
     const allBold = c.rows.every((r) => r.fragments.every((f) => f.bold));
     const big = size >= body * 1.12 && c.rows.every((r) => r.size >= body * 1.12);
     if (text && text.length < 250 && (big || (allBold && c.rows.length <= 2 && text.length < 120 && !/[.,;:]$/.test(text) && size >= body - 0.6))) {

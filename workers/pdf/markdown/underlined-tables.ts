@@ -5,7 +5,7 @@
 // for borderless tables (aligned-tables.ts).
 import type { Cell, Fragment, Row, Rule } from './types.js';
 import type { RuledTable } from './rules.js';
-import { rowsOf } from './rows.js';
+import { greatestOf, rowsOf } from './rows.js';
 import { cellsOfRows, columnsOf } from './aligned-tables.js';
 
 /** Rules shorter than this are underlined words or marks, not the width of a table. */
@@ -78,11 +78,11 @@ function wrappedLines(lines: Row[], columns: { x0: number; x1: number }[]): bool
   let pairs = 0;
   for (const c of columns) {
     const pieces = lines.map((l) => l.fragments.filter((f) => f.x0 >= c.x0 - 2 && f.x0 < c.x1));
-    const right = pieces.reduce((x, line) => line.reduce((y, f) => Math.max(y, f.x1), x), -Infinity);
+    const right = greatestOf(pieces.flat(), (f) => f.x1);
     for (let k = 1; k < pieces.length; k++) {
       const above = pieces[k - 1]!, line = pieces[k]!;
       if (!above.length || !line.length) continue;
-      const end = above.reduce((x, f) => Math.max(x, f.x1), -Infinity);
+      const end = greatestOf(above, (f) => f.x1);
       const first = line[0]!;
       const word = first.text.trimStart().split(/\s+/)[0]!;
       const wordWidth = (first.x1 - first.x0) * word.length / Math.max(1, first.text.trim().length);
