@@ -371,7 +371,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     expect(await noneDrawing()).to.be.true();
     await recovered();
     // piscina starts the replacements as the dead threads' exits reach it, which a busy machine delays.
-    for (let i = 0; i < 200 && piscina.threads.length < t.service.app.config.workers; i++) await delay(50);
+    for (let i = 0; i < 600 && piscina.threads.length < t.service.app.config.workers; i++) await delay(50);
     expect(piscina.threads.length).to.equal(t.service.app.config.workers);
     // The dead threads' tool launchers went with them: one per live thread and one for the front end.
     expect(await launchersAtMost(t.service.app.config.workers + 1)).to.be.true();
