@@ -82,6 +82,16 @@ async function launchersAtMost(count: number, timeoutMs = 10_000): Promise<boole
   return false;
 }
 
+/** Whether `count` pages are being drawn at the same moment (each job draws in its own thread). */
+async function drawingAtOnce(count: number, timeoutMs = 30_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if ((await children()).filter(isDrawing).length >= count) return true;
+    await delay(50);
+  }
+  return false;
+}
+
 async function noneDrawing(timeoutMs = 10_000): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -360,7 +370,8 @@ describe('injected faults, each followed by a normal paid request', () => {
     await recovered();
   });
 
-  it('a worker thread dies mid-job: 500 JOB_FAILED, nothing charged, its subprocess is gone, the pool replaces the thread', async () => {
+  it('a worker thread dies mid-job: 500 JOB_FAILED, nothing charged, its subprocess is gone, the pool runs as many jobs at once as before', async () => {
+    const { workers } = t.service.app.config;
     const before = await payer();
     const pending = slowRender();
     await waitForDrawing();
@@ -370,11 +381,21 @@ describe('injected faults, each followed by a normal paid request', () => {
     await failedUncharged(pending, before);
     expect(await noneDrawing()).to.be.true();
     await recovered();
-    // piscina starts the replacements as the dead threads' exits reach it, which a busy machine delays.
-    for (let i = 0; i < 600 && piscina.threads.length < t.service.app.config.workers; i++) await delay(50);
-    expect(piscina.threads.length).to.equal(t.service.app.config.workers);
     // The dead threads' tool launchers went with them: one per live thread and one for the front end.
-    expect(await launchersAtMost(t.service.app.config.workers + 1)).to.be.true();
+    expect(await launchersAtMost(workers + 1)).to.be.true();
+    // Paid renders, one per configured worker, draw side by side: the dead threads were replaced
+    // (piscina starts a replacement as a dead thread's exit reaches it, or else when work waits).
+    // Their client then leaves, so nothing is charged for them.
+    const beforeRenders = await payer();
+    const leaving = new AbortController();
+    const leavingFetch = await t.payFetch('base', (input, init) => fetch(input, { ...init, signal: leaving.signal }));
+    const renders = Array.from({ length: workers }, () => leavingFetch(`${t.url}/v1/pdf/render`, { method: 'POST', body: form([slow], { dpi: 300 }) }).catch((err: unknown) => err));
+    const together = await drawingAtOnce(workers);
+    leaving.abort();
+    await Promise.all(renders);
+    expect(together).to.be.true();
+    expect(await noneDrawing()).to.be.true();
+    expect(await payer()).to.equal(beforeRenders);
   });
 
   it('a binary killed mid-job (SIGKILL): 500 JOB_FAILED, nothing charged', async () => {
