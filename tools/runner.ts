@@ -14,13 +14,12 @@ import { killGroup, live, RunFailure, runToolHere, type RunFailureKind, type Run
 
 export { RunFailure, runToolHere, type RunFailureKind, type RunOptions, type RunResult } from './run-here.js';
 
-/** Kills every tool this thread started, and its launcher (a worker torn down must leave nothing running). */
+/** Kills every tool this thread started, and its launchers (a worker torn down must leave nothing running). */
 export function killAllChildren(): void {
   for (const pid of live) killGroup(pid);
   live.clear();
-  launcher?.process.kill('SIGKILL');
+  for (const l of running) l.process.kill('SIGKILL');
 }
-
 
 /** What crosses to the launcher: the run's options without the AbortSignal (cancel is a message). */
 export interface LaunchRequest { type: 'run'; id: number; tool: string; args: readonly string[]; options: Omit<RunOptions, 'signal'> }
