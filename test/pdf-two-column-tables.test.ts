@@ -27,6 +27,7 @@ const CSS = `
   td { border-bottom: .5pt solid #444; padding: 2pt 6pt 2pt 0; vertical-align: top; text-align: left; }
   .nowrap td { white-space: nowrap; }
   table.plain { font-size: 9.5pt; } table.plain td { border: none; padding: 2pt 8pt 2pt 0; }
+  table.ruled td { border: .5pt solid #444; padding: 2pt 4pt; } table.wide td { padding: 2pt 6pt; }
 `;
 
 const PROSE = 'The survey teams walked each transect at dawn and noted every bird they heard or saw along the way.';
@@ -183,6 +184,31 @@ describe('two-column pages: a table too wide for its column', () => {
     const md = await markdownOf(pdf);
     const table = [`| ${headers.join(' | ')} |`, `|${' --- |'.repeat(7)}`, ...data.map((r) => `| ${r.join(' | ')} |`)].join('\n');
     expect(ascending(positions(md, ['# Totals', 'Alpha opens', table, 'Beta follows', 'Omega ends']))).to.be.true();
+  });
+});
+
+describe('two-column pages: a ruled table too wide for its column', () => {
+  const headers = ['Site', 'Spring', 'Summer', 'Autumn'];
+  const data = ['North ridge', 'South valley', 'Lake shore', 'Old quarry', 'River mouth', 'Pine wood', 'Salt marsh', 'Chalk down']
+    .map((site, k) => [site, String(120 - k), String(140 - 2 * k), String(98 + k)]);
+  // Its frame ends 2.5 pt short of the right column's text: the gutter is narrower than a word space.
+  const ruled = (rows: string[][]) => tableHtml(headers, rows, 'ruled nowrap wide');
+
+  it('its frame over the gutter and its last row carried to the top of the right column, text in both columns: one table, then the right column\'s text', { timeout: 30_000 }, async () => {
+    const title = 'Table 2: Birds counted by season';
+    const pdf = await pdfFromHtml(`<h1>Totals</h1><p>Alpha opens the left column. ${PROSE} ${PROSE}</p><p>${title}</p>
+      ${ruled(data)}<p>Beta follows the table. ${PROSE} ${PROSE} ${PROSE}</p><p>Omega ends. ${PROSE} ${PROSE} ${PROSE}</p>`);
+    expect(await tablesOf(pdf)).to.equal([{ page: 1, title, headers, rows: data }]);
+    const md = await markdownOf(pdf);
+    expect(ascending(positions(md, ['# Totals', 'Alpha opens', title, markdownTable(headers, data), 'Beta follows', 'Omega ends']))).to.be.true();
+  });
+
+  it('one set across both columns between two-column text: read after the text above it, before the text below it', { timeout: 30_000 }, async () => {
+    const pdf = await pdfFromHtml(`<p>Alpha opens the left column. ${PROSE} ${PROSE}</p><p>Beta ends the text above. ${PROSE} ${PROSE}</p>
+      <div style="column-span: all">${ruled(data.slice(0, 3))}</div>
+      <p>Gamma opens the text below. ${PROSE} ${PROSE}</p><p>Omega ends. ${PROSE} ${PROSE}</p>`);
+    const md = await markdownOf(pdf);
+    expect(ascending(positions(md, ['Alpha opens', 'Beta ends', markdownTable(headers, data.slice(0, 3)), 'Gamma opens', 'Omega ends']))).to.be.true();
   });
 });
 

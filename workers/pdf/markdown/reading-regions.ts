@@ -166,6 +166,12 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
   const test = (strips: { from: number; to: number }[], byStart = false): Gutter | undefined => {
     for (const strip of strips.slice(0, 3)) {
       const cut = start + (strip.from + strip.to) / 2;
+      // A drawn table crossing the cut overruns the left column when it reaches less than
+      // halfway into the right one and the right column's text runs on beside it; otherwise it
+      // is set across both columns, and there is no cut.
+      const overruns = (t: Fragment) => t.x1 < cut + (box.x1 - cut) / 2
+        && fragments.some((f) => f.x0 >= cut && !f.table && f.y0 < t.y1 && f.y1 > t.y0);
+      if (byStart && fragments.some((t) => t.table && t.x0 < cut && t.x1 > cut && !overruns(t))) continue;
       const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
       const right = fragments.filter((f) => f.x0 >= cut);
       if (wholePage) {
@@ -194,19 +200,23 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
   // A table spilling into the gutter: a strip crossed only by a few cells that continue a
   // row from the left, and by nothing else.
   const spilling = continuingCells(fragments, width);
-  if (!spilling.size) return undefined;
-  const solid = mark(fragments.filter((f) => !spilling.has(f)));
-  const allowed = Math.max(2, Math.round(fragments.length * 0.08));
-  const few = test(stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
-  if (few !== undefined) return few;
+  if (spilling.size) {
+    const solid = mark(fragments.filter((f) => !spilling.has(f)));
+    const allowed = Math.max(2, Math.round(fragments.length * 0.08));
+    const few = test(stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
+    if (few !== undefined) return few;
+  } else if (!fragments.some((f) => f.table)) {
+    return undefined;
+  }
   // A table too wide for its column overruns the gutter with a whole column of cells, even
-  // under the next column's text. The gutter still shows where nothing starts: the next
-  // column's lines all begin after it, and nothing but short cells (no line of running text)
-  // runs across it. Each piece then reads on the side where it starts.
+  // under the next column's text, or with its drawn frame. The gutter still shows where
+  // nothing starts: the next column's lines all begin after it, and nothing but short cells
+  // and drawn tables (no line of running text) runs across it. Each piece then reads on the
+  // side where it starts.
   const starts = new Uint16Array(cells);
   for (const f of fragments) {
     const a = Math.max(0, Math.floor(f.x0) - start);
-    if (f.x1 - f.x0 >= width * 0.3) {
+    if (f.x1 - f.x0 >= width * 0.3 && !f.table) {
       // A long line blocks every strip it runs over: it is running text, not a cell.
       const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
       for (let x = a; x <= b; x++) starts[x]!++;
