@@ -287,6 +287,13 @@ describe('two-column pages: borderless tables (no rules, cells aligned only)', (
     expect(await markdownOf(pdf)).to.not.contain('|');
   });
 
+  it('a numbered list of short contents lines in two columns, the heading over the left one setting its lines off the right one\'s: read column by column', { timeout: 30_000 }, async () => {
+    const items = ['Front matter 1', 'Reading the field notes and the older survey sheets 4', 'Counting at dawn 9', 'Transects 15', 'Wind 22',
+      'Nests 30', 'Owls 41', 'Seasons 52', 'Comparing the counts of the spring and the autumn 60', 'Sources 72'];
+    const pdf = await pdfFromHtml(`<h1 style="margin-bottom: 4pt">Contents</h1><ol>${items.map((t) => `<li>${t}</li>`).join('')}</ol>`);
+    expect(await markdownOf(pdf)).to.contain(`# Contents\n\n${items.map((t, k) => `${k + 1}. ${t}`).join('\n')}\n`);
+  });
+
   it('a table of one row whose second cell wraps over more lines than the first, each line as long as the table is wide: one row', { timeout: 30_000 }, async () => {
     const names = 'field_notes_2019_spring field_notes_2019_autumn survey_sheets_north_ridge survey_sheets_south_valley volunteer_logs_lake_shore';
     const pdf = await pdfFromHtml(`<p>Alpha opens. ${PROSE}</p><p>Table 5: Sources</p>

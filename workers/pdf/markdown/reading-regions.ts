@@ -131,6 +131,19 @@ function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: n
 }
 
 /**
+ * Whether two sides of an empty strip are columns of short lines (a list, contents) rather than
+ * a table's columns: a table's cells open each row on one baseline across its columns, while
+ * two columns set apart from each other, one opened by a heading, keep baselines of their own.
+ */
+function linesApart(left: Fragment[], right: Fragment[]): boolean {
+  const a = rowsOf(left), b = rowsOf(right);
+  if (a.length < 3 || b.length < 3) return false;
+  const [fewer, more] = a.length <= b.length ? [a, b] : [b, a];
+  const bases = more.map((r) => r.base).sort((p, q) => p - q);
+  return fewer.filter((r) => nearAny(bases, r.base, 1)).length <= fewer.length * 0.2;
+}
+
+/**
  * A vertical gutter that splits these fragments into two text columns, or undefined.
  * Tables also have gutters; a column of running text is told apart by its lines filling
  * most of the column's width and by both sides being wide.
@@ -184,6 +197,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
         };
         const a = prose(left), b = prose(right);
         if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return { x: cut, carriedOn: false };
+        if (!byStart && linesApart(left, right)) return { x: cut, carriedOn: false };
         // A drawn table on each side of the strip: two columns of tables, read one after the other.
         if (!byStart && left.some((f) => f.table) && right.some((f) => f.table)) return { x: cut, carriedOn: false };
         if (byStart && continuedInNextColumn(left, right, pageWidth)) return { x: cut, carriedOn: true };
@@ -191,6 +205,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
       }
       const a = fills(left), b = fills(right);
       if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return { x: cut, carriedOn: false };
+      if (!byStart && linesApart(left, right)) return { x: cut, carriedOn: false };
     }
     return undefined;
   };
