@@ -130,6 +130,23 @@ function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: n
   return moved >= 2 && moved >= to.length * 0.6;
 }
 
+/** A test of whether any of these fragments lies beside a box (overlaps its height), in logarithmic time. */
+function textBeside(fragments: Fragment[]): (box: Box) => boolean {
+  const sorted = [...fragments].sort((a, b) => a.y0 - b.y0);
+  const tops = sorted.map((f) => f.y0);
+  // For each fragment, the furthest-down bottom among it and those starting above it.
+  const bottoms: number[] = [];
+  for (const f of sorted) bottoms.push(Math.max(bottoms.at(-1) ?? -Infinity, f.y1));
+  return (box) => {
+    let lo = 0, hi = tops.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (tops[mid]! < box.y1) lo = mid + 1; else hi = mid;
+    }
+    return lo > 0 && bottoms[lo - 1]! > box.y0;
+  };
+}
+
 /**
  * Whether two sides of an empty strip are columns of short lines (a list, contents) rather than
  * a table's columns: a table's cells open each row on one baseline across its columns, while
@@ -182,9 +199,13 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
       // A drawn table crossing the cut overruns the left column when it reaches less than
       // halfway into the right one and the right column's text runs on beside it; otherwise it
       // is set across both columns, and there is no cut.
-      const overruns = (t: Fragment) => t.x1 < cut + (box.x1 - cut) / 2
-        && fragments.some((f) => f.x0 >= cut && !f.table && f.y0 < t.y1 && f.y1 > t.y0);
-      if (byStart && fragments.some((t) => t.table && t.x0 < cut && t.x1 > cut && !overruns(t))) continue;
+      if (byStart) {
+        const crossing = fragments.filter((t) => t.table && t.x0 < cut && t.x1 > cut);
+        if (crossing.length) {
+          const besideText = textBeside(fragments.filter((f) => f.x0 >= cut && !f.table));
+          if (crossing.some((t) => t.x1 >= cut + (box.x1 - cut) / 2 || !besideText(t))) continue;
+        }
+      }
       const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
       const right = fragments.filter((f) => f.x0 >= cut);
       if (wholePage) {
