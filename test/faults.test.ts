@@ -385,8 +385,10 @@ describe('injected faults, each followed by a normal paid request', () => {
     expect(await launchersAtMost(workers + 1)).to.be.true();
     // Paid renders, one per configured worker, draw side by side: the dead threads were replaced
     // (piscina starts a replacement as a dead thread's exit reaches it, or else when work waits).
-    // Their client then leaves, so nothing is charged for them.
+    // Their client then leaves: both jobs are stopped and nothing is charged for them.
     const beforeRenders = await payer();
+    const cancelled = await jobsEnded('cancelled');
+    const gone = await t.metric('paydoc_payments_total', { stage: 'cancelled_client_gone' });
     const leaving = new AbortController();
     const leavingFetch = await t.payFetch('base', (input, init) => fetch(input, { ...init, signal: leaving.signal }));
     const renders = Array.from({ length: workers }, () => leavingFetch(`${t.url}/v1/pdf/render`, { method: 'POST', body: form([slow], { dpi: 300 }) }).catch((err: unknown) => err));
@@ -394,6 +396,9 @@ describe('injected faults, each followed by a normal paid request', () => {
     leaving.abort();
     await Promise.all(renders);
     expect(together).to.be.true();
+    // Both cancellations are counted before the next test reads the counters.
+    expect(await metricReaches('paydoc_jobs_total', { outcome: 'cancelled' }, cancelled + workers)).to.be.true();
+    expect(await metricReaches('paydoc_payments_total', { stage: 'cancelled_client_gone' }, gone + workers)).to.be.true();
     expect(await noneDrawing()).to.be.true();
     expect(await payer()).to.equal(beforeRenders);
   });
