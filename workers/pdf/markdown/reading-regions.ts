@@ -76,14 +76,23 @@ function sides(fragments: Fragment[], { x: cut, carriedOn }: Gutter, width: numb
   return [left.concat(right.filter(spilled)), right.filter((f) => !spilled(f))];
 }
 
-/** Whether a sorted list holds a value within `tolerance` of `x` (a binary search). */
-function nearAny(sorted: number[], x: number, tolerance: number): boolean {
+/** The index of the first value in an ascending list that is at least `x` (a binary search). */
+function firstAtLeast(sorted: number[], x: number): number {
   let lo = 0, hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < x - tolerance) lo = mid + 1; else hi = mid;
+    if (sorted[mid]! < x) lo = mid + 1; else hi = mid;
   }
-  return lo < sorted.length && sorted[lo]! <= x + tolerance;
+  return lo;
+}
+
+/** Whether a row sits on a baseline of `rows`, within `tolerance`. */
+function onBaselineOf(rows: Row[], tolerance: number): (row: Row) => boolean {
+  const bases = rows.map((r) => r.base).sort((p, q) => p - q);
+  return (row) => {
+    const k = firstAtLeast(bases, row.base - tolerance);
+    return k < bases.length && bases[k]! <= row.base + tolerance;
+  };
 }
 
 /**
@@ -103,8 +112,8 @@ function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: n
     const cellRows = rows.filter((r) => r.fragments.length >= 2);
     const firstColumn = leastOf(cellRows, (r) => r.x0);
     const opening = cellRows.filter((r) => r.x0 <= firstColumn + 2);
-    const bases = other.map((s) => s.base).sort((p, q) => p - q);
-    const apart = opening.filter((r) => !nearAny(bases, r.base, 0.3)).length;
+    const shared = onBaselineOf(other, 0.3);
+    const apart = opening.filter((r) => !shared(r)).length;
     return opening.length >= 2 && apart >= opening.length * 0.7;
   };
   if (!ownRowsOpen(a, b) || !ownRowsOpen(b, a)) return false;
@@ -138,12 +147,8 @@ function textBeside(fragments: Fragment[]): (box: Box) => boolean {
   const bottoms: number[] = [];
   for (const f of sorted) bottoms.push(Math.max(bottoms.at(-1) ?? -Infinity, f.y1));
   return (box) => {
-    let lo = 0, hi = tops.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (tops[mid]! < box.y1) lo = mid + 1; else hi = mid;
-    }
-    return lo > 0 && bottoms[lo - 1]! > box.y0;
+    const above = firstAtLeast(tops, box.y1);
+    return above > 0 && bottoms[above - 1]! > box.y0;
   };
 }
 
@@ -156,8 +161,7 @@ function linesApart(left: Fragment[], right: Fragment[]): boolean {
   const a = rowsOf(left), b = rowsOf(right);
   if (a.length < 3 || b.length < 3) return false;
   const [fewer, more] = a.length <= b.length ? [a, b] : [b, a];
-  const bases = more.map((r) => r.base).sort((p, q) => p - q);
-  return fewer.filter((r) => nearAny(bases, r.base, 1)).length <= fewer.length * 0.2;
+  return fewer.filter(onBaselineOf(more, 1)).length <= fewer.length * 0.2;
 }
 
 /**
@@ -167,8 +171,9 @@ function linesApart(left: Fragment[], right: Fragment[]): boolean {
  */
 function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePage = false): Gutter | undefined {
   const width = box.x1 - box.x0;
+  const drawnTables = fragments.some((f) => f.table);
   // Too few pieces to show columns, unless drawn tables (one piece each) are among them.
-  if (width < pageWidth * 0.45 || (fragments.length < 6 && !fragments.some((f) => f.table))) return undefined;
+  if (width < pageWidth * 0.45 || (fragments.length < 6 && !drawnTables)) return undefined;
   const start = Math.floor(box.x0);
   const cells = Math.ceil(box.x1) - start + 1;
   const mark = (list: Iterable<Fragment>): Uint16Array => {
@@ -190,6 +195,13 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
     const full = rows.filter((r) => r.fragments.some((f) => f.x1 - f.x0 > sideWidth * 0.7)).length;
     return rows.length >= 3 ? full / rows.length : 0;
   };
+  // Lines of running text: one fragment across most of its side (table rows are several cells).
+  const prose = (side: Fragment[]): number => {
+    const b = bounds(side);
+    const w = b.x1 - b.x0;
+    if (side.length < 1 || w < width * 0.3) return 0;
+    return rowsOf(side).filter((r) => r.fragments.some((f) => f.x1 - f.x0 > w * 0.7)).length;
+  };
   // Empty vertical strips; a column gutter is the one nearest the middle that leaves
   // running text on both sides (a table's own gutters fail that test). Fragments crossing
   // the cut take part in neither side's test.
@@ -199,7 +211,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
       // A drawn table crossing the cut overruns the left column when it reaches less than
       // halfway into the right one and the right column's text runs on beside it; otherwise it
       // is set across both columns, and there is no cut.
-      if (byStart) {
+      if (byStart && drawnTables) {
         const crossing = fragments.filter((t) => t.table && t.x0 < cut && t.x1 > cut);
         if (crossing.length) {
           const besideText = textBeside(fragments.filter((f) => f.x0 >= cut && !f.table));
@@ -209,24 +221,17 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
       const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
       const right = fragments.filter((f) => f.x0 >= cut);
       if (wholePage) {
-        // Lines of running text: one fragment across most of its side (table rows are several cells).
-        const prose = (side: Fragment[]) => {
-          const b = bounds(side);
-          const w = b.x1 - b.x0;
-          if (side.length < 1 || w < width * 0.3) return 0;
-          return rowsOf(side).filter((r) => r.fragments.some((f) => f.x1 - f.x0 > w * 0.7)).length;
-        };
         const a = prose(left), b = prose(right);
         if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return { x: cut, carriedOn: false };
-        if (!byStart && linesApart(left, right)) return { x: cut, carriedOn: false };
-        // A drawn table on each side of the strip: two columns of tables, read one after the other.
-        if (!byStart && left.some((f) => f.table) && right.some((f) => f.table)) return { x: cut, carriedOn: false };
-        if (byStart && continuedInNextColumn(left, right, pageWidth)) return { x: cut, carriedOn: true };
-        continue;
+      } else {
+        const a = fills(left), b = fills(right);
+        if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return { x: cut, carriedOn: false };
       }
-      const a = fills(left), b = fills(right);
-      if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return { x: cut, carriedOn: false };
       if (!byStart && linesApart(left, right)) return { x: cut, carriedOn: false };
+      if (!wholePage) continue;
+      // A drawn table on each side of the strip: two columns of tables, read one after the other.
+      if (!byStart && left.some((f) => f.table) && right.some((f) => f.table)) return { x: cut, carriedOn: false };
+      if (byStart && continuedInNextColumn(left, right, pageWidth)) return { x: cut, carriedOn: true };
     }
     return undefined;
   };
@@ -241,7 +246,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
     const allowed = Math.max(2, Math.round(fragments.length * 0.08));
     const few = test(stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
     if (few !== undefined) return few;
-  } else if (!fragments.some((f) => f.table)) {
+  } else if (!drawnTables) {
     return undefined;
   }
   // A table too wide for its column overruns the gutter with a whole column of cells, even
