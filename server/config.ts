@@ -18,6 +18,10 @@ const schema = {
   tmpDir: { doc: 'RAM-backed directory for per-job private directories.', format: String, default: '/dev/shm/paydoc', env: 'TMP_DIR' },
   logLevel: { doc: 'pino log level.', format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', env: 'LOG_LEVEL' },
   maxZipBytes: { doc: 'Largest ZIP a job may produce, in bytes.', format: 'nat', default: 512 * 1024 * 1024, env: 'MAX_ZIP_BYTES' },
+  urlInputs: { doc: 'on: a URL may be given wherever a file is taken (file_url, {url}) and results pushed to deliver_to; off: both answer 422 naming this setting.', format: ['on', 'off'], default: 'on', env: 'URL_INPUTS' },
+  urlFetchTimeoutMs: { doc: 'Deadline for one fetch of a buyer\'s URL (an input, or a push to deliver_to), redirects included, in milliseconds.', format: 'nat', default: 20000, env: 'URL_FETCH_TIMEOUT_MS' },
+  urlFetchAllow: { doc: 'Comma-separated host:port list exempt from the address rule, where plain http is allowed too (tests on loopback, private deployments).', format: String, default: '', env: 'URL_FETCH_ALLOW' },
+  resultLinkTtlS: { doc: 'How long a result link (delivery=link) can be downloaded, in seconds; it works once.', format: 'nat', default: 600, env: 'RESULT_LINK_TTL_S' },
   corsOrigins: { doc: 'Comma-separated allowed CORS origins, or * (no credentials are ever used).', format: String, default: '*', env: 'CORS_ORIGINS' },
 
   payments: { doc: 'dev: start a local chain and facilitators; live: use the configured facilitators.', format: ['dev', 'live'], default: 'dev', env: 'PAYMENTS' },
