@@ -2,7 +2,7 @@
 // password-protected, how many pages does it have (the price). It must stay fast (the quote
 // runs it on every unpaid request), so only cheap checks run here; deeper damage is found
 // by the paid job, which then fails without charge.
-import { open, stat } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fail } from '../core/errors.js';
 import { runTool, RunFailure, type RunResult } from '../tools/runner.js';
@@ -27,6 +27,13 @@ export interface PdfInspection {
   pages: number;
   /** True for any encryption, including owner-password-only files that open without a password. */
   encrypted: boolean;
+  /**
+   * qpdf had to repair the file to count it (a damaged or missing cross-reference table), or the
+   * PDF does not start at byte 0: other readers may then see another document (poppler, MuPDF and
+   * Ghostscript take the last trailer where qpdf's repair takes the first, and Ghostscript runs
+   * what precedes %PDF- as PostScript), so the work must run on qpdf's rewrite (normalisePdf).
+   */
+  needsRewrite: boolean;
 }
 
 export interface InspectOptions {
@@ -62,16 +69,21 @@ function describeNonPdf(head: Buffer): string {
   return 'binary data of an unknown type';
 }
 
-/** PDF readers accept a header anywhere in the first 1024 bytes (some producers prepend junk). */
-async function checkPdfMagic(file: string): Promise<void> {
+/**
+ * PDF readers accept a header anywhere in the first 1024 bytes (some producers prepend junk).
+ * Returns where it starts.
+ */
+async function checkPdfMagic(file: string): Promise<number> {
   const handle = await open(file, 'r');
   try {
     const head = Buffer.alloc(1024);
     const { bytesRead } = await handle.read(head, 0, 1024, 0);
     const bytes = head.subarray(0, bytesRead);
-    if (bytes.indexOf('%PDF-') === -1) {
+    const start = bytes.indexOf('%PDF-');
+    if (start === -1) {
       fail('UNSUPPORTED_TYPE', `the file is not a PDF: it looks like ${describeNonPdf(bytes)}`, { field: 'file' });
     }
+    return start;
   } finally {
     await handle.close();
   }
@@ -133,7 +145,7 @@ async function survey(file: string, run: { cwd: string; timeoutMs: number }): Pr
 }
 
 export async function inspectPdf(file: string, options: InspectOptions): Promise<PdfInspection> {
-  await checkPdfMagic(file);
+  const headerAt = await checkPdfMagic(file);
   const cwd = path.dirname(file);
   const run = { cwd, timeoutMs: INSPECT_TIMEOUT_MS };
   const { size } = await stat(file);
@@ -150,6 +162,7 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
     }
 
     let pages: number;
+    let repaired = found.result.exitCode === QPDF_WARNED;
     if (options.acceptsEncrypted) {
       if (!found.encrypted) {
         checkPageTree(found);
@@ -161,6 +174,7 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
       const counted = await inspectRun(() => runQpdfJob({ inputFile: file, password: options.password, showNpages: '' }, run));
       if (isWrongPassword(counted)) fail('WRONG_PASSWORD', 'the password does not open the PDF', { field: 'password' });
       pages = pageCountFrom(counted);
+      repaired = counted.exitCode === QPDF_WARNED;
     } else {
       pages = checkPageTree(found);
     }
@@ -168,7 +182,7 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
     // The survey's verdicts come first; the check's after.
     if (early && (size <= EARLY_DEEP_CHECK_MAX_BYTES || deepCheckWanted(options, size, pages))) await early.verdict();
     else if (!early && deepCheckWanted(options, size, pages)) await deepCheck(file, cwd, options.acceptsEncrypted ? options.password : undefined);
-    return { pages, encrypted: found.encrypted };
+    return { pages, encrypted: found.encrypted, needsRewrite: repaired || headerAt > 0 };
   } finally {
     // A check no longer wanted is stopped. With a password it runs from a job file: waiting for
     // it then means no job file of it outlives this call (without one, nothing is left to wait for).
@@ -176,6 +190,39 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
       early.cancel();
       if (options.acceptsEncrypted) await early.settled();
     }
+  }
+}
+
+// qpdf's exit status when it succeeded with warnings: here, that it repaired the file to read it.
+const QPDF_WARNED = 3;
+
+/**
+ * Rewrites an upload that needsRewrite into one clean document, qpdf's reading of it (the one
+ * that was counted and priced), in place of the upload, and returns its bytes: every later tool
+ * reads the same pages, from a file that starts with its header. The rewrite must read back
+ * without repairs and with the same page count, or the file is refused before payment.
+ */
+export async function normalisePdf(file: string, pages: number, password?: string): Promise<Buffer> {
+  const cwd = path.dirname(file);
+  const rewritten = `${file}.rewritten`;
+  const run = { cwd, timeoutMs: INSPECT_TIMEOUT_MS };
+  const unreadable = (why: string) => fail('CORRUPT_INPUT', `the PDF's structure is damaged (${why}), so PDF readers disagree on what it holds; rewrite it (for example: qpdf in.pdf out.pdf), check its pages, and send it again`, { field: 'file' });
+  try {
+    // The password travels in qpdf's job file, never on a command line; the encryption is kept.
+    const written = await inspectRun(() => (password
+      ? runQpdfJob({ inputFile: file, password, outputFile: rewritten }, run)
+      : runTool('qpdf', [file, rewritten], run)));
+    if (!qpdfSucceeded(written)) unreadable('qpdf could not rebuild it');
+    const reread = await inspectRun(() => (password
+      ? runQpdfJob({ inputFile: rewritten, password, showNpages: '' }, run)
+      : runTool('qpdf', ['--show-npages', rewritten], run)));
+    const count = Number.parseInt(Buffer.from(reread.stdout).toString('utf8').trim(), 10);
+    if (reread.exitCode !== 0) unreadable('its rebuilt form still needs repairs to be read');
+    if (count !== pages) unreadable(`its rebuilt form has ${count} pages where ${pages} were counted`);
+    await rename(rewritten, file);
+    return await readFile(file);
+  } finally {
+    await rm(rewritten, { force: true });
   }
 }
 

@@ -9,7 +9,7 @@ import { validateFields } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import { requireProvider, type Config } from './config.js';
 import { readImageHeader } from '../checks/image.js';
-import { inspectPdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
+import { inspectPdf, normalisePdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
 import type { InspectionCache } from '../checks/cache.js';
 import { inspectMarkdown } from '../checks/markdown.js';
 import type { WorkerPool } from './pool.js';
@@ -140,7 +140,10 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
         const digest = inspections.digest(bytes, password);
         const filePath = await written;
         const info = await inspectUploadedPdf(op, filePath, digest, password, inspections, paid);
-        files.push({ kind: 'pdf', bytes, path: filePath, pages: info.pages });
+        // Every tool after the count reads what was counted: a repaired or prefixed upload is
+        // replaced by qpdf's rewrite of it (the same on the quote and on the paid retry).
+        const work = info.needsRewrite ? await normalisePdf(filePath, info.pages, password) : bytes;
+        files.push({ kind: 'pdf', bytes: work, path: filePath, pages: info.pages });
         digests.push(digest);
       }
     } catch (err) {
