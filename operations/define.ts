@@ -29,6 +29,12 @@ export interface StringField extends FieldBase {
   maxLength?: number;
   /** A size limit in UTF-8 bytes that answers 413 rather than 422 (the schema's 16 KB). */
   maxBytes?: number;
+  /**
+   * A limit in UTF-8 bytes that the format imposes, answered 422 like any other rule of the field
+   * (protect's password: AES-256 uses at most 127 bytes of it). JSON Schema counts characters
+   * only, so the schema's maxLength is this number, a bound every accepted value meets.
+   */
+  maxUtf8Bytes?: number;
   default?: string;
   /** Never logged, never echoed (passwords, schemas). */
   secret?: boolean;

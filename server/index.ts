@@ -15,6 +15,7 @@ import { operationsPlugin } from './plugins/operations.js';
 import { freePlugin } from './plugins/free.js';
 import { mcpPlugin } from './plugins/mcp.js';
 import { webPlugin } from './plugins/web.js';
+import { bodyPrecheckPlugin } from './plugins/body.js';
 import { checkBinaries, type BinaryStatus } from './binaries.js';
 
 export interface App {
@@ -96,6 +97,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   server.app = app as never;
   await server.register([
     { plugin: errorsPlugin, options: { app } },
+    { plugin: bodyPrecheckPlugin },
     { plugin: freePlugin, options: { app } },
     { plugin: operationsPlugin, options: { app } },
     { plugin: mcpPlugin, options: { app } },

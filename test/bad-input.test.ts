@@ -246,7 +246,7 @@ for (const o of PDF_OPS) {
   http('/v1/pdf/unlock: an empty password', unlock, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 1024 characters/), () => ({ files: [upload(fx.encrypted, 'pdf')], fields: { password: '' } }));
   mcp('svc_pdf_unlock: a number as the password', unlock, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 1024 characters/), () => ({ file: b64(fx.encrypted), password: 7731 }));
   const protect = op('pdf.protect');
-  http('/v1/pdf/protect: a 257-character password', protect, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 256 characters/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: NEW_PASSWORD.padEnd(257, 'x') } }));
+  http('/v1/pdf/protect: a 257-character password', protect, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 127 bytes in UTF-8/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: NEW_PASSWORD.padEnd(257, 'x') } }));
   http('/v1/pdf/protect: no password', protect, e(422, 'FIELD_INVALID', /^"password" is required/), () => ({ files: [upload(fx.pdf3, 'pdf')] }));
   http('/v1/pdf/protect: the password sent twice', protect, e(422, 'FIELD_INVALID', /^"password" was sent 2 times; send it once/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: [NEW_PASSWORD, PASSWORD] } }));
 }

@@ -5,7 +5,10 @@ export const pdfProtect = defineOperation({
   id: 'pdf.protect', title: 'Password-protect a PDF',
   description: 'Encrypts with AES-256; the password is both the user and the owner password.',
   category: 'pdf-processing',
-  fields: [{ name: 'password', type: 'string', required: true, minLength: 1, maxLength: 256, secret: true, description: 'The password, 1 to 256 characters.', example: 'a-new-password' }],
+  // AES-256 (PDF 2.0) uses at most the first 127 UTF-8 bytes of a password. qpdf does not cut a
+  // longer one when it encrypts, and then neither qpdf nor MuPDF opens the result with the whole
+  // password or its first 127 bytes: refused before payment instead of selling a file nobody opens.
+  fields: [{ name: 'password', type: 'string', required: true, minLength: 1, maxUtf8Bytes: 127, secret: true, description: 'The password, 1 to 127 bytes in UTF-8 (127 ASCII characters; fewer when some take 2 to 4 bytes): AES-256 uses at most 127 bytes of a password, so a longer one is refused (422), not cut.', example: 'a-new-password' }],
   input: PDF_INPUT, price: { model: 'per-page', rate: 5000 },
   output: { mediaType: 'application/pdf', description: 'The AES-256 encrypted PDF.' },
   thirdParty: false, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,

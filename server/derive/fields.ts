@@ -13,6 +13,7 @@ export function expectation(field: FieldSpec): string {
     return 'an integer';
   }
   if (field.enum) return `one of ${field.enum.map((v) => `"${v}"`).join(', ')}`;
+  if (field.maxUtf8Bytes !== undefined) return `a string of ${field.minLength ?? 0} to ${field.maxUtf8Bytes} bytes in UTF-8 (ASCII characters take 1 byte, others 2 to 4)`;
   if (field.minLength !== undefined && field.maxLength !== undefined) return `a string of ${field.minLength} to ${field.maxLength} characters`;
   if (field.maxLength !== undefined) return `a string of at most ${field.maxLength} characters`;
   if (field.minLength !== undefined) return `a string of at least ${field.minLength} characters`;
@@ -31,6 +32,7 @@ function joiFor(field: FieldSpec): Joi.Schema {
   if (field.enum) s = s.valid(...field.enum);
   if (field.minLength !== undefined) s = s.min(field.minLength);
   if (field.maxLength !== undefined) s = s.max(field.maxLength);
+  if (field.maxUtf8Bytes !== undefined) s = s.max(field.maxUtf8Bytes, 'utf8');
   return field.required ? s.required() : s;
 }
 
@@ -117,6 +119,7 @@ export function fieldJsonSchema(field: FieldSpec): Record<string, unknown> {
     ...(field.minLength !== undefined ? { minLength: field.minLength } : {}),
     ...(field.maxLength !== undefined ? { maxLength: field.maxLength } : {}),
     ...(field.maxBytes !== undefined ? { maxLength: field.maxBytes } : {}),
+    ...(field.maxUtf8Bytes !== undefined ? { maxLength: field.maxUtf8Bytes } : {}),
     ...(field.default !== undefined ? { default: field.default } : {}),
     ...(field.secret ? { format: 'password' } : {}),
   };

@@ -6,12 +6,43 @@
 import type { Readable } from 'node:stream';
 import Boom from '@hapi/boom';
 import Wreck from '@hapi/wreck';
-import type { Request, RouteOptionsPayload } from '@hapi/hapi';
+import { type as parseContentType } from '@hapi/content';
+import type { Plugin, Request, RouteOptionsPayload } from '@hapi/hapi';
 
 /** hapi's settings for a route whose body is read by readBody (gzip and deflate still decoded by hapi). */
 export function streamedPayload(allow: string[], maxBytes: number): RouteOptionsPayload {
   return { output: 'stream', parse: 'gunzip', allow, maxBytes, timeout: false };
 }
+
+/**
+ * Refuses a body the route will refuse anyway, by its declared Content-Length or its type, before
+ * hapi asks for it or waits for it. hapi makes the same two checks (in @hapi/subtext) only after
+ * it has answered `Expect: 100-continue` with `100 Continue`, and then reads the whole declared body
+ * before it answers the refusal, with no time limit: a client that declared 80 MB and sent nothing
+ * held its request until the route's timeout and got a 5xx. Refused here, the answer is immediate,
+ * no `100 Continue` is sent, and hapi closes the connection since the body was not read.
+ */
+export const bodyPrecheckPlugin: Plugin<void> = {
+  name: 'body-precheck',
+  register(server) {
+    // onPreAuth: the route is known (and with it its limits), the body not yet touched.
+    server.ext('onPreAuth', (request, h) => {
+      if (request.method === 'get' || request.method === 'head') return h.continue;
+      const settings = request.route.settings.payload as { maxBytes?: number; allow?: string | string[]; override?: string; defaultContentType?: string };
+      const declared = Number(request.headers['content-length']);
+      if (settings.maxBytes !== undefined && declared > settings.maxBytes) {
+        // hapi's own wording, so the answer is the one its check would have given.
+        throw Boom.entityTooLarge(`Payload content length greater than maximum allowed: ${settings.maxBytes}`);
+      }
+      if (settings.allow !== undefined) {
+        const allow = Array.isArray(settings.allow) ? settings.allow : [settings.allow];
+        const { mime } = parseContentType(settings.override || (request.headers['content-type'] as string | undefined) || settings.defaultContentType || 'application/octet-stream');
+        if (!allow.includes(mime)) throw Boom.unsupportedMediaType();
+      }
+      return h.continue;
+    });
+  },
+};
 
 /**
  * Buffers lent to bodies that are only read on this thread and answered without a job: the
