@@ -135,13 +135,13 @@ describe('the paying stdio bridge (paydoc-mcp)', () => {
     const cwd = await mkdtemp(path.join(dir, 'cwd-'));
     const client = await bridge({ SVM_PAYER_KEY: svc.svm!.payerSecretKey, SVM_RPC_URL: svc.svm!.rpcUrl }, cwd);
     const before = await balancesOf(svc.svm!);
-    const pdf = path.join(dir, 'two.pdf');
-    await writeFile(pdf, makePdf(textPages(2)));
-    const result = await client.callTool({ name: 'svc_pdf_split', arguments: { file: { path: pdf }, ranges: '1' } }) as CallToolResult;
+    // Read from the working directory, the only folder the bridge reads files from by default.
+    await writeFile(path.join(cwd, 'two.pdf'), makePdf(textPages(2)));
+    const result = await client.callTool({ name: 'svc_pdf_split', arguments: { file: { path: 'two.pdf' }, ranges: '1' } }) as CallToolResult;
     expect(result.isError, textOf(result)).to.not.equal(true);
     const link = result.content.find((c): c is Link => c.type === 'resource_link')!;
     expect(link.mimeType).to.equal('application/zip');
-    const folders = await readdir(cwd);
+    const folders = (await readdir(cwd)).filter((name) => name !== 'two.pdf');
     expect(folders).to.have.length(1);
     expect(folders[0]).to.startWith('paydoc-results-');
     expect(path.dirname(fileURLToPath(link.uri))).to.equal(path.join(cwd, folders[0]));
