@@ -21,6 +21,7 @@ const schema = {
   urlInputs: { doc: 'on: a URL may be given wherever a file is taken (file_url, {url}) and results pushed to deliver_to; off: both answer 422 naming this setting.', format: ['on', 'off'], default: 'on', env: 'URL_INPUTS' },
   urlFetchTimeoutMs: { doc: 'Deadline for one fetch of a buyer\'s URL (an input, or a push to deliver_to), redirects included, in milliseconds.', format: 'nat', default: 20000, env: 'URL_FETCH_TIMEOUT_MS' },
   urlFetchAllow: { doc: 'Comma-separated host:port list exempt from the address rule, where plain http is allowed too (tests on loopback, private deployments).', format: String, default: '', env: 'URL_FETCH_ALLOW' },
+  mcpInlineMaxBytes: { doc: 'Largest result an MCP tool call returns inline (before base64); a larger one is answered 413 RESULT_TOO_LARGE, uncharged: ask for delivery=link.', format: 'nat', default: 100 * 1024 * 1024, env: 'MCP_INLINE_MAX_BYTES' },
   resultLinkTtlS: { doc: 'How long a result link (delivery=link) can be downloaded, in seconds; it works once.', format: 'nat', default: 600, env: 'RESULT_LINK_TTL_S' },
   corsOrigins: { doc: 'Comma-separated allowed CORS origins, or * (no credentials are ever used).', format: String, default: '*', env: 'CORS_ORIGINS' },
 

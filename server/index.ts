@@ -15,8 +15,11 @@ import { operationsPlugin } from './plugins/operations.js';
 import { freePlugin } from './plugins/free.js';
 import { mcpPlugin } from './plugins/mcp.js';
 import { webPlugin } from './plugins/web.js';
+import { resultsPlugin } from './plugins/results.js';
 import { bodyPrecheckPlugin } from './plugins/body.js';
 import { checkBinaries, type BinaryStatus } from './binaries.js';
+import { outboundRules, type OutboundRules } from './outbound/fetcher.js';
+import { ResultLinks } from './delivery.js';
 
 export interface App {
   config: Config;
@@ -27,6 +30,10 @@ export interface App {
   binaries: BinaryStatus;
   /** Pre-payment inspection results by content digest, so a paid retry does not repeat its quote's. */
   inspections: InspectionCache;
+  /** The rules of every fetch and push made for a buyer (URL_* settings). */
+  outbound: OutboundRules;
+  /** Results kept for their one-time links (delivery=link). */
+  links: ResultLinks;
   rigs: DevRigs;
   version: string;
 }
@@ -53,6 +60,7 @@ import { warmLauncher } from '../tools/runner.js';
 
 export async function createServer(options: CreateServerOptions = {}): Promise<Service> {
   const config = loadConfig(options.config, options.env);
+  const outbound = outboundRules(config);
   const logger = pino({ level: config.logLevel, base: undefined }, options.logDestination);
   // The quote's checks run tools from this thread: start its launcher while the process is small.
   warmLauncher();
@@ -72,7 +80,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   // The local OCR engine is a required binary only when it is the configured engine (for OCR or
   // for the scanned pages of /v1/pdf/markdown).
   const binaries = await checkBinaries(operations, config.ocrEngine === 'tesseract' || config.markdownOcr === 'tesseract' ? ['tesseract'] : []);
-  const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }) };
+  const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }),
+    outbound, links: new ResultLinks(config.resultLinkTtlS * 1000) };
 
   const server = Hapi.server({
     port: config.port,
@@ -101,6 +110,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     { plugin: freePlugin, options: { app } },
     { plugin: operationsPlugin, options: { app } },
     { plugin: mcpPlugin, options: { app } },
+    { plugin: resultsPlugin, options: { app } },
     { plugin: webPlugin, options: { app } },
   ]);
   await server.initialize();
@@ -115,6 +125,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
       await server.stop({ timeout });
       await pool.close();
       await gate.close();
+      app.links.clear();
       if (ownRigs) await stopDevRigs(rigs);
     },
   };

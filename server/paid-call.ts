@@ -9,13 +9,16 @@ import type { JobOutput } from '../core/job.js';
 import { ServiceError } from '../core/errors.js';
 import { prepare, execute, type RawRequest } from './pipeline.js';
 import { LazyJobDir } from './jobdir.js';
+import { prepareDelivery, type Deliverable, type Surface } from './delivery.js';
 import type { PaidOutcome, ResourceDescription } from './payment/gate.js';
 import type { App } from './index.js';
 
-export interface PaidCall {
+export interface PaidCall<T> {
   op: Operation;
   raw: RawRequest;
   resource: ResourceDescription;
+  /** How the surface answers a result inline, and how much it carries. */
+  surface: Surface<T>;
   /**
    * Present when the request carries a payment; read only after the checks, so that bad input
    * is reported before a malformed payment.
@@ -45,8 +48,12 @@ export async function probePrice(app: App, op: Operation, resource: ResourceDesc
   return app.gate.quote(priceRange(op).min, resource);
 }
 
-/** Runs one call to its outcome: a quote, or a result with its receipt; refusals are thrown as ServiceError. */
-export async function paidCall(app: App, call: PaidCall): Promise<PaidOutcome<JobOutput>> {
+/**
+ * Runs one call to its outcome: a quote, or a result ready to be sent with its receipt; refusals
+ * are thrown as ServiceError. The result is made deliverable (encoded for the surface, kept for
+ * a link, or pushed) before settlement, so a result that cannot be delivered is not charged.
+ */
+export async function paidCall<T>(app: App, call: PaidCall<T>): Promise<PaidOutcome<Deliverable<T>>> {
   const { op } = call;
   const jobDir = new LazyJobDir(app.config.tmpDir);
   try {
@@ -54,16 +61,18 @@ export async function paidCall(app: App, call: PaidCall): Promise<PaidOutcome<Jo
     // The 402 names the media type the result will have, where the plan settled it.
     const mediaType = op.resultMediaType?.(prepared.params as never);
     const resource = mediaType ? { ...call.resource, key: `${call.resource.key} ${mediaType}`, mimeType: mediaType } : call.resource;
+    const { delivery, pushTo } = prepared;
     return await app.gate.run(prepared.amount, resource, call.payment?.(), call.clientGone, async () => {
       app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
+      let output: JobOutput;
       try {
-        const output = await execute(prepared, app.config, app.pool, call.clientGone);
+        output = await execute(prepared, app.config, app.pool, call.clientGone);
         app.metrics.jobs.inc({ operation: op.id, outcome: 'ok' });
-        return output;
       } catch (err) {
         app.metrics.jobs.inc({ operation: op.id, outcome: outcomeOf(err) });
         throw err;
       }
+      return prepareDelivery(output, delivery, pushTo, call.surface, { links: app.links, outbound: app.outbound, baseUrl: app.config.baseUrl }, call.clientGone);
     });
   } finally {
     await jobDir.remove();

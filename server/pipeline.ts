@@ -15,16 +15,39 @@ import { inspectMarkdown } from '../checks/markdown.js';
 import type { WorkerPool } from './pool.js';
 import type { LazyJobDir } from './jobdir.js';
 import type { JobFile, JobInput, JobOutput } from '../core/job.js';
+import { fetchBuyerUrl, parseBuyerUrl, vetBuyerUrl, type OutboundRules } from './outbound/fetcher.js';
+
+/** A file given as a URL, fetched before the quote (and again for the paid retry). */
+export interface UrlInput {
+  url: string;
+  /** The request field that named it, for errors: `file_url`, `file.url`, `files[1].url`. */
+  field: string;
+}
+
+export type FileInput = Uint8Array | UrlInput;
+
+/** How the result leaves: in the answer, kept for a one-time link, or PUT to the buyer's URL. */
+export type Delivery = { kind: 'inline' } | { kind: 'link' } | { kind: 'push'; url: string };
 
 export interface RawRequest {
-  /** Uploaded files in the order received. */
-  uploads: Uint8Array[];
+  /** The files in the order received: uploaded bytes, or URLs to fetch. */
+  uploads: FileInput[];
   /** Raw field values: strings from multipart, JSON values from MCP; arrays when repeated. */
   fields: Record<string, unknown>;
+  /** Inline when absent. */
+  delivery?: Delivery;
+}
+
+/** A raw request whose URL inputs have been fetched. */
+interface FetchedRequest extends RawRequest {
+  uploads: Uint8Array[];
 }
 
 export interface Prepared {
   op: Operation;
+  delivery: Delivery;
+  /** deliver_to, checked and its host's addresses vetted before the quote. */
+  pushTo?: URL;
   /** What the operation's plan decided: the work function's parameters. */
   params: unknown;
   files: JobFile[];
@@ -41,6 +64,8 @@ function overLimit(size: number, limit: number): string {
   return mb(size) === mb(limit) ? `${size} bytes; the limit is ${limit} bytes (${mb(limit)})` : `${mb(size)}; the limit is ${mb(limit)}`;
 }
 
+const isBytes = (input: FileInput): input is Uint8Array => input instanceof Uint8Array;
+
 function checkSizes(op: Operation, raw: RawRequest): void {
   const { count, maxBytes, maxTotalBytes } = op.input;
   if (raw.uploads.length > count.max) {
@@ -48,19 +73,47 @@ function checkSizes(op: Operation, raw: RawRequest): void {
       count.max > 1 ? `at most ${count.max} files can be merged; ${raw.uploads.length} were sent`
         : `"file" was sent ${raw.uploads.length} times; ${op.path} takes exactly one file`, { field: 'file' });
   }
-  raw.uploads.forEach((bytes, i) => {
-    if (bytes.byteLength > maxBytes) {
-      fail('PAYLOAD_TOO_LARGE', `${count.max > 1 ? `file ${i + 1}` : 'the file'} is ${overLimit(bytes.byteLength, maxBytes)}`, { field: 'file' });
+  raw.uploads.forEach((input, i) => {
+    if (isBytes(input) && input.byteLength > maxBytes) {
+      fail('PAYLOAD_TOO_LARGE', `${count.max > 1 ? `file ${i + 1}` : 'the file'} is ${overLimit(input.byteLength, maxBytes)}`, { field: 'file' });
     }
   });
-  const total = raw.uploads.reduce((sum, b) => sum + b.byteLength, 0);
-  if (total > maxTotalBytes) fail('PAYLOAD_TOO_LARGE', `the files total ${overLimit(total, maxTotalBytes).replace('the limit', 'the limit per request')}`, { field: 'file' });
+  checkTotal(op, raw.uploads.filter(isBytes));
   for (const field of op.fields) {
     const value = raw.fields[field.name];
     if (field.type === 'string' && field.maxBytes !== undefined && typeof value === 'string' && Buffer.byteLength(value) > field.maxBytes) {
       fail('PAYLOAD_TOO_LARGE', `"${field.name}" is ${Buffer.byteLength(value)} bytes; the limit is ${field.maxBytes} bytes`, { field: field.name });
     }
   }
+}
+
+function checkTotal(op: Operation, uploads: readonly Uint8Array[]): void {
+  const total = uploads.reduce((sum, b) => sum + b.byteLength, 0);
+  const { maxTotalBytes } = op.input;
+  if (total > maxTotalBytes) fail('PAYLOAD_TOO_LARGE', `the files total ${overLimit(total, maxTotalBytes).replace('the limit', 'the limit per request')}`, { field: 'file' });
+}
+
+/**
+ * Fetches the files given as URLs, in order, each cut at the operation's file limit and at what
+ * is left of the request's total; the paid retry fetches them again and is priced from what it got.
+ */
+async function fetchUrlInputs(op: Operation, raw: RawRequest, rules: OutboundRules): Promise<FetchedRequest> {
+  if (raw.uploads.every(isBytes)) return raw as FetchedRequest;
+  const urls = raw.uploads.map((input) => (isBytes(input) ? undefined : parseBuyerUrl(input.url, input.field, rules)));
+  let left = op.input.maxTotalBytes - raw.uploads.filter(isBytes).reduce((sum, b) => sum + b.byteLength, 0);
+  const uploads: Uint8Array[] = [];
+  for (const [i, input] of raw.uploads.entries()) {
+    const url = urls[i];
+    if (isBytes(input) || !url) {
+      uploads.push(input as Uint8Array);
+      continue;
+    }
+    const fetched = await fetchBuyerUrl(url, { field: input.field, maxBytes: Math.min(op.input.maxBytes, Math.max(left, 0)), rules });
+    left -= fetched.bytes.byteLength;
+    uploads.push(fetched.bytes);
+  }
+  checkTotal(op, uploads);
+  return { ...raw, uploads };
 }
 
 function checkFileCount(op: Operation, raw: RawRequest): void {
@@ -74,6 +127,8 @@ export interface PrepareContext {
   config: Config;
   pool: WorkerPool;
   inspections: InspectionCache;
+  /** The rules for every fetch and push made for a buyer. */
+  outbound: OutboundRules;
 }
 
 interface CachedPdfInspection extends PdfInspection {
@@ -114,11 +169,18 @@ async function renderPageBoxes(file: string, digest: string, inspections: Inspec
  * result for the same bytes (and password) is still in the inspection cache, the retry uses it
  * instead of running qpdf again; otherwise the price, readability and encryption checks run anew.
  */
-export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir, context: PrepareContext, paid = false): Promise<Prepared> {
-  const { config, pool, inspections } = context;
-  checkSizes(op, raw);
-  checkFileCount(op, raw);
-  const fields = validateFields(op, raw.fields);
+export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJobDir, context: PrepareContext, paid = false): Promise<Prepared> {
+  const { config, pool, inspections, outbound } = context;
+  checkSizes(op, request);
+  checkFileCount(op, request);
+  const fields = validateFields(op, request.fields);
+  const delivery = request.delivery ?? { kind: 'inline' };
+  let pushTo: URL | undefined;
+  if (delivery.kind === 'push') {
+    pushTo = parseBuyerUrl(delivery.url, 'deliver_to', outbound);
+    await vetBuyerUrl(pushTo, 'deliver_to', outbound);
+  }
+  const raw = await fetchUrlInputs(op, request, outbound);
 
   const files: InspectedFile[] = [];
   const digests: string[] = [];
@@ -173,7 +235,7 @@ export async function prepare(op: Operation, raw: RawRequest, jobDir: LazyJobDir
 
   const amount = priceOf(op, op.price.model === 'per-page' ? pageCounts : []);
   return {
-    op, params, amount, jobDir, pageCounts,
+    op, params, amount, jobDir, pageCounts, delivery, ...(pushTo ? { pushTo } : {}),
     files: files.map((f) => (f.kind === 'pdf' ? { bytes: f.bytes, path: f.path, pages: f.pages } : { bytes: f.bytes })),
     inputBytes: raw.uploads.reduce((s, b) => s + b.byteLength, 0),
   };

@@ -9,9 +9,8 @@ import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { ServiceError } from '../../core/errors.js';
 import { paymentId, type PaymentGuard } from './guard.js';
-import { HeldResults, type HeldResult } from './held-results.js';
+import { HeldResults, type HeldResult, type Holdable } from './held-results.js';
 import { AuthenticatedFacilitatorClient, FacilitatorRefusedError, type FacilitatorAuth } from './facilitators.js';
-import type { JobOutput } from '../../core/job.js';
 import type { Metrics } from '../metrics.js';
 
 export const MAX_TIMEOUT_SECONDS = 300;
@@ -44,6 +43,8 @@ type Settlement =
   /** The facilitator refused this service's credentials: it did not settle. */
   | { kind: 'refused'; error: FacilitatorRefusedError }
   | { kind: 'failed'; reason: string }
+  /** The facilitator says the authorization was spent before this settlement. */
+  | { kind: 'spent'; reason: string }
   | { kind: 'unknown'; reason: string; receipt?: SettleResponse };
 
 // A real PaymentPayload nests a few levels (payload.authorization.*, extensions.*.schema.*) and
@@ -119,6 +120,12 @@ export interface ResourceDescription {
   extensions?: Record<string, unknown>;
 }
 
+/** What the gate runs the work for: a result ready to be sent, which it may hold for a retry. */
+export interface GateResult extends Holdable {
+  /** Called when the result will never be sent (its settlement failed or was refused). */
+  discard?(): void;
+}
+
 export type PaidOutcome<T> =
   | { kind: 'payment-required'; paymentRequired: PaymentRequired }
   /** `sent` is told whether the result reached the client; until then it is held for a retry. */
@@ -143,7 +150,7 @@ export class PaymentGate {
   // A quote depends only on the amount and the resource, so each is built once; frozen, since
   // every caller shares it.
   private readonly quotes = new Map<string, PaymentRequired>();
-  private readonly held = new HeldResults();
+  private readonly held = new HeldResults<GateResult>();
 
   private constructor(
     private readonly server: x402ResourceServer,
@@ -238,16 +245,16 @@ export class PaymentGate {
    * there. A result whose settlement is not known, or that was not received, is held for the
    * identical retry of the same payment, which gets it without a second charge.
    */
-  async run(
+  async run<R extends GateResult>(
     amount: bigint,
     resource: ResourceDescription,
     payload: PaymentPayload | undefined,
     clientGone: AbortSignal | undefined,
-    work: () => Promise<JobOutput>,
-  ): Promise<PaidOutcome<JobOutput>> {
+    work: () => Promise<R>,
+  ): Promise<PaidOutcome<R>> {
     // Built once per request: the match below and any refusal's 402 share them.
     let requirements: PaymentRequirements[] | undefined;
-    const refuse = async (reason: string): Promise<PaidOutcome<JobOutput>> => {
+    const refuse = async (reason: string): Promise<PaidOutcome<R>> => {
       this.metrics.payments.inc({ stage: 'refused' });
       return { kind: 'payment-required', paymentRequired: await this.paymentRequired(amount, resource, reason, requirements) };
     };
@@ -277,7 +284,7 @@ export class PaymentGate {
       }
     }
     const held = this.held.get(id);
-    if (held) return this.redeliver(payment, held);
+    if (held) return this.redeliver(payment, held as HeldResult<R>);
     await this.refuseKnown(payment);
 
     let verified;
@@ -305,7 +312,7 @@ export class PaymentGate {
     }
     if (payment.clientId !== undefined) await this.record(clientIdKey(payment.clientId), payment.digest);
 
-    let result: JobOutput;
+    let result: R;
     try {
       result = await work();
     } catch (err) {
@@ -316,6 +323,7 @@ export class PaymentGate {
     }
     // A client that has gone would never receive the result: it is not charged for it.
     if (clientGone?.aborted) {
+      result.discard?.();
       await this.guard.release(id).catch(() => undefined);
       this.metrics.payments.inc({ stage: 'cancelled_client_gone' });
       throw new ServiceError('CLIENT_GONE', 'the client closed the connection before the result was ready; nothing was charged');
@@ -324,9 +332,18 @@ export class PaymentGate {
     // The claim is kept from here on, whatever settlement does: a settlement that reached the
     // chain but whose answer was lost must not let the same payment buy a second result.
     if (matched.network.startsWith('solana:') && !await this.claim(`svm-settle:${id}`, SVM_SETTLE_WINDOW_SECONDS)) {
+      result.discard?.();
       return this.settlementFailed(amount, resource, 'duplicate settlement refused');
     }
     const settlement = await this.settle(payment, false);
+    if (settlement.kind !== 'settled' && settlement.kind !== 'unknown') result.discard?.();
+    if (settlement.kind === 'spent') {
+      // Spent before this settlement: by an earlier one whose record was lost (a guard store that
+      // restarted empty), or by the payer cancelling it. Either way asking to pay again would be
+      // wrong; the result is not given for a transfer this service cannot see.
+      this.metrics.payments.inc({ stage: 'settle_failed' });
+      throw new ServiceError('PAYMENT_ALREADY_USED', 'this payment\'s authorization was already spent on the chain, by an earlier settlement or by its payer, so it cannot buy this result; nothing more was charged; if an earlier identical request was charged, send it again with the same payment to receive its result where it is held');
+    }
     if (settlement.kind === 'refused') {
       // Refused before anything was sent to the chain: the payment is unspent and may be used again.
       await this.guard.release(id).catch(() => undefined);
@@ -344,7 +361,7 @@ export class PaymentGate {
   }
 
   /** A retry of a payment whose result is held here: settled now if it was not known to be. */
-  private async redeliver(payment: Payment, held: HeldResult): Promise<PaidOutcome<JobOutput>> {
+  private async redeliver<R extends GateResult>(payment: Payment, held: HeldResult<R>): Promise<PaidOutcome<R>> {
     if (held.payloadDigest !== payment.digest) {
       throw differentPayload();
     }
@@ -356,7 +373,8 @@ export class PaymentGate {
       if (settlement.kind === 'unknown') throw unconfirmed(settlement.reason);
       // The first settlement's outcome is still unknown: the result stays held for a later retry.
       if (settlement.kind === 'refused') throw unconfirmed(settlement.error.message);
-      if (settlement.kind === 'failed') {
+      if (settlement.kind === 'failed' || settlement.kind === 'spent') {
+        held.result.discard?.();
         this.held.drop(payment.id);
         await this.record(payment.id, SETTLE_FAILED);
         this.metrics.payments.inc({ stage: 'settle_failed' });
@@ -401,13 +419,14 @@ export class PaymentGate {
     if (reason === SETTLEMENT_PENDING) return { kind: 'unknown', reason: 'the settlement is still pending', receipt };
     // On a retry, a spent authorization means the first settlement reached the chain: only a
     // transfer to this service's address can spend it.
-    if (retry && SPENT_REASONS.has(reason)) {
+    if (SPENT_REASONS.has(reason)) {
+      if (!retry) return { kind: 'spent', reason };
       return { kind: 'settled', receipt: { success: true, transaction: pending?.transaction ?? receipt.transaction ?? '', network: payment.matched.network, ...(receipt.payer ? { payer: receipt.payer } : {}) } };
     }
     return { kind: 'failed', reason };
   }
 
-  private async holdUnconfirmed(payment: Payment, result: JobOutput, receipt: SettleResponse | undefined): Promise<void> {
+  private async holdUnconfirmed(payment: Payment, result: GateResult, receipt: SettleResponse | undefined): Promise<void> {
     this.metrics.payments.inc({ stage: 'settle_unknown' });
     if (this.held.hold(payment.id, { payloadDigest: payment.digest, result, settlement: 'unknown', ...(receipt ? { receipt } : {}) })) {
       await this.record(payment.id, HELD + payment.digest).catch(() => undefined);
@@ -418,7 +437,7 @@ export class PaymentGate {
    * A settled result, held until it has been sent: `sent(false)` (the connection closed first)
    * keeps it for the identical retry; `sent(true)` drops it and remembers the delivery.
    */
-  private deliver(payment: Payment, result: JobOutput, receipt: SettleResponse): PaidOutcome<JobOutput> {
+  private deliver<R extends GateResult>(payment: Payment, result: R, receipt: SettleResponse): PaidOutcome<R> {
     const held = this.held.hold(payment.id, { payloadDigest: payment.digest, result, settlement: 'settled', receipt });
     const sent = async (received: boolean) => {
       if (received) {
@@ -456,7 +475,7 @@ export class PaymentGate {
     }
   }
 
-  private async settlementFailed(amount: bigint, resource: ResourceDescription, reason: string): Promise<PaidOutcome<JobOutput>> {
+  private async settlementFailed<R>(amount: bigint, resource: ResourceDescription, reason: string): Promise<PaidOutcome<R>> {
     this.metrics.payments.inc({ stage: 'settle_failed' });
     return {
       kind: 'payment-required',

@@ -4,12 +4,16 @@
 // result has been sent it is dropped and only the fact that it was delivered is remembered, so
 // that a later retry is told so instead of being asked to pay again.
 import type { SettleResponse } from '@x402/core/types';
-import type { JobOutput } from '../../core/job.js';
 
-export interface HeldResult {
+/** Anything held: a result ready to be sent, and how much memory it keeps. */
+export interface Holdable {
+  heldBytes: number;
+}
+
+export interface HeldResult<R extends Holdable = Holdable> {
   /** Digest of the payment payload that bought it: the same key with another payload is a conflict. */
   payloadDigest: string;
-  result: JobOutput;
+  result: R;
   /** 'unknown' while the facilitator has not said whether the transfer happened. */
   settlement: 'unknown' | 'settled';
   receipt?: SettleResponse;
@@ -30,14 +34,14 @@ export const HELD_RESULT_LIMITS: HeldResultLimits = {
 };
 const MAX_DELIVERED_REMEMBERED = 100_000;
 
-export class HeldResults {
-  private readonly held = new Map<string, HeldResult>();
+export class HeldResults<R extends Holdable = Holdable> {
+  private readonly held = new Map<string, HeldResult<R>>();
   private readonly delivered = new Map<string, { payloadDigest: string; expiresAt: number }>();
   private bytes = 0;
 
   constructor(private readonly limits: HeldResultLimits = HELD_RESULT_LIMITS) {}
 
-  get(key: string): HeldResult | undefined {
+  get(key: string): HeldResult<R> | undefined {
     this.sweep(Date.now());
     return this.held.get(key);
   }
@@ -46,11 +50,11 @@ export class HeldResults {
    * Holds a result; false when it does not fit within the bounds. Nothing held is ever pushed out
    * to make room (each is a result someone may have paid for): a result that does not fit is not held.
    */
-  hold(key: string, entry: Omit<HeldResult, 'expiresAt'>): boolean {
+  hold(key: string, entry: Omit<HeldResult<R>, 'expiresAt'>): boolean {
     const now = Date.now();
     this.sweep(now);
     this.drop(key);
-    const size = entry.result.body.byteLength;
+    const size = entry.result.heldBytes;
     if (this.bytes + size > this.limits.maxBytes || this.held.size >= this.limits.maxCount) return false;
     this.held.set(key, { ...entry, expiresAt: now + this.limits.ttlMs });
     this.bytes += size;
@@ -78,7 +82,7 @@ export class HeldResults {
     const entry = this.held.get(key);
     if (!entry) return;
     this.held.delete(key);
-    this.bytes -= entry.result.body.byteLength;
+    this.bytes -= entry.result.heldBytes;
   }
 
   get size(): { count: number; bytes: number } {

@@ -9,8 +9,10 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallTool
 import type { PaymentPayload } from '@x402/core/types';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
-import { ServiceError, asServiceError, fail } from '../../core/errors.js';
-import type { RawRequest } from '../pipeline.js';
+import { ServiceError, asServiceError } from '../../core/errors.js';
+import { readArguments } from '../arguments.js';
+import type { Deliverable, Surface } from '../delivery.js';
+import { LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA } from '../derive/delivery-schemas.js';
 import { paidCall } from '../paid-call.js';
 import Bourne from '@hapi/bourne';
 import { watchConnection, type Connection } from './connection.js';
@@ -27,45 +29,10 @@ import { VERSION } from '../version.js';
 import { corsOriginList } from '../config.js';
 
 const RECEIPT_META_KEY = 'x402/payment-response';
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 // Base64 of the largest decoded input, plus JSON-RPC framing and fields.
 const MCP_BODY_LIMIT = Math.ceil(MCP_MAX_DECODED_BYTES / 3) * 4 + 1024 * 1024;
 
 const byTool = new Map(operations.map((op) => [op.tool, op]));
-
-function decodeFile(value: unknown, where: string): Buffer {
-  if (typeof value !== 'object' || value === null || typeof (value as { data?: unknown }).data !== 'string') {
-    fail('FIELD_INVALID', `${where} must be an object { data: <standard base64>, mediaType? }`, { field: where });
-  }
-  const data = (value as { data: string }).data;
-  if (data.length % 4 !== 0 || !BASE64.test(data)) {
-    fail('FIELD_INVALID', `${where}.data is not standard base64 (RFC 4648 alphabet with padding, no whitespace or URL-safe characters)`, { field: where });
-  }
-  const decodedLength = (data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
-  if (decodedLength > MCP_MAX_DECODED_BYTES) {
-    fail('PAYLOAD_TOO_LARGE', `${where} decodes to ${decodedLength} bytes; a tool call takes at most ${MCP_MAX_DECODED_BYTES} bytes`, { field: where });
-  }
-  return Buffer.from(data, 'base64');
-}
-
-/** Tool arguments to the same raw request an HTTP multipart body gives. */
-export function readToolArguments(op: Operation, args: Record<string, unknown> | undefined): RawRequest {
-  const { file, files, ...fields } = args ?? {};
-  const multiple = op.input.count.max > 1;
-  let uploads: Buffer[];
-  if (multiple) {
-    if (file !== undefined) fail('FIELD_INVALID', `${op.tool} takes "files" (an array), not "file"`, { field: 'file' });
-    if (files === undefined) uploads = [];
-    else if (!Array.isArray(files)) fail('FIELD_INVALID', '"files" must be an array of { data, mediaType } objects', { field: 'files' });
-    else uploads = files.map((f, i) => decodeFile(f, `files[${i}]`));
-  } else {
-    if (files !== undefined) fail('FIELD_INVALID', `${op.tool} takes one "file", not "files"`, { field: 'files' });
-    uploads = file === undefined ? [] : [decodeFile(file, 'file')];
-  }
-  const total = uploads.reduce((s, b) => s + b.length, 0);
-  if (total > MCP_MAX_DECODED_BYTES) fail('PAYLOAD_TOO_LARGE', `the files decode to ${total} bytes; a tool call takes at most ${MCP_MAX_DECODED_BYTES} bytes`, { field: 'files' });
-  return { uploads, fields };
-}
 
 function resultContent(op: Operation, output: JobOutput): CallToolResult {
   const body = Buffer.from(output.body.buffer, output.body.byteOffset, output.body.byteLength);
@@ -85,16 +52,33 @@ function errorResult(error: ServiceError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.body()) }], structuredContent: error.body() as unknown as Record<string, unknown> };
 }
 
+/** What a tool answers for a result kept behind a link, or pushed to the buyer's URL. */
+function deliveredContent(op: Operation, result: Deliverable<CallToolResult>): CallToolResult {
+  if (result.kind === 'inline') return result.body;
+  if (result.kind === 'link') {
+    const { url, mediaType, bytes } = result.result;
+    return {
+      content: [{ type: 'resource_link', uri: url, name: `${op.tool} result`, mimeType: mediaType, size: bytes, description: 'GET this URL once for the result; it expires at expiresAt.' }],
+      structuredContent: { result: result.result },
+    };
+  }
+  return { content: [{ type: 'text', text: JSON.stringify({ delivered: result.delivered }) }], structuredContent: { delivered: result.delivered } };
+}
+
+function mcpSurface(app: App, op: Operation): Surface<CallToolResult> {
+  return { maxInlineBytes: app.config.mcpInlineMaxBytes, linkHint: 'call again with "delivery": "link"', encode: (output) => resultContent(op, output) };
+}
+
 async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, connection: Connection): Promise<CallToolResult> {
   try {
-    const raw = readToolArguments(op, args);
-    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op, app), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone: connection.gone });
+    const raw = readArguments(op, args);
+    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op, app), surface: mcpSurface(app, op), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone: connection.gone });
     if (outcome.kind === 'payment-required') {
       const pr = outcome.paymentRequired;
       return { isError: true, structuredContent: pr as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(pr) }] };
     }
     void connection.answered.then(outcome.sent);
-    return { ...resultContent(op, outcome.result), _meta: { [RECEIPT_META_KEY]: outcome.receipt } };
+    return { ...deliveredContent(op, outcome.result), _meta: { [RECEIPT_META_KEY]: outcome.receipt } };
   } catch (err) {
     return errorResult(asServiceError(err));
   }
@@ -152,7 +136,7 @@ function mcpServerFor(app: App, request: Request): Server {
       inputSchema: mcpInputSchema(op) as { type: 'object' },
       // An unpaid or failed call carries a PaymentRequired or an error body in structuredContent (the x402
       // MCP transport), and SDK clients validate it against outputSchema even then: the schema admits all three.
-      ...(op.output.jsonSchema ? { outputSchema: { type: 'object' as const, anyOf: [op.output.jsonSchema, PAYMENT_REQUIRED_SCHEMA, ERROR_SCHEMA] } } : {}),
+      ...(op.output.jsonSchema ? { outputSchema: { type: 'object' as const, anyOf: [op.output.jsonSchema, PAYMENT_REQUIRED_SCHEMA, ERROR_SCHEMA, LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA] } } : {}),
       // Read-only and not destructive: a tool returns a new file and changes nothing anywhere. Open
       // world only where the file goes to a third-party model: not on a local engine (OCR_ENGINE,
       // TABLES_ENGINE), where nothing leaves the server.

@@ -6,7 +6,8 @@
 import { disposition as parseDisposition, type as parseContentType } from '@hapi/content';
 import { parseMultipart, MaxHeaderSizeExceededError, MaxPartsExceededError, type MultipartPart } from '@remix-run/multipart-parser';
 import { fail } from '../../core/errors.js';
-import type { RawRequest } from '../pipeline.js';
+import type { FileInput, RawRequest } from '../pipeline.js';
+import { takeDelivery } from '../arguments.js';
 
 // Real part headers (a disposition with a file name, a content type) take a few hundred bytes.
 const MAX_PART_HEADER_BYTES = 16 * 1024;
@@ -35,13 +36,13 @@ function bytesOf(part: MultipartPart): Uint8Array {
   return part.content.length === 1 ? part.content[0] : part.bytes;
 }
 
-/** Splits a multipart body into uploads (the `file` parts, in order) and text fields. */
+/** Splits a multipart body into uploads (the `file` parts and `file_url` fields, in order), text fields and the delivery. */
 export function readMultipart(body: unknown, contentType: unknown, maxParts: number): RawRequest {
   if (!Buffer.isBuffer(body) || typeof contentType !== 'string') fail('UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data with a "file" part');
   // hapi has checked the media type against the route's list; this is its own reading of it.
   const { mime, boundary } = parseContentType(contentType);
   if (mime !== 'multipart/form-data' || boundary === undefined) fail('UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data with a "file" part');
-  const uploads: Uint8Array[] = [];
+  const uploads: FileInput[] = [];
   const fields: Record<string, string | string[]> = {};
   for (const part of partsOf(body, boundary, maxParts)) {
     let headers: MultipartPart['headers'];
@@ -66,8 +67,13 @@ export function readMultipart(body: unknown, contentType: unknown, maxParts: num
     if (named.filename !== undefined) fail('FIELD_INVALID', `"${name}" was sent as a file; only "file" carries a file`, { field: name });
     const bytes = bytesOf(part);
     const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    // A URL in place of a file part takes the file's place in the order of the files.
+    if (name === 'file_url') {
+      uploads.push({ url: value, field: 'file_url' });
+      continue;
+    }
     const previous = fields[name];
     fields[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }
-  return { uploads, fields };
+  return { uploads, fields, delivery: takeDelivery(fields) };
 }

@@ -5,7 +5,13 @@ import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymen
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError, fail } from '../../core/errors.js';
+import Bourne from '@hapi/bourne';
+import type { JobOutput } from '../../core/job.js';
+import type { RawRequest } from '../pipeline.js';
+import { readArguments } from '../arguments.js';
+import type { Surface } from '../delivery.js';
+import { MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
 import { readMultipart } from './multipart.js';
 import { withBody, streamedPayload } from './body.js';
 import { paidCall, probePrice } from '../paid-call.js';
@@ -45,15 +51,39 @@ function quoteResponse(h: ResponseToolkit, paymentRequired: PaymentRequired) {
     .header('cache-control', 'no-store');
 }
 
+// An HTTP answer carries any result the service makes (ZIPs stop at MAX_ZIP_BYTES, files at their limits).
+const HTTP_SURFACE: Surface<JobOutput> = { maxInlineBytes: Number.MAX_SAFE_INTEGER, linkHint: 'send delivery=link', encode: (output) => output };
+
+/** A JSON body: the MCP tool's arguments, `{ "file": { "data" } | { "url" }, "<field>": value, … }`. */
+function readJsonArguments(op: Operation, body: Buffer): RawRequest {
+  let parsed: unknown;
+  try {
+    // Bourne refuses __proto__ keys, as hapi's own JSON parsing does.
+    parsed = Bourne.parse(body.toString('utf8'), { protoAction: 'error' });
+  } catch {
+    fail('MALFORMED_BODY', 'the request body is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    fail('MALFORMED_BODY', `the JSON body must be an object: { "${op.input.count.max > 1 ? 'files": [ … ]' : 'file": { "data": … } or { "url": … }'}, and the fields }`);
+  }
+  return readArguments(op, parsed as Record<string, unknown>);
+}
+
 /** No body at all, or the JSON `{}`: what discovery services send to learn a price. */
 function isPriceProbe(mime: string | undefined, body: Buffer): boolean {
   if (body.length === 0) return true;
   return mime === 'application/json' && body.length < 64 && /^\s*\{\s*\}\s*$/.test(body.toString('utf8'));
 }
 
-// The file parts, the operation's fields, and a few parts of slack for fields it does not know.
+/** A multipart body of the largest files, or a JSON body of them in base64, with room for the fields. */
+function bodyLimitOf(op: Operation): number {
+  const inBase64 = Math.ceil(Math.min(op.input.maxTotalBytes, MCP_MAX_DECODED_BYTES) / 3) * 4;
+  return Math.max(op.input.maxTotalBytes, inBase64) + MULTIPART_OVERHEAD;
+}
+
+// The file parts (or URLs), the operation's fields, and a few parts of slack for fields it does not know.
 function maxPartsOf(op: Operation): number {
-  return op.input.count.max + op.fields.length + 8;
+  return 2 * op.input.count.max + op.fields.length + 8;
 }
 
 function handlerFor(op: Operation, app: App) {
@@ -63,18 +93,20 @@ function handlerFor(op: Operation, app: App) {
     // An unpaid body is only inspected and answered with a quote: it may live in a lent buffer.
     return withBody(request, app.config.uploadTimeoutMs, !carriesPayment, async (body) => {
       if (!carriesPayment && isPriceProbe(request.mime, body)) return quoteResponse(h, await probePrice(app, op, httpResource(op, app)));
-      const raw = readMultipart(body, request.headers['content-type'], maxPartsOf(op));
+      const raw = request.mime === 'application/json' ? readJsonArguments(op, body) : readMultipart(body, request.headers['content-type'], maxPartsOf(op));
       const connection = watchConnection(request.raw.res);
       const outcome = await paidCall(app, {
-        op, raw, resource: httpResource(op, app),
+        op, raw, resource: httpResource(op, app), surface: HTTP_SURFACE,
         ...(carriesPayment ? { payment: () => readPayment(request)! } : {}),
         clientGone: connection.gone,
       });
       if (outcome.kind === 'payment-required') return quoteResponse(h, outcome.paymentRequired);
       const { result, receipt } = outcome;
       void connection.answered.then(outcome.sent);
-      return h.response(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength))
-        .type(result.mediaType)
+      const response = result.kind === 'inline'
+        ? h.response(Buffer.from(result.body.body.buffer, result.body.body.byteOffset, result.body.body.byteLength)).type(result.body.mediaType)
+        : h.response(result.kind === 'link' ? { result: result.result } : { delivered: result.delivered }).type('application/json');
+      return response
         .header('payment-response', encodePaymentResponseHeader(receipt))
         .header('cache-control', 'no-store');
     });
@@ -91,7 +123,7 @@ export const operationsPlugin: Plugin<{ app: App }> = {
         options: {
           // Slow uploads are cut off (408) rather than holding a socket forever.
           // JSON and untyped bodies reach the handler only to be recognised as price probes.
-          payload: streamedPayload(['multipart/form-data', 'application/json', 'application/octet-stream'], op.input.maxTotalBytes + MULTIPART_OVERHEAD),
+          payload: streamedPayload(['multipart/form-data', 'application/json', 'application/octet-stream'], bodyLimitOf(op)),
           // The response timeout counts from the request's arrival, upload included: it leaves the
           // whole upload time, the job's deadline and settlement, so a slow upload ends in 408, not 503.
           timeout: { server: app.config.uploadTimeoutMs + op.timeoutMs + 60_000, socket: app.config.uploadTimeoutMs + op.timeoutMs + 90_000 },

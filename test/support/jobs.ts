@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../../server/config.js';
 import { prepare } from '../../server/pipeline.js';
 import { LazyJobDir } from '../../server/jobdir.js';
 import { InspectionCache } from '../../checks/cache.js';
+import { outboundRules } from '../../server/outbound/fetcher.js';
 import type { WorkerPool } from '../../server/pool.js';
 import { operationById, type OperationId } from '../../operations/index.js';
 import { workFunctionFor } from '../../workers/work-functions.js';
@@ -38,7 +39,7 @@ export async function plannedJob(id: OperationId, uploads: readonly Uint8Array[]
   const config = loadConfig({ modelBaseUrl: 'http://127.0.0.1:9', ...options.config }, {});
   const jobDir = new LazyJobDir(options.root ?? config.tmpDir);
   try {
-    const prepared = await prepare(op, { uploads: [...uploads], fields }, jobDir, { config, pool: idlePool, inspections: new InspectionCache() });
+    const prepared = await prepare(op, { uploads: [...uploads], fields }, jobDir, { config, pool: idlePool, inspections: new InspectionCache(), outbound: outboundRules(config) });
     const job: Job = {
       operation: id,
       files: prepared.files,

@@ -1,0 +1,154 @@
+// How a paid result leaves, made ready before settlement so that nothing is charged for a result
+// that cannot be delivered: in the answer (within what the surface carries, encoded), kept
+// behind a one-time link, or PUT to the buyer's URL (settled only after a 2xx).
+import { createHash, randomBytes } from 'node:crypto';
+import type { JobOutput } from '../core/job.js';
+import { ServiceError, fail } from '../core/errors.js';
+import { pushToBuyerUrl, type OutboundRules } from './outbound/fetcher.js';
+import { HELD_RESULT_LIMITS } from './payment/held-results.js';
+import type { Delivery } from './pipeline.js';
+
+/** What a result link answers with: where to download it once, and what it is. */
+export interface LinkReceipt {
+  url: string;
+  mediaType: string;
+  bytes: number;
+  sha256: string;
+  expiresAt: string;
+}
+
+/** What a push answers with: the buyer's server's status and what was sent. */
+export interface PushReceipt {
+  status: number;
+  bytes: number;
+  sha256: string;
+  mediaType: string;
+}
+
+/** A result ready to be sent; `heldBytes` is what it keeps in memory while held for a retry. */
+export type Deliverable<T> =
+  | { kind: 'inline'; body: T; heldBytes: number; discard?: undefined }
+  | { kind: 'link'; result: LinkReceipt; heldBytes: number; discard(): void }
+  | { kind: 'pushed'; delivered: PushReceipt; heldBytes: number; discard?: undefined };
+
+/** A surface (HTTP, MCP) says how much it carries inline and encodes a result for itself. */
+export interface Surface<T> {
+  /** The largest result, in bytes before the surface's own encoding, it answers inline. */
+  maxInlineBytes: number;
+  /** What "ask for a link instead" is called on this surface, for the refusal's message. */
+  linkHint: string;
+  encode(output: JobOutput): T;
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const mb = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+
+interface StoredResult {
+  output: JobOutput;
+  expiresAt: number;
+}
+
+/**
+ * Results kept for a one-time download, in this process's memory only, under the same bounds as
+ * held results (count and bytes). The token is 256 random bits and is kept only as its hash, so
+ * the store holds no value a log or a heap dump could replay.
+ */
+export class ResultLinks {
+  private readonly stored = new Map<string, StoredResult>();
+  private bytes = 0;
+
+  constructor(private readonly ttlMs: number, private readonly limits = { maxBytes: HELD_RESULT_LIMITS.maxBytes, maxCount: HELD_RESULT_LIMITS.maxCount }) {}
+
+  /** Keeps the output and returns its token; refuses, uncharged, when it does not fit. */
+  keep(output: JobOutput): { token: string; expiresAt: number } {
+    const now = Date.now();
+    this.sweep(now);
+    const size = output.body.byteLength;
+    if (size > this.limits.maxBytes) {
+      fail('RESULT_TOO_LARGE', `the result is ${mb(size)}, more than the ${mb(this.limits.maxBytes)} a link can hold; nothing was charged`);
+    }
+    if (this.bytes + size > this.limits.maxBytes || this.stored.size >= this.limits.maxCount) {
+      throw new ServiceError('UNAVAILABLE', 'the service holds as many results for links as it can right now; retry in a minute, or ask for the result inline; nothing was charged', { retryAfterSeconds: 60 });
+    }
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = now + this.ttlMs;
+    this.stored.set(keyOf(token), { output, expiresAt });
+    this.bytes += size;
+    return { token, expiresAt };
+  }
+
+  /** The result behind a token, while it can still be downloaded. */
+  get(token: string): JobOutput | undefined {
+    this.sweep(Date.now());
+    return this.stored.get(keyOf(token))?.output;
+  }
+
+  /** Ends a link: after its first complete download, or when its result will never be paid for. */
+  drop(token: string): void {
+    const key = keyOf(token);
+    const entry = this.stored.get(key);
+    if (!entry) return;
+    this.stored.delete(key);
+    this.bytes -= entry.output.body.byteLength;
+  }
+
+  get size(): { count: number; bytes: number } {
+    return { count: this.stored.size, bytes: this.bytes };
+  }
+
+  clear(): void {
+    this.stored.clear();
+    this.bytes = 0;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, entry] of this.stored) {
+      if (entry.expiresAt <= now) {
+        this.stored.delete(key);
+        this.bytes -= entry.output.body.byteLength;
+      }
+    }
+  }
+}
+
+function keyOf(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+export interface DeliveryContext {
+  links: ResultLinks;
+  outbound: OutboundRules;
+  baseUrl: string;
+}
+
+/**
+ * Makes the output ready to be sent the way the buyer asked, before anything is settled: a
+ * refusal here (too large for the surface, no room for a link, a push that failed) is thrown and
+ * nothing is charged.
+ */
+export async function prepareDelivery<T>(output: JobOutput, delivery: Delivery, pushTo: URL | undefined, surface: Surface<T>, context: DeliveryContext, signal?: AbortSignal): Promise<Deliverable<T>> {
+  const size = output.body.byteLength;
+  if (delivery.kind === 'link') {
+    const { token, expiresAt } = context.links.keep(output);
+    return {
+      kind: 'link', heldBytes: 0,
+      result: { url: `${context.baseUrl}/v1/results/${token}`, mediaType: output.mediaType, bytes: size, sha256: sha256(output.body), expiresAt: new Date(expiresAt).toISOString() },
+      discard: () => context.links.drop(token),
+    };
+  }
+  if (delivery.kind === 'push') {
+    const { status } = await pushToBuyerUrl(pushTo!, output.body, output.mediaType, { field: 'deliver_to', rules: context.outbound, ...(signal ? { signal } : {}) });
+    return { kind: 'pushed', heldBytes: 0, delivered: { status, bytes: size, sha256: sha256(output.body), mediaType: output.mediaType } };
+  }
+  if (size > surface.maxInlineBytes) {
+    fail('RESULT_TOO_LARGE', `the result is ${mb(size)} (${size} bytes), more than the ${mb(surface.maxInlineBytes)} this way of calling returns inline; nothing was charged: ${surface.linkHint}`);
+  }
+  let body: T;
+  try {
+    body = surface.encode(output);
+  } catch {
+    // A string or buffer past what the runtime can build: the same answer, never a 500 after payment.
+    fail('RESULT_TOO_LARGE', `the result is ${mb(size)}, too large to encode for this way of calling; nothing was charged: ${surface.linkHint}`);
+  }
+  return { kind: 'inline', body, heldBytes: size };
+}

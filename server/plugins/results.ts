@@ -1,0 +1,35 @@
+// GET /v1/results/{token}: the one-time download of a result bought with delivery=link. The
+// bytes are answered once: the first complete download ends the link, as does its expiry.
+import type { Plugin } from '@hapi/hapi';
+import { ServiceError } from '../../core/errors.js';
+import type { App } from '../index.js';
+
+// 32 random bytes in base64url.
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+function gone(): ServiceError {
+  return new ServiceError('RESULT_GONE', 'this result link was already downloaded, has expired, or was never made on this instance; results are not kept');
+}
+
+export const resultsPlugin: Plugin<{ app: App }> = {
+  name: 'results',
+  register(server, { app }) {
+    server.route({
+      method: 'GET',
+      path: '/v1/results/{token}',
+      options: { description: 'Download a result bought with delivery=link (once)' },
+      handler: (request, h) => {
+        request.plugins.paydoc = { operation: 'result-link' };
+        const token = String(request.params.token);
+        const output = TOKEN.test(token) ? app.links.get(token) : undefined;
+        if (!output) throw gone();
+        // Ended by the first download that reached the client whole; a cut download can be tried again.
+        request.raw.res.once('finish', () => app.links.drop(token));
+        return h.response(Buffer.from(output.body.buffer, output.body.byteOffset, output.body.byteLength))
+          .type(output.mediaType)
+          .header('cache-control', 'no-store')
+          .header('referrer-policy', 'no-referrer');
+      },
+    });
+  },
+};
