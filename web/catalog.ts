@@ -5,6 +5,7 @@ import { chooseOperation } from './form.js';
 import { formatUsdc } from './format.js';
 import { updatePayButtons } from './pay-buttons.js';
 import { describeWallets } from './payment-mode.js';
+import { discard } from './responses.js';
 import type { CatalogItem, OpenApiDocument, Operation } from './service-types.js';
 import { state } from './state.js';
 
@@ -12,15 +13,19 @@ export async function loadOperations(): Promise<void> {
   const container = byId('operations');
   let catalog: { items: CatalogItem[] };
   let openapi: OpenApiDocument | undefined;
+  // Each fetch settles on its own, so one failing leaves the other's answer to be ended below.
+  const [catalogResponse, openapiResponse] = await Promise.all([fetch('/v1/discovery').catch(() => undefined), fetch('/openapi.json').catch(() => undefined)]);
   try {
-    const [catalogResponse, openapiResponse] = await Promise.all([fetch('/v1/discovery'), fetch('/openapi.json')]);
-    if (!catalogResponse.ok) throw new Error(`status ${catalogResponse.status}`);
+    if (!catalogResponse?.ok) throw new Error(`status ${catalogResponse?.status}`);
     catalog = await catalogResponse.json() as { items: CatalogItem[] };
-    openapi = openapiResponse.ok ? await openapiResponse.json() as OpenApiDocument : undefined;
+    openapi = openapiResponse?.ok ? await openapiResponse.json() as OpenApiDocument : undefined;
   } catch {
     container.replaceChildren(element('p', {}, 'The list of operations could not be loaded from the service. Reload the page to try again.'));
     container.removeAttribute('aria-busy');
     return;
+  } finally {
+    discard(catalogResponse);
+    discard(openapiResponse);
   }
 
   state.operations = catalog.items.map((item) => {

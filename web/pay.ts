@@ -8,6 +8,7 @@ import { isEvm, isSolana, networkName } from './networks.js';
 import { updatePayButtons } from './pay-buttons.js';
 import { paymentHeaders } from './payment-headers.js';
 import { requestQuote } from './quote.js';
+import { discard } from './responses.js';
 import { revealResult, showResult } from './result.js';
 import { signWithDemoPayer, signWithSolanaWallet, signWithWallet, walletErrorWords } from './signing.js';
 import { state } from './state.js';
@@ -39,6 +40,7 @@ async function sendPaid(path: string, body: FormData, headers: Record<string, st
     if (attempt === HELD_RETRIES || (response.status !== 503 && response.status !== 409)) return response;
     const code = await response.clone().json().then((b: { error?: { code?: string } }) => b.error?.code, () => undefined);
     if (code === undefined || !HELD.has(code)) return response;
+    discard(response);
     setStatus('The payment is being confirmed; asking the service again for the result…');
     await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 5) * 1000));
   }

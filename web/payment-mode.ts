@@ -6,6 +6,7 @@ import { formatUsdc, shortAddress } from './format.js';
 import { isEvm, isSolana } from './networks.js';
 import { updatePayButtons } from './pay-buttons.js';
 import type { DevPayer } from './service-types.js';
+import { discard } from './responses.js';
 import { SOLANA_RELAY } from './signing.js';
 import { solanaWalletFor, watchSolanaWallets } from './solana-wallet.js';
 import { state } from './state.js';
@@ -40,11 +41,13 @@ export async function loadPaymentMode(): Promise<void> {
   describeWallets();
   try {
     const relay = await fetch(SOLANA_RELAY).catch(() => undefined);
+    // Only whether it is there matters.
     state.solanaRelay = relay?.ok === true;
+    discard(relay);
     const health = await fetch('/v1/health').then((r) => r.json()) as { payments?: { mode?: string } };
     if (health.payments?.mode !== 'dev') return;
     const response = await fetch('/dev/payer');
-    if (!response.ok) return;
+    if (!response.ok) return discard(response);
     state.devPayer = await response.json() as DevPayer;
     const mode = byId('mode');
     mode.hidden = false;

@@ -9,6 +9,7 @@ import { NOT_CHARGED, clearProblem, describeErrorResponse, setStatus, showProble
 import { isEvm, isSolana, networkName } from './networks.js';
 import { updatePayButtons } from './pay-buttons.js';
 import { paymentHeaders } from './payment-headers.js';
+import { discard } from './responses.js';
 import type { Quote } from './service-types.js';
 import { state } from './state.js';
 
@@ -37,11 +38,13 @@ export async function requestQuote(): Promise<void> {
     showProblem('The service could not be reached.', `Check the connection and choose the file again. ${NOT_CHARGED}`);
     return;
   }
-  if (sequence !== state.quoteSequence) return;
+  // Overtaken by a newer quote: this answer is not read.
+  if (sequence !== state.quoteSequence) return discard(response);
   quoteBox.removeAttribute('aria-busy');
   if (response.status !== 402) {
     quoteBox.replaceChildren(element('p', {}, 'No price: the service did not accept this request.'));
     if (response.ok) {
+      discard(response);
       showProblem('The service answered without asking for a payment, which this page does not expect.', NOT_CHARGED);
       return;
     }

@@ -83,37 +83,53 @@ export const webPlugin: Plugin<{ app: App }> = {
 // The only Solana reads the exact scheme's client makes before the wallet signs: the mint (its
 // token program and decimals) and a recent blockhash.
 // How long a relayed answer is served again: the mint's account hardly changes, and a blockhash
-// stays valid for about a minute. However many pages ask, the RPC sees at most one read of each
-// kind per interval, so the relay cannot be used to flood the operator's RPC.
+// stays valid for about a minute. However many pages ask, and however they spell their options,
+// the RPC sees at most one read of each kind per interval, so the relay cannot be used to flood
+// the operator's RPC.
 const RELAYED_METHODS = new Map([['getAccountInfo', 60_000], ['getLatestBlockhash', 2_000]]);
-const MAX_RELAYED_ANSWERS = 16;
 const COMMITMENTS = new Set(['processed', 'confirmed', 'finalized']);
-const ENCODINGS = new Set(['base64', 'base58', 'base64+zstd', 'jsonParsed']);
+// The commitment every relayed read is made at: the page's own (@solana/kit's default). One
+// commitment, so that a request's choice cannot make a second read; a confirmed blockhash is
+// as good for a transfer as a finalized one, and the mint's decimals do not change.
+const READ_COMMITMENT = 'confirmed';
+// Per client address (an IPv6 client by its /64, which one host usually holds whole): the reads
+// of a few payments a minute with room to spare. Beyond it, 429 with Retry-After.
+const RELAY_REQUESTS_PER_MINUTE = 30;
+const MAX_TRACKED_CLIENTS = 10_000;
 
-/** Options a wallet payment uses, and only those: a handful of distinct reads, all served from the cache. */
-function relayableOptions(options: unknown): boolean {
-  if (options === undefined) return true;
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) return false;
-  return Object.entries(options).every(([key, value]) => (key === 'commitment' && COMMITMENTS.has(value as string)) || (key === 'encoding' && ENCODINGS.has(value as string)));
+/** The options of a relayable read, or why not: only a commitment (any; answered at READ_COMMITMENT) and, for the mint, the base64 encoding. */
+function optionsProblem(method: string, options: unknown, more: boolean): string | undefined {
+  const mint = method === 'getAccountInfo';
+  const rule = mint
+    ? 'getAccountInfo takes { "encoding": "base64" } and optionally a commitment'
+    : 'getLatestBlockhash takes at most a commitment';
+  if (more) return `${rule}, and no parameter after its options`;
+  if (options === undefined) return mint ? rule : undefined;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) return rule;
+  const entries = Object.entries(options);
+  const fits = entries.every(([key, value]) => (key === 'commitment' && COMMITMENTS.has(value as string)) || (mint && key === 'encoding' && value === 'base64'));
+  return fits && (!mint || (options as { encoding?: unknown }).encoding === 'base64') ? undefined : rule;
+}
+
+/** The one upstream read of each kind: the same parameters whatever the page sent. */
+function upstreamParams(method: string, mint: string): unknown[] {
+  return method === 'getAccountInfo' ? [mint, { encoding: 'base64', commitment: READ_COMMITMENT }] : [{ commitment: READ_COMMITMENT }];
 }
 
 class RelayedReads {
   private readonly answers = new Map<string, { expires: number; result: Promise<unknown> }>();
 
-  constructor(private readonly upstream: string) {}
+  constructor(private readonly upstream: string, private readonly mint: string) {}
 
-  /** The RPC's result for this read: a fresh one, or one asked for within its interval (also one still on its way). */
-  get(method: string, params: unknown[]): Promise<unknown> {
-    const key = JSON.stringify([method, params]);
+  /** The RPC's result for this kind of read: a fresh one, or one asked for within its interval (also one still on its way). */
+  get(method: string): Promise<unknown> {
     const now = Date.now();
-    const known = this.answers.get(key);
+    const known = this.answers.get(method);
     if (known && known.expires > now) return known.result;
-    const result = this.ask(method, params);
-    this.answers.delete(key);
-    this.answers.set(key, { expires: now + RELAYED_METHODS.get(method)!, result });
+    const result = this.ask(method, upstreamParams(method, this.mint));
+    this.answers.set(method, { expires: now + RELAYED_METHODS.get(method)!, result });
     // A failed read is not served again.
-    result.catch(() => { if (this.answers.get(key)?.result === result) this.answers.delete(key); });
-    while (this.answers.size > MAX_RELAYED_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
+    result.catch(() => { if (this.answers.get(method)?.result === result) this.answers.delete(method); });
     return result;
   }
 
@@ -136,6 +152,44 @@ class RelayedReads {
   }
 }
 
+/** The address a limit counts by: an IPv4 address, or an IPv6 address's /64 (its first four groups). */
+export function clientKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (!address.includes(':')) return address;
+  const [head, tail] = address.split('%')[0].toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+}
+
+/** Requests per client address in fixed one-minute windows. */
+class PerClientLimit {
+  private readonly windows = new Map<string, { resetAt: number; count: number }>();
+
+  constructor(private readonly perMinute: number) {}
+
+  /** Counts one request; refuses it (429, Retry-After: the seconds until the window ends) past the limit. */
+  take(address: string): void {
+    const key = clientKey(address);
+    const now = Date.now();
+    let window = this.windows.get(key);
+    if (!window || window.resetAt <= now) {
+      this.windows.delete(key);
+      window = { resetAt: now + 60_000, count: 0 };
+      this.windows.set(key, window);
+      // Bounded memory: windows are kept in the order they started, so the oldest go first.
+      while (this.windows.size > MAX_TRACKED_CLIENTS) this.windows.delete(this.windows.keys().next().value!);
+    }
+    window.count++;
+    if (window.count > this.perMinute) {
+      const retryAfterSeconds = Math.ceil((window.resetAt - now) / 1000);
+      fail('RATE_LIMITED', `this relay answers ${this.perMinute} requests a minute from one address; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
+    }
+  }
+}
+
 /**
  * The Solana wallet path of the page needs two chain reads to build the transfer it asks the
  * wallet to sign. The page may talk to this service only (its CSP says so, and a person's page
@@ -143,7 +197,8 @@ class RelayedReads {
  * mint, to its RPC. Same origin only; nothing is sent on the person's behalf.
  */
 function registerSolanaRelay(server: Server, upstream: string, mint: string): void {
-  const reads = new RelayedReads(upstream);
+  const reads = new RelayedReads(upstream, mint);
+  const limit = new PerClientLimit(RELAY_REQUESTS_PER_MINUTE);
   server.route({
     method: 'GET',
     path: '/web/solana-rpc',
@@ -157,6 +212,8 @@ function registerSolanaRelay(server: Server, upstream: string, mint: string): vo
       cors: false,
       description: 'The page\'s Solana reads (the USDC mint, a recent blockhash), relayed to the service\'s Solana RPC',
       payload: { parse: true, allow: ['application/json'], maxBytes: 4 * 1024 },
+      // Counted before the body is read, so every request counts, whatever it holds.
+      ext: { onPreAuth: { method: (request, h) => { limit.take(request.info.remoteAddress); return h.continue; } } },
     },
     handler: async (request, h) => {
       const call = request.payload as { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown } | null;
@@ -165,10 +222,10 @@ function registerSolanaRelay(server: Server, upstream: string, mint: string): vo
       if (!RELAYED_METHODS.has(method) || (method === 'getAccountInfo' && params[0] !== mint)) {
         fail('FIELD_INVALID', 'this relay answers only getLatestBlockhash and getAccountInfo of the offered USDC mint', { field: 'method' });
       }
-      if (!relayableOptions(params[method === 'getAccountInfo' ? 1 : 0]) || params.length > (method === 'getAccountInfo' ? 2 : 1)) {
-        fail('FIELD_INVALID', 'this relay takes only a commitment and an encoding as options', { field: 'params' });
-      }
-      const result = await reads.get(method, params);
+      const optionsAt = method === 'getAccountInfo' ? 1 : 0;
+      const problem = optionsProblem(method, params[optionsAt], params.length > optionsAt + 1);
+      if (problem) fail('FIELD_INVALID', `this relay takes only the options a wallet payment uses: ${problem}`, { field: 'params' });
+      const result = await reads.get(method);
       return h.response({ jsonrpc: '2.0', id: call!.id ?? 1, result }).header('cache-control', 'no-store');
     },
   });
