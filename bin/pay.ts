@@ -1,7 +1,11 @@
 // A paying client for any endpoint, built on the standard @x402/fetch client.
 //   PAYER_KEY=0x… node dist/bin/pay.js URL file=@in.jpg width=800 --out out.jpg
 //   SVM_PAYER_KEY=… SVM_RPC_URL=… node dist/bin/pay.js --chain solana URL file=@doc.pdf --out out.json
-// Fields are name=value; name=@path uploads a file (repeat file=@… for the merge endpoints).
+// Fields are name=value; name=@path uploads a file (repeat file=@… for the merge endpoints);
+// file_url=https://… gives the service a URL to fetch instead of uploading.
+//   PAYER_KEY=0x… node dist/bin/pay.js URL file_url=https://…/doc.pdf --delivery link
+// --delivery link answers a one-time link (downloaded into --out when given); --deliver-to URL
+// has the service PUT the result there.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { wrapFetchWithPayment } from '@x402/fetch';
@@ -11,7 +15,7 @@ import { toUsd } from '../server/payment/pricing.js';
 
 function usage(message?: string): never {
   if (message) console.error(`pay: ${message}`);
-  console.error('usage: pay [--chain base|solana] [--out FILE] [--quote] [--max-usd N] URL name=value name=@file ...');
+  console.error('usage: pay [--chain base|solana] [--out FILE] [--quote] [--max-usd N] [--delivery inline|link] [--deliver-to URL] URL name=value name=@file file_url=URL ...');
   console.error('  --max-usd N  the most this call may cost in USD (default 1, the x402 client\'s own cap)');
   process.exit(2);
 }
@@ -22,12 +26,15 @@ async function main() {
   let out: string | undefined;
   let quoteOnly = false;
   let maxUsd: string | undefined;
+  let delivery: string | undefined;
   let url: string | undefined;
   const form = new FormData();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--chain') { const c = args[++i]; if (c !== 'base' && c !== 'solana') usage('--chain is base or solana'); chain = c; continue; }
     if (arg === '--out') { out = args[++i]; continue; }
+    if (arg === '--delivery') { delivery = args[++i]; if (delivery !== 'inline' && delivery !== 'link') usage('--delivery is inline or link'); form.append('delivery', delivery); continue; }
+    if (arg === '--deliver-to') { const to = args[++i]; if (!to) usage('--deliver-to needs the URL the result is PUT to'); form.append('deliver_to', to); continue; }
     if (arg === '--quote') { quoteOnly = true; continue; }
     if (arg === '--max-usd') { maxUsd = args[++i]; if (!maxUsd || !/^\d+(\.\d+)?$/.test(maxUsd)) usage('--max-usd is a number of US dollars, such as 5 or 2.50'); continue; }
     if (arg === '--help' || arg === '-h') usage();
@@ -65,12 +72,20 @@ async function main() {
     console.error(`pay: ${res.status} ${reason ?? body.toString('utf8').slice(0, 2000)}`);
     process.exit(1);
   }
-  if (out) await writeFile(out, body); else process.stdout.write(body);
+  const link = delivery === 'link' ? (JSON.parse(body.toString('utf8')) as { result: { url: string; bytes: number } }).result : undefined;
+  if (link && out) {
+    // The link gives the bytes once: fetched straight into the file.
+    const download = await fetch(link.url);
+    if (download.status !== 200) { console.error(`pay: the result link answered ${download.status}: ${await download.text()}`); process.exit(1); }
+    await writeFile(out, Buffer.from(await download.arrayBuffer()));
+  } else if (out) await writeFile(out, body);
+  else process.stdout.write(body);
   if (receiptHeader) {
     const receipt = decodePaymentResponseHeader(receiptHeader);
     const atomic = receipt.amount ?? paidAmount;
     const amount = atomic ? `${atomic} atomic USDC (${toUsd(BigInt(atomic))} USD)` : 'the quoted price';
-    console.error(`paid ${amount} on ${receipt.network}; transaction ${receipt.transaction}${out ? `; wrote ${body.length} bytes to ${out}` : ''}`);
+    const wrote = link ? link.bytes : body.length;
+    console.error(`paid ${amount} on ${receipt.network}; transaction ${receipt.transaction}${out ? `; wrote ${wrote} bytes to ${out}` : ''}`);
   }
 }
 

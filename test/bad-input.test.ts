@@ -443,7 +443,7 @@ http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Mar
   }
   http('/v1/pdf/compress: the file sent twice', op('pdf.compress'), e(422, 'FIELD_INVALID', /^"file" was sent 2 times; \/v1\/pdf\/compress takes exactly one file/), () => ({ files: [upload(fx.pdf3, 'pdf'), upload(fx.pdf3, 'pdf')] }));
   http('/v1/image/compress: 50 MB + 1 byte', op('image.compress'), e(413, 'PAYLOAD_TOO_LARGE', /^the file is 52428801 bytes; the limit is 52428800 bytes \(50 MB\)/), () => ({ files: [upload(fx.over50, 'png', 'image/png')] }));
-  mcp('svc_image_rotate: a file that decodes to 73400321 bytes', op('image.rotate'), e(413, 'PAYLOAD_TOO_LARGE', /^file decodes to 73400321 bytes; a tool call takes at most 73400320 bytes/),
+  mcp('svc_image_rotate: a file that decodes to 73400321 bytes', op('image.rotate'), e(413, 'PAYLOAD_TOO_LARGE', /^file decodes to 73400321 bytes; a call takes at most 73400320 bytes of base64 files: give larger files as \{ "url": … \}/),
     () => ({ file: { data: `${'A'.repeat(Math.ceil(73_400_321 / 3) * 4 - 1)}=` }, angle: 90 }));
 }
 
@@ -464,7 +464,7 @@ http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Mar
   mcp('svc_pdf_extract: invalid base64', extract, e(422, 'FIELD_INVALID', /^file\.data is not standard base64/), () => ({ file: { data: '%PDF-1.7 raw bytes' } }));
   mcp('svc_pdf_merge: invalid base64 in files[1]', op('pdf.merge'), e(422, 'FIELD_INVALID', /^files\[1\]\.data is not standard base64/), () => ({ files: [b64(fx.pdf3), { data: '***' }] }));
   mcp('svc_image_rotate: an argument name of 1 MB (repeated shortened)', rotate, e(422, 'FIELD_INVALID', /^"n{40}…" is not a field of \/v1\/image\/rotate/), () => ({ file: b64(fx.png), angle: 90, ['n'.repeat(1024 * 1024)]: 1 }));
-  mcp('svc_image_rotate: "file" is a string', rotate, e(422, 'FIELD_INVALID', /^file must be an object \{ data: <standard base64>, mediaType\? \}/), () => ({ file: fx.png.toString('base64'), angle: 90 }));
+  mcp('svc_image_rotate: "file" is a string', rotate, e(422, 'FIELD_INVALID', /^file must be an object \{ "data": <standard base64>, "mediaType"\? \} or \{ "url": "https:\/\/…" \}/), () => ({ file: fx.png.toString('base64'), angle: 90 }));
   mcp('svc_image_rotate: "file.data" is a number', rotate, e(422, 'FIELD_INVALID', /^file must be an object/), () => ({ file: { data: 12345 }, angle: 90 }));
   mcp('svc_pdf_extract: "files" on a one-file tool', extract, e(422, 'FIELD_INVALID', /takes one "file", not "files"/), () => ({ files: [b64(fx.pdf3)] }));
   mcp('svc_pdf_extract: a PDF labelled image/png', extract, e(402, 'PAYMENT_REQUIRED', /./), () => ({ file: { data: fx.pdf3.toString('base64'), mediaType: 'image/png' } }));
@@ -490,8 +490,8 @@ http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Mar
       e(422, 'MALFORMED_BODY', /could not be parsed as multipart\/form-data: invalid content-type header: multipart missing boundary/)],
     ['a part without a Content-Disposition header', extract, () => ({ raw: Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Type: application/pdf\r\n\r\n`), fx.pdf3, Buffer.from('\r\n'), close]), contentType: multipart }),
       e(422, 'MALFORMED_BODY', /could not be parsed as multipart\/form-data: missing content-disposition header/)],
-    ['application/json', extract, () => ({ raw: JSON.stringify({ file: fx.pdf3.toString('base64') }), contentType: 'application/json' }),
-      e(422, 'UNSUPPORTED_MEDIA', /must be multipart\/form-data/)],
+    ['application/json with the file as a bare string', extract, () => ({ raw: JSON.stringify({ file: fx.pdf3.toString('base64') }), contentType: 'application/json' }),
+      e(422, 'FIELD_INVALID', /^file must be an object \{ "data": <standard base64>, "mediaType"\? \} or \{ "url": "https:\/\/…" \}/)],
     ['application/x-www-form-urlencoded', compress, () => ({ raw: 'quality=90&file=abc', contentType: 'application/x-www-form-urlencoded' }),
       e(422, 'UNSUPPORTED_MEDIA', /must be multipart\/form-data/)],
     ['the raw PDF as application/pdf', extract, () => ({ raw: fx.pdf3, contentType: 'application/pdf' }),
@@ -499,7 +499,8 @@ http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Mar
     // Price probes (what discovery services send): a quote of the minimum price, nothing else.
     ['no body and no content type (a price probe, accepted)', extract, () => ({ raw: '' }), e(402, 'PAYMENT_REQUIRED', /./)],
     ['the JSON {} (a price probe, accepted)', extract, () => ({ raw: '{ }', contentType: 'application/json' }), e(402, 'PAYMENT_REQUIRED', /./)],
-    ['a JSON body other than {}', extract, () => ({ raw: '{"file": "x"}', contentType: 'application/json' }), e(422, 'UNSUPPORTED_MEDIA', /must be multipart\/form-data/)],
+    ['a JSON body that is not an object', extract, () => ({ raw: '["file"]', contentType: 'application/json' }), e(422, 'MALFORMED_BODY', /^the JSON body must be an object/)],
+    ['a JSON body that does not parse', extract, () => ({ raw: '{"file": ', contentType: 'application/json' }), e(422, 'MALFORMED_BODY', /^the request body is not valid JSON/)],
     ['bytes without a content type', extract, () => ({ raw: fx.pdf3 }), e(422, 'UNSUPPORTED_MEDIA', /must be multipart\/form-data/)],
     ['a field sent as a file part', compress, () => ({ raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), part('quality', '90', `${FILE_NAME}.txt`), close]), contentType: multipart }),
       e(422, 'FIELD_INVALID', /^"quality" was sent as a file; only "file" carries a file/)],

@@ -10,6 +10,8 @@ import { mkdtemp, writeFile, readFile, rm, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import nodeHttp from 'node:http';
+import { once } from 'node:events';
 import { createPublicClient, http, erc20Abi } from 'viem';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { freePort } from './support/paying.js';
@@ -27,14 +29,22 @@ describe('npm start, the paying CLI and the MCP example', () => {
   let dir: string;
   let tmpDir: string;
 
+  // A loopback origin the service may fetch from (URL_FETCH_ALLOW): it serves one PDF.
+  let origin: nodeHttp.Server;
+  let originUrl: string;
+
   before(async () => {
+    origin = nodeHttp.createServer((_req, res) => { res.writeHead(200, { 'content-type': 'application/pdf' }); res.end(makePdf(textPages(3))); });
+    origin.listen(0, '127.0.0.1');
+    await once(origin, 'listening');
+    originUrl = `http://127.0.0.1:${(origin.address() as { port: number }).port}`;
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     dir = await mkdtemp(path.join(os.tmpdir(), 'paydoc-cli-'));
     tmpDir = await mkdtemp(path.join('/dev/shm', 'paydoc-cli-jobs-'));
     child = spawn(process.execPath, [path.join(root, 'dist/bin/start.js')], {
       cwd: root,
-      env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, TMP_DIR: tmpDir, WORKERS: '2', LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, TMP_DIR: tmpDir, WORKERS: '2', LOG_LEVEL: 'warn', URL_FETCH_ALLOW: originUrl.slice('http://'.length) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
@@ -49,6 +59,7 @@ describe('npm start, the paying CLI and the MCP example', () => {
       child.kill('SIGTERM');
       await exited;
     }
+    origin?.close();
     await rm(dir, { recursive: true, force: true });
     await rm(tmpDir, { recursive: true, force: true });
   });
@@ -77,6 +88,14 @@ describe('npm start, the paying CLI and the MCP example', () => {
     expect(stderr).to.match(/paid 5000 atomic USDC \(0\.005 USD\) on eip155:8453; transaction 0x[0-9a-f]{64}/);
     expect(await sharp(await readFile(out)).metadata()).to.include({ format: 'jpeg', width: 100, height: 75 });
     expect(before - await balance()).to.equal(5000n);
+  });
+
+  it('the CLI pays for a file given by URL, its result by link written to --out', async () => {
+    const key = grab(/its key \(dev only\): (0x[0-9a-f]{64})/);
+    const out = path.join(dir, 'linked.json');
+    const { stderr } = await run(process.execPath, [path.join(root, 'dist/bin/pay.js'), `${base}/v1/pdf/extract`, `file_url=${originUrl}/doc.pdf`, '--delivery', 'link', '--out', out], { env: { ...process.env, PAYER_KEY: key } });
+    expect(stderr).to.match(/paid 30000 atomic USDC \(0\.03 USD\) on eip155:8453; transaction 0x[0-9a-f]{64}; wrote \d+ bytes to /);
+    expect(JSON.parse(await readFile(out, 'utf8'))).to.include({ pageCount: 3 });
   });
 
   it('the CLI pays on Solana when asked', async () => {

@@ -66,7 +66,7 @@ describe('inspectPdf', () => {
   const write = async (name: string, bytes: Uint8Array | Buffer) => { const f = path.join(dir, name); await writeFile(f, bytes); return f; };
 
   it('counts pages and names what a non-PDF looks like', async () => {
-    expect(await inspectPdf(await write('a.pdf', makePdf(textPages(3))), { acceptsEncrypted: false })).to.equal({ pages: 3, encrypted: false });
+    expect(await inspectPdf(await write('a.pdf', makePdf(textPages(3))), { acceptsEncrypted: false })).to.equal({ pages: 3, encrypted: false, needsRewrite: false });
     const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#fff' } }).png().toBuffer();
     const err = await expect(inspectPdf(await write('b.pdf', png), { acceptsEncrypted: false })).to.reject(ServiceError);
     expect(err.code).to.equal('UNSUPPORTED_TYPE');
@@ -84,7 +84,7 @@ describe('inspectPdf', () => {
     const broken = Buffer.from(makePdf([{ text: 'x' }]).toString('latin1').replace('/Length', '/Filter /FlateDecode /Length'), 'latin1');
     const err = await expect(inspectPdf(await write('d.pdf', broken), { acceptsEncrypted: false })).to.reject(ServiceError);
     expect(err.code).to.equal('CORRUPT_INPUT');
-    expect(await inspectPdf(path.join(dir, 'd.pdf'), { acceptsEncrypted: false, deep: false })).to.equal({ pages: 1, encrypted: false });
+    expect(await inspectPdf(path.join(dir, 'd.pdf'), { acceptsEncrypted: false, deep: false })).to.equal({ pages: 1, encrypted: false, needsRewrite: true }); // qpdf repaired it to count it: the work reads its rewrite
     // A small file is checked alongside the survey, so more than 50 pages does not skip its check.
     const long = Buffer.from(makePdf(textPages(60)).toString('latin1').replace('/Length', '/Filter /FlateDecode /Length'), 'latin1');
     expect(long.byteLength).to.be.below(512 * 1024);
@@ -100,7 +100,7 @@ describe('inspectPdf', () => {
     // Over 512 KB and over 50 pages the check is stopped unheard: the paid job finds the damage instead.
     const longHeavy = Buffer.from(makePdf([{ jpeg: scan }, { jpeg: scan }, ...textPages(60)]).toString('latin1').replace(/\/Length (\d+) >>\nstream\nBT/, '/Filter /FlateDecode /Length $1 >>\nstream\nBT'), 'latin1');
     expect(longHeavy.byteLength).to.be.within(512 * 1024, 2 * 1024 * 1024);
-    expect(await inspectPdf(await write('d-long-heavy.pdf', longHeavy), { acceptsEncrypted: false })).to.equal({ pages: 62, encrypted: false });
+    expect(await inspectPdf(await write('d-long-heavy.pdf', longHeavy), { acceptsEncrypted: false })).to.equal({ pages: 62, encrypted: false, needsRewrite: true });
     expect((await expect(inspectPdf(path.join(dir, 'd-long-heavy.pdf'), { acceptsEncrypted: false, deep: true })).to.reject(ServiceError)).code).to.equal('CORRUPT_INPUT');
   });
 
@@ -111,7 +111,7 @@ describe('inspectPdf', () => {
     expect(refused.message).to.equal('the PDF is password-protected; remove the password with /v1/pdf/unlock first');
     const wrong = await expect(inspectPdf(file, { acceptsEncrypted: true, password: 'nope' })).to.reject(ServiceError);
     expect(wrong.code).to.equal('WRONG_PASSWORD');
-    expect(await inspectPdf(file, { acceptsEncrypted: true, password: 'openpassword' })).to.equal({ pages: 1, encrypted: true });
+    expect(await inspectPdf(file, { acceptsEncrypted: true, password: 'openpassword' })).to.equal({ pages: 1, encrypted: true, needsRewrite: false });
     const plain = await expect(inspectPdf(await write('f.pdf', makePdf(textPages(1))), { acceptsEncrypted: true, password: 'x' })).to.reject(ServiceError);
     expect(plain.code).to.equal('NO_CONTENT');
     expect(plain.message).to.contain('not password-protected');
@@ -130,7 +130,7 @@ describe('inspectPdf', () => {
     const plain = await write('g.pdf', makePdf(textPages(2)));
     const ownerOnly = path.join(dir, 'h.pdf');
     expect((await tool('qpdf', ['--encrypt', '', 'owner-secret', '256', '--', plain, ownerOnly])).code).to.equal(0);
-    expect(await inspectPdf(ownerOnly, { acceptsEncrypted: false })).to.equal({ pages: 2, encrypted: true });
+    expect(await inspectPdf(ownerOnly, { acceptsEncrypted: false })).to.equal({ pages: 2, encrypted: true, needsRewrite: false });
   });
 });
 

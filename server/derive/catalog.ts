@@ -87,7 +87,18 @@ export function catalog(app: PublicView): Record<string, unknown> {
     x402Version: 2,
     service: {
       name: 'paydoc',
-      description: 'Pay-per-call image and PDF processing: 21 operations over HTTP (multipart) and MCP, each paid on its own with x402 v2 in USDC. No accounts, no API keys; files are never stored or logged.',
+      description: 'Pay-per-call image and PDF processing: 21 operations over HTTP (multipart or JSON) and MCP, each paid on its own with x402 v2 in USDC. No accounts, no API keys; files are never stored or logged.',
+      // The ways a file comes in and a result goes out, on every operation (README: Files in and out).
+      inputs: {
+        multipart: 'the file part(s), or file_url fields in their place',
+        json: '{ "file": { "data": <base64> } | { "url": <https URL> }, ...fields } ("files": [...] for merges)',
+        url: app.config.urlInputs === 'on',
+      },
+      deliveries: {
+        inline: 'the result in the answer (default)',
+        link: `delivery=link: a one-time download link, valid ${app.config.resultLinkTtlS} s`,
+        ...(app.config.urlInputs === 'on' ? { push: 'deliver_to=<https URL>: the result is PUT there; charged only after a 2xx' } : {}),
+      },
       documentation: `${app.config.baseUrl}/openapi.json`,
       network: app.gate.chains[0]?.network,
       networks: app.gate.chains.map((c) => c.network),

@@ -13,15 +13,31 @@ export function mediaTypesFor(op: Operation): string[] {
 
 function fileArgument(op: Operation): Record<string, unknown> {
   return {
-    type: 'object',
-    required: ['data'],
-    additionalProperties: false,
-    properties: {
-      data: { type: 'string', contentEncoding: 'base64', description: 'The file as standard base64 (RFC 4648, with padding).' },
-      mediaType: { type: 'string', enum: mediaTypesFor(op), description: 'The file\'s media type (optional; the bytes decide).' },
-    },
+    anyOf: [
+      {
+        type: 'object',
+        required: ['url'],
+        additionalProperties: false,
+        properties: { url: { type: 'string', maxLength: 8192, description: 'An https URL the service fetches the file from (preferred for files that are online: nothing to encode).' } },
+      },
+      {
+        type: 'object',
+        required: ['data'],
+        additionalProperties: false,
+        properties: {
+          data: { type: 'string', contentEncoding: 'base64', description: 'The file as standard base64 (RFC 4648, with padding).' },
+          mediaType: { type: 'string', enum: mediaTypesFor(op), description: 'The file\'s media type (optional; the bytes decide).' },
+        },
+      },
+    ],
   };
 }
+
+/** How the result leaves, on every paid operation (server/arguments.ts reads them). */
+export const DELIVERY_ARGUMENTS = {
+  delivery: { type: 'string', enum: ['inline', 'link'], default: 'inline', description: 'inline: the result in the answer; link: a one-time download link instead (for large results).' },
+  deliver_to: { type: 'string', maxLength: 8192, description: 'An https URL (e.g. a presigned upload URL) the result is PUT to; the call is charged only after it answers 2xx.' },
+} as const;
 
 export function mcpInputSchema(op: Operation): Record<string, unknown> {
   const multiple = op.input.count.max > 1;
@@ -32,6 +48,6 @@ export function mcpInputSchema(op: Operation): Record<string, unknown> {
     type: 'object',
     additionalProperties: false,
     required: [multiple ? 'files' : 'file', ...op.fields.filter((f) => f.required).map((f) => f.name)],
-    properties: { ...fileProps, ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])) },
+    properties: { ...fileProps, ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])), ...DELIVERY_ARGUMENTS },
   };
 }

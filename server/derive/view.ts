@@ -4,6 +4,6 @@ import type { Config } from '../config.js';
 import type { ChainConfig } from '../payment/gate.js';
 
 export interface PublicView {
-  config: Pick<Config, 'baseUrl' | 'ocrEngine' | 'ocrLanguages' | 'markdownOcr' | 'tablesEngine' | 'modelBaseUrl' | 'modelApiKey'>;
+  config: Pick<Config, 'baseUrl' | 'urlInputs' | 'resultLinkTtlS' | 'ocrEngine' | 'ocrLanguages' | 'markdownOcr' | 'tablesEngine' | 'modelBaseUrl' | 'modelApiKey'>;
   gate: { chains: readonly ChainConfig[] };
 }

@@ -97,7 +97,9 @@ function instructions(app: App): string {
     'paydoc runs 21 image and PDF tools. Every call is paid on its own with x402 version 2 in USDC; there are no accounts or keys.',
     `To get a price without paying, call the tool without payment: the result is an error whose structuredContent is the x402 PaymentRequired (the exact price per chain, offered on ${app.gate.chains.map((c) => c.network).join(' and ')}). Every check on the input runs before that quote, so a bad file is refused before any payment is asked for.`,
     `To pay, sign one offer with an x402 client and call the same tool again with the same arguments and the PaymentPayload in _meta["${PAYMENT_META_KEY}"]; the result carries the receipt in _meta["x402/payment-response"]. Nothing is charged for a call that fails or that you leave before settlement.`,
-    'Prices: flat per call for images, per page for most PDF tools (the quote is exact for the file sent). Files travel as standard base64 in file.data (files[] for merges), at most 70 MB decoded per call; results that are files come back as image content or embedded resources.',
+    'Prices: flat per call for images, per page for most PDF tools (the quote is exact for the file sent).',
+    'Files: give a file that is already online as file: { "url": "https://…" } (files[] for merges); the service fetches it, so prefer a URL to base64, which you would have to write out in full. Otherwise send standard base64 in file.data, at most 70 MB decoded per call.',
+    `Results: small ones come back inline (image content, text, or an embedded resource). For a large result, or to keep it out of the conversation, add "delivery": "link" and you get a resource_link to download once within ${Math.round(app.config.resultLinkTtlS / 60)} minutes; or add "deliver_to": "<an https URL, e.g. a presigned upload URL>" and the service PUTs the result there, charging only after it was accepted. An inline result over ${Math.round(app.config.mcpInlineMaxBytes / 1048576)} MB is refused uncharged (RESULT_TOO_LARGE): ask for a link with the same payment.`,
     'If a paid call answers SETTLEMENT_UNCONFIRMED, call again with the same payment: you get the result without a second charge.',
   ].join('\n\n');
 }
@@ -132,7 +134,7 @@ function mcpServerFor(app: App, request: Request): Server {
     tools: operations.map((op) => ({
       name: op.tool,
       title: op.title,
-      description: `${operationDescription(op, app)} Paid with x402 (${op.price.model === 'flat' ? `${op.price.rate} atomic USDC per call` : `${op.price.rate} atomic USDC per page`}): call without payment to get the PaymentRequired, then again with the PaymentPayload in _meta["${PAYMENT_META_KEY}"].`,
+      description: `${operationDescription(op, app)} Give the file as { "url" } when it is online (preferred over base64), and for a large result pass "delivery": "link" (a resource_link) or "deliver_to" (an https URL the result is PUT to). Paid with x402 (${op.price.model === 'flat' ? `${op.price.rate} atomic USDC per call` : `${op.price.rate} atomic USDC per page`}): call without payment to get the PaymentRequired, then again with the PaymentPayload in _meta["${PAYMENT_META_KEY}"].`,
       inputSchema: mcpInputSchema(op) as { type: 'object' },
       // An unpaid or failed call carries a PaymentRequired or an error body in structuredContent (the x402
       // MCP transport), and SDK clients validate it against outputSchema even then: the schema admits all three.

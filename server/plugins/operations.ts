@@ -93,7 +93,9 @@ function handlerFor(op: Operation, app: App) {
     // An unpaid body is only inspected and answered with a quote: it may live in a lent buffer.
     return withBody(request, app.config.uploadTimeoutMs, !carriesPayment, async (body) => {
       if (!carriesPayment && isPriceProbe(request.mime, body)) return quoteResponse(h, await probePrice(app, op, httpResource(op, app)));
-      const raw = request.mime === 'application/json' ? readJsonArguments(op, body) : readMultipart(body, request.headers['content-type'], maxPartsOf(op));
+      // hapi reads a missing Content-Type as JSON; only a body that says it is JSON is read as JSON.
+      const saysJson = request.mime === 'application/json' && request.headers['content-type'] !== undefined;
+      const raw = saysJson ? readJsonArguments(op, body) : readMultipart(body, request.headers['content-type'], maxPartsOf(op));
       const connection = watchConnection(request.raw.res);
       const outcome = await paidCall(app, {
         op, raw, resource: httpResource(op, app), surface: HTTP_SURFACE,
