@@ -37,6 +37,7 @@ export const ERROR_CATALOG = {
   CLIENT_GONE: { status: 499, summary: 'The client closed the connection before the result was ready; nothing was charged.' },
   // 5xx: our side or a dependency; never charged.
   NOT_IMPLEMENTED: { status: 501, summary: 'This is not implemented.' },
+  RESULT_ELSEWHERE: { status: 503, summary: 'This result link is held by another instance of the service; retry in a moment and the load balancer\'s next choice may be the one holding it.' },
   PROVIDER_DISABLED: { status: 503, summary: 'The model provider is not configured on this deployment.' },
   QUEUE_FULL: { status: 503, summary: 'The service is busy; retry shortly.' },
   GUARD_UNAVAILABLE: { status: 503, summary: 'The payment guard store is unreachable; nothing was charged.' },

@@ -119,6 +119,33 @@ export interface DeliveryContext {
   links: ResultLinks;
   outbound: OutboundRules;
   baseUrl: string;
+  /** Where the replicas learn that a link is held elsewhere (the payment guard's store). */
+  registry?: LinkRegistry;
+}
+
+/** The part of the payment guard's store that result links use. */
+export interface LinkRegistry {
+  record(id: string, value: string, ttlSeconds: number): Promise<void>;
+  lookup(id: string): Promise<string | undefined>;
+}
+
+const LINK_HELD = 'held';
+const LINK_ENDED = 'ended';
+
+/** The registry's key for a token: its hash, never the token. */
+export function linkRegistryKey(token: string): string {
+  return `result-link:${keyOf(token)}`;
+}
+
+/** What the registry says of a link this instance does not hold: held by another instance, or ended. */
+export async function linkHeldElsewhere(registry: LinkRegistry, token: string): Promise<boolean> {
+  return (await registry.lookup(linkRegistryKey(token)).catch(() => undefined)) === LINK_HELD;
+}
+
+/** Ends a link here and tells the other instances, so none of them answers "held elsewhere" for it. */
+export async function endLink(context: Pick<DeliveryContext, 'links' | 'registry'>, token: string, ttlSeconds: number): Promise<void> {
+  context.links.drop(token);
+  await context.registry?.record(linkRegistryKey(token), LINK_ENDED, ttlSeconds).catch(() => undefined);
 }
 
 /**
@@ -130,10 +157,13 @@ export async function prepareDelivery<T>(output: JobOutput, delivery: Delivery, 
   const size = output.body.byteLength;
   if (delivery.kind === 'link') {
     const { token, expiresAt } = context.links.keep(output);
+    const ttlSeconds = Math.ceil((expiresAt - Date.now()) / 1000);
+    // Best effort: without the registry a link still works on this instance, the others answer 410.
+    await context.registry?.record(linkRegistryKey(token), LINK_HELD, ttlSeconds).catch(() => undefined);
     return {
       kind: 'link', heldBytes: 0,
       result: { url: `${context.baseUrl}/v1/results/${token}`, mediaType: output.mediaType, bytes: size, sha256: sha256(output.body), expiresAt: new Date(expiresAt).toISOString() },
-      discard: () => context.links.drop(token),
+      discard: () => void endLink(context, token, ttlSeconds),
     };
   }
   if (delivery.kind === 'push') {

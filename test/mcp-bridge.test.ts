@@ -63,9 +63,11 @@ describe('the paying stdio bridge (paydoc-mcp)', () => {
     expect(tools.length).to.equal(21);
     const resize = tools.find((t) => t.name === 'svc_image_resize')!;
     const file = resize.inputSchema.properties!.file as { anyOf: Array<{ required: string[] }> };
-    expect(file.anyOf.map((s) => s.required)).to.equal([['path'], ['data']]);
+    // A local path beside the service's own choices: a URL it fetches, or base64 data.
+    expect(file.anyOf.map((s) => s.required)).to.equal([['path'], ['url'], ['data']]);
     const merge = tools.find((t) => t.name === 'svc_pdf_merge')!;
-    expect((merge.inputSchema.properties!.files as { items: { anyOf: unknown[] } }).items.anyOf).to.have.length(2);
+    expect((merge.inputSchema.properties!.files as { items: { anyOf: unknown[] } }).items.anyOf).to.have.length(3);
+    expect(resize.inputSchema.properties).to.include(['delivery', 'deliver_to']);
     expect(resize.description).to.contain('Through this bridge');
     expect(resize.annotations).to.include({ readOnlyHint: true });
   });

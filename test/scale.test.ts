@@ -19,7 +19,7 @@ import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../devchains
 import { createSvmClientSigner, registerSvmPayer } from '../server/payment/svm-payer.js';
 import { createPayer } from '../server/payment/client.js';
 import { leftoverJobDirs } from '../server/jobdir.js';
-import { balancesOf, freePort, paidAt, quoteAt } from './support/paying.js';
+import { balancesOf, errorCode, freePort, paidAt, quoteAt } from './support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -155,6 +155,27 @@ describe('replicas sharing one Redis and one chain', () => {
     const svmAfter = await svmBalances();
     expect(svmBefore.payer - svmAfter.payer).to.equal(20000n);
     expect(svmAfter.payTo - svmBefore.payTo).to.equal(20000n);
+  });
+
+  it('a result link made by A: B answers 503 RESULT_ELSEWHERE with Retry-After while A holds it, A gives the bytes once, then both answer 410', async () => {
+    const body = () => form([pdf2], { delivery: 'link' });
+    const evmBefore = await evmBalances();
+    const res = await paidWith(a, '/v1/pdf/extract', body(), await signBase(await quote(a, '/v1/pdf/extract', body)));
+    expect(res.status).to.equal(200);
+    const { result } = (await res.json()) as { result: { url: string } };
+    expect(evmBefore.payer - (await evmBalances()).payer).to.equal(20000n);
+    const token = result.url.split('/').pop()!;
+    const atB = await fetch(`${b.url}/v1/results/${token}`);
+    expect(atB.status).to.equal(503);
+    expect(atB.headers.get('retry-after')).to.equal('1');
+    expect(await errorCode(atB)).to.equal('RESULT_ELSEWHERE');
+    const atA = await fetch(`${a.url}/v1/results/${token}`);
+    expect(atA.status).to.equal(200);
+    expect(((await atA.json()) as { pageCount: number }).pageCount).to.equal(2);
+    // The download's end reaches the shared store once its response has finished.
+    for (let i = 0; i < 50 && (await fetch(`${b.url}/v1/results/${token}`)).status !== 410; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await fetch(`${b.url}/v1/results/${token}`)).status).to.equal(410);
+    expect((await fetch(`${a.url}/v1/results/${token}`)).status).to.equal(410);
   });
 
   it('one payment replayed at A, at B, and at both at once buys exactly one result and one transfer', async () => {

@@ -155,7 +155,8 @@ export class PaymentGate {
   private constructor(
     private readonly server: x402ResourceServer,
     readonly chains: readonly ChainConfig[],
-    private readonly guard: PaymentGuard,
+    /** Shared with the replicas through Redis when REDIS_URL is set: also where result links are registered. */
+    readonly guard: PaymentGuard,
     private readonly metrics: Metrics,
   ) {}
 

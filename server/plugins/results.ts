@@ -3,6 +3,7 @@
 import type { Plugin } from '@hapi/hapi';
 import { ServiceError } from '../../core/errors.js';
 import type { App } from '../index.js';
+import { endLink, linkHeldElsewhere } from '../delivery.js';
 
 // 32 random bytes in base64url.
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -18,13 +19,20 @@ export const resultsPlugin: Plugin<{ app: App }> = {
       method: 'GET',
       path: '/v1/results/{token}',
       options: { description: 'Download a result bought with delivery=link (once)' },
-      handler: (request, h) => {
+      handler: async (request, h) => {
         request.plugins.paydoc = { operation: 'result-link' };
         const token = String(request.params.token);
-        const output = TOKEN.test(token) ? app.links.get(token) : undefined;
-        if (!output) throw gone();
+        if (!TOKEN.test(token)) throw gone();
+        const output = app.links.get(token);
+        if (!output) {
+          // With several replicas, the one that made the link holds it: a retry can reach it.
+          if (await linkHeldElsewhere(app.gate.guard, token)) {
+            throw new ServiceError('RESULT_ELSEWHERE', 'this result link is held by another instance of the service; retry in a moment (a load balancer may send the retry to the instance holding it)', { retryAfterSeconds: 1 });
+          }
+          throw gone();
+        }
         // Ended by the first download that reached the client whole; a cut download can be tried again.
-        request.raw.res.once('finish', () => app.links.drop(token));
+        request.raw.res.once('finish', () => void endLink({ links: app.links, registry: app.gate.guard }, token, app.config.resultLinkTtlS));
         return h.response(Buffer.from(output.body.buffer, output.body.byteOffset, output.body.byteLength))
           .type(output.mediaType)
           .header('cache-control', 'no-store')
