@@ -21,6 +21,7 @@ import { operations } from '../operations/index.js';
 import type { Operation } from '../operations/define.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { toUsd } from '../server/payment/pricing.js';
+import { toOas30 } from '../server/derive/openapi.js';
 import { startTestService, form, type TestService } from './support/service.js';
 
 export const lab = Lab.script();
@@ -48,7 +49,7 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
   after(async () => { await t?.stop(); });
 
   it('agree on every operation, field, bound, default and price', () => {
-    const free = new Set(['/v1/health', '/openapi.json', '/v1/openapi.json', '/v1/discovery', '/.well-known/x402', '/llms.txt']);
+    const free = new Set(['/v1/health', '/openapi.json', '/v1/openapi.json', '/v1/discovery', '/.well-known/x402', '/llms.txt', '/v1/results/{token}']);
     expect(Object.keys(openapi.paths).filter((p) => !free.has(p)).sort())
       .to.equal(operations.map((op) => op.path).sort());
     expect(catalog.items.length).to.equal(21);
@@ -60,6 +61,8 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
       const tool = tools.find((x) => x.name === op.tool)!;
       expect(item, op.path).to.exist();
       expect(tool, op.tool).to.exist();
+      // The JSON body is the MCP tool's arguments, in OpenAPI 3.0's dialect.
+      expect(oa.requestBody.content['application/json'].schema, op.path).to.equal(toOas30(tool.inputSchema) as Schema);
       for (const schema of [form, item.metadata.inputSchema, tool.inputSchema]) {
         const fileField = op.input.count.max > 1 ? (schema.properties!.files ?? schema.properties!.file) : schema.properties!.file;
         expect(fileField, op.path).to.exist();
@@ -77,7 +80,9 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
           expect(s.enum).to.equal(f.enum ? [...f.enum] : undefined);
           expect(s.default).to.equal(f.default);
         }
-        expect(Object.keys(schema.properties!).length).to.equal(op.fields.length + 1);
+        // Besides the operation's fields: the file(s), a form's file_url in a file's place, and how the result leaves.
+        const files = schema === tool.inputSchema ? [op.input.count.max > 1 ? 'files' : 'file'] : ['file', 'file_url'];
+        expect(Object.keys(schema.properties!).sort(), op.path).to.equal([...files, ...op.fields.map((f) => f.name), 'delivery', 'deliver_to'].sort());
       }
       // Prices: the catalog's per-chain amount is the rate; OpenAPI carries the same and the dynamic range.
       expect(item.accepts.map((a) => a.network)).to.equal(['eip155:8453', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
@@ -129,17 +134,26 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
     expect(server.remotes[0]).to.include({ type: 'streamable-http', url: 'https://{host}/mcp' });
   });
 
-  it('the OpenAPI document carries what linters ask for: contact, licence URL, tag and free-endpoint descriptions, the payment header as an optional security scheme; the catalog names image types once', () => {
-    const doc = openapi as unknown as { info: { contact?: { url?: string }; license: { url?: string } }; tags: Array<{ description?: string }>; components: { securitySchemes: Record<string, { in: string; name: string }> } };
+  it('the OpenAPI document carries what linters and agent wallets ask for: contact, licence URL, tag and free-endpoint descriptions, no authentication anywhere, the price of every paid operation in x-payment-info, the payment header as an optional parameter; the catalog names image types once', () => {
+    const doc = openapi as unknown as { info: { contact?: { url?: string }; license: { url?: string } }; tags: Array<{ description?: string }>; components: { securitySchemes?: unknown; parameters: Record<string, { in: string; name: string; required: boolean }> } };
     expect(doc.info.contact?.url).to.equal(`${t.url}/`);
     expect(doc.info.license.url).to.exist();
     for (const tag of doc.tags) expect(tag.description).to.exist();
     for (const [route, item] of Object.entries(openapi.paths)) {
       const operation = Object.values(item)[0] as unknown as { description?: string; security?: unknown[] };
       expect(operation.description, route).to.exist();
-      if (route.startsWith('/v1/image/') || route.startsWith('/v1/pdf/')) expect(operation.security, route).to.equal([{}, { x402: [] }]);
+      // The payment is no credential: a security scheme would read as an API key to obtain.
+      expect(operation.security, route).to.equal([]);
     }
-    expect(doc.components.securitySchemes.x402).to.include({ in: 'header', name: 'PAYMENT-SIGNATURE' });
+    expect(doc.components.securitySchemes).to.not.exist();
+    expect(doc.components.parameters.PaymentSignature).to.include({ in: 'header', name: 'PAYMENT-SIGNATURE', required: false });
+    for (const op of operations) {
+      const max = op.maxAmount !== undefined ? { max: toUsd(BigInt(op.maxAmount)) } : {};
+      const price = op.price.model === 'flat'
+        ? { mode: 'fixed', currency: 'USD', amount: toUsd(BigInt(op.price.rate)) }
+        : { mode: 'dynamic', currency: 'USD', min: toUsd(BigInt(op.price.rate)), ...max };
+      expect((openapi.paths[op.path].post as unknown as Record<string, unknown>)['x-payment-info'], op.path).to.equal({ price, protocols: [{ x402: {} }] });
+    }
     const resize = catalog.items.find((i) => String(i.resource).endsWith('/v1/image/resize'))!;
     expect((resize.metadata.output as string).match(/image\/webp/g)).to.have.length(1);
   });

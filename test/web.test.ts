@@ -156,7 +156,11 @@ describe('the web page in a real browser', () => {
       const { required, properties } = described.requestBody.content['multipart/form-data'].schema;
       expect(await page.locator('#field-file').getAttribute('multiple')).to.equal(properties.file.type === 'array' ? '' : null);
       for (const [name, schema] of Object.entries(properties)) {
-        if (name === 'file') continue;
+        // The file's own input; a URL in its place and the result's delivery are for programs.
+        if (['file', 'file_url', 'delivery', 'deliver_to'].includes(name)) {
+          expect(await page.locator(`#field-${name}`).count(), name).to.equal(name === 'file' ? 1 : 0);
+          continue;
+        }
         const control = page.locator(`#field-${name}`);
         expect(await control.evaluate((el) => (el as HTMLInputElement).required), name).to.equal(required.includes(name));
         if (schema.enum) {

@@ -9,6 +9,8 @@ import { discard } from './responses.js';
 import type { CatalogItem, OpenApiDocument, Operation } from './service-types.js';
 import { state } from './state.js';
 
+const PROGRAMS_ONLY = new Set(['file_url', 'delivery', 'deliver_to']);
+
 export async function loadOperations(): Promise<void> {
   const container = byId('operations');
   let catalog: { items: CatalogItem[] };
@@ -32,7 +34,11 @@ export async function loadOperations(): Promise<void> {
     const path = new URL(item.resource).pathname;
     const post = openapi?.paths[path]?.post;
     // The form follows the API description; the catalog carries the same schema and is the fallback.
-    const schema = post?.requestBody?.content?.['multipart/form-data']?.schema ?? item.metadata.inputSchema;
+    const described = post?.requestBody?.content?.['multipart/form-data']?.schema ?? item.metadata.inputSchema;
+    // The page sends the chosen files and shows the result itself: it leaves out the form's ways
+    // in and out for programs (a URL in a file's place, a link or a push instead of the result).
+    const properties = Object.fromEntries(Object.entries(described.properties).filter(([name]) => !PROGRAMS_ONLY.has(name)));
+    const schema = { ...described, properties };
     const name = path.replace(/^\/v1\//, '');
     return { path, name, title: post?.summary ?? name, item, schema };
   });

@@ -12,6 +12,8 @@ export function wellKnownX402(app: PublicView): { version: 1; resources: string[
 
 export function llmsTxt(app: PublicView): string {
   const base = app.config.baseUrl;
+  // URL_INPUTS=off turns off files by URL and pushes to deliver_to.
+  const urls = app.config.urlInputs === 'on';
   const price = (op: (typeof operations)[number]) => {
     const { min, max } = priceRange(op);
     return op.price.model === 'flat' ? `${toUsd(min)} USD per call` : `${toUsd(min)} USD per page${max !== undefined ? ` (at most ${toUsd(max)} USD)` : ''}`;
@@ -22,7 +24,16 @@ export function llmsTxt(app: PublicView): string {
   return [
     '# paydoc',
     '',
-    '> Pay-per-call image and PDF processing: 21 operations over HTTP (multipart/form-data) and MCP, each call paid on its own with x402 version 2 in USDC. No accounts and no API keys; files are never stored or logged.',
+    '> Pay-per-call image and PDF processing: 21 operations over HTTP (JSON or multipart/form-data) and MCP, each call paid on its own with x402 version 2 in USDC. No accounts and no API keys; files are never stored or logged.',
+    '',
+    '## How to call',
+    '',
+    urls
+      ? '- Every operation is a POST to its URL below. Send JSON in the shape of the MCP tool\'s arguments: `{"file": {"url": "https://…"}, "<field>": value, …}` (the service fetches the file), or `{"file": {"data": "<standard base64>"}}` for a file you hold; the merges take `"files": [ … ]`, in order.'
+      : '- Every operation is a POST to its URL below. Send JSON in the shape of the MCP tool\'s arguments: `{"file": {"data": "<standard base64>"}, "<field>": value, …}`; the merges take `"files": [ … ]`, in order.',
+    `- Or send multipart/form-data: a \`file\` part (repeated for the merges)${urls ? ', or a `file_url` field in its place,' : ''} and the fields as text.`,
+    `- The result comes back in the answer (\`delivery\`: \`inline\`, the default). With \`"delivery": "link"\` the answer is JSON \`{"result": {"url", "mediaType", "bytes", "sha256", "expiresAt"}}\`: GET the url once within ${app.config.resultLinkTtlS} s.`,
+    ...(urls ? ['- With `"deliver_to": "<https URL>"` (a presigned upload URL, say) the result is PUT there and the answer is `{"delivered": {"status", "bytes", "sha256", "mediaType"}}`; the call is charged only after that URL accepted it.'] : []),
     '',
     '## How to pay',
     '',

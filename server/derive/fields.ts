@@ -3,6 +3,7 @@
 import Joi from 'joi';
 import type { FieldSpec, FieldValues, Operation } from '../../operations/define.js';
 import { fail } from '../../core/errors.js';
+import { DELIVERY_ARGUMENTS } from './mcp-schemas.js';
 
 /** What a field accepts, in words, for error messages: 'an integer from 1 to 100'. */
 export function expectation(field: FieldSpec): string {
@@ -125,17 +126,31 @@ export function fieldJsonSchema(field: FieldSpec): Record<string, unknown> {
   };
 }
 
-/** The multipart form as a JSON Schema: the file field(s) plus the operation's fields. */
+/**
+ * The multipart form as a JSON Schema: the file part(s) or file_url field(s) in their place
+ * (together, in order, as many as the operation takes), the operation's fields, and how the
+ * result leaves (the same `delivery` and `deliver_to` as the JSON body and the MCP tools).
+ */
 export function formJsonSchema(op: Operation): Record<string, unknown> {
   const fileSchema = { type: 'string', format: 'binary', description: fileDescription(op) };
+  const urlSchema = { type: 'string', maxLength: 8192, description: 'An https URL the service fetches the file from, in place of a file part.' };
   const multiple = op.input.count.max > 1;
-  const required = ['file', ...op.fields.filter((f) => f.required).map((f) => f.name)];
+  // Each file is either a part or a URL, so neither field is required on its own.
+  const files = (schema: Record<string, unknown>, description: string) => multiple
+    ? { type: 'array', items: schema, maxItems: op.input.count.max, description }
+    : { ...schema, description };
+  const required = op.fields.filter((f) => f.required).map((f) => f.name);
   return {
     type: 'object',
-    required,
+    // OpenAPI 3.0 allows no empty list of required properties.
+    ...(required.length ? { required } : {}),
     properties: {
-      file: multiple ? { type: 'array', items: fileSchema, minItems: op.input.count.min, maxItems: op.input.count.max, description: fileDescription(op) } : fileSchema,
+      file: files(fileSchema, `${fileDescription(op)} Or give it as file_url.`),
+      file_url: files(urlSchema, multiple
+        ? `https URLs the service fetches files from, in place of file parts; files and URLs count together, in the order sent.`
+        : 'An https URL the service fetches the file from, in place of the file part.'),
       ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])),
+      ...DELIVERY_ARGUMENTS,
     },
   };
 }

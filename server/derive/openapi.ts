@@ -4,7 +4,8 @@ import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
 import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from './shared-schemas.js';
 import { formJsonSchema } from './fields.js';
-import { outputMediaTypes } from './resources.js';
+import { mcpInputSchema } from './mcp-schemas.js';
+import { jsonAnswerSchema, outputMediaTypes } from './resources.js';
 import { priceRange, toUsd } from '../payment/pricing.js';
 import { thirdPartyInfo } from './catalog.js';
 import { operationDescription, sendsContent } from './descriptions.js';
@@ -35,17 +36,36 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/**
+ * The 200's media types: the result itself (delivery=inline), and JSON for the other two ways
+ * out, a one-time link (delivery=link) or the receipt of a push (deliver_to). An operation whose
+ * result is JSON has all three under application/json; each has its own required key.
+ */
 function successContent(op: Operation): Record<string, unknown> {
-  if (op.output.jsonSchema) return { 'application/json': { schema: toOas30(op.output.jsonSchema) } };
-  if (op.output.mediaType === 'text/markdown; charset=utf-8') return { 'text/markdown': { schema: { type: 'string' } } };
-  return Object.fromEntries(outputMediaTypes(op).map((t) => [t, { schema: { type: 'string', format: 'binary' } }]));
+  const json = { 'application/json': { schema: toOas30(jsonAnswerSchema(op)) } };
+  if (op.output.jsonSchema) return json;
+  if (op.output.mediaType === 'text/markdown; charset=utf-8') return { 'text/markdown': { schema: { type: 'string' } }, ...json };
+  return { ...Object.fromEntries(outputMediaTypes(op).map((t) => [t, { schema: { type: 'string', format: 'binary' } }])), ...json };
+}
+
+/**
+ * What agent wallets read to budget before calling (the structured x-payment-info of
+ * @agentcash/discovery's OpenAPI profile): the flat price, or a per-page price's range, in USD.
+ * A per-page operation without a page limit has no upper bound, so it declares only its minimum.
+ */
+function paymentInfo(op: Operation): Record<string, unknown> {
+  const { min, max } = priceRange(op);
+  const price = op.price.model === 'flat'
+    ? { mode: 'fixed', currency: 'USD', amount: toUsd(min) }
+    : { mode: 'dynamic', currency: 'USD', min: toUsd(min), ...(max !== undefined ? { max: toUsd(max) } : {}) };
+  return { price, protocols: [{ x402: {} }] };
 }
 
 function operationObject(op: Operation, app: PublicView): Record<string, unknown> {
   const range = priceRange(op);
   const responses: Record<string, unknown> = {
     200: {
-      description: `${op.output.description} The PAYMENT-RESPONSE header carries the settlement receipt.`,
+      description: `${op.output.description} With delivery=link or deliver_to, JSON instead: a one-time link to GET the result from, or the receipt of its PUT. The PAYMENT-RESPONSE header carries the settlement receipt.`,
       headers: { 'PAYMENT-RESPONSE': { description: 'base64 JSON x402 SettleResponse (the receipt).', schema: { type: 'string' } } },
       content: successContent(op),
     },
@@ -54,12 +74,12 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
       headers: { 'PAYMENT-REQUIRED': { description: 'base64 JSON x402 v2 PaymentRequired.', schema: { type: 'string' } } },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentRequired' } } },
     },
-    409: errorResponse('PAYMENT_IN_PROGRESS: a request paid with this payment is still running (retry shortly to receive its result); PAYMENT_ID_CONFLICT: this payment or its payment-identifier was used with a different payload.'),
+    409: errorResponse('PAYMENT_IN_PROGRESS: a request paid with this payment is still running (retry shortly to receive its result); PAYMENT_ID_CONFLICT: this payment or its payment-identifier was used with a different payload; PAYMENT_ALREADY_USED: the payment was already spent on the chain (nothing more was charged).'),
     410: errorResponse('RESULT_DELIVERED: the result this payment bought was already delivered and, like every result, not kept; nothing more was charged.'),
-    413: errorResponse('Payload too large, or a limit exceeded (pages, pixels, ranges, schema size).'),
-    422: errorResponse(op.output.unprocessable ?? 'Unsupported or corrupt input, or an invalid field.'),
+    413: errorResponse('Payload too large, or a limit exceeded (pages, pixels, ranges, schema size); or RESULT_TOO_LARGE: the result is larger than this way of delivery carries (nothing charged; ask for delivery=link).'),
+    422: errorResponse(`${op.output.unprocessable ?? 'Unsupported or corrupt input, or an invalid field.'} URL_REFUSED or URL_FETCH_FAILED: a file_url, {url} or deliver_to the service does not fetch from or push to, or could not fetch.`),
     501: errorResponse(op.input.kind === 'image' ? 'Not implemented: GIF input.' : 'Not implemented.'),
-    502: errorResponse('The payment facilitator or the model provider failed, or FACILITATOR_REFUSED: the facilitator refused this service\'s credentials (the payment is not at fault); nothing was charged.'),
+    502: errorResponse('The payment facilitator or the model provider failed, or FACILITATOR_REFUSED: the facilitator refused this service\'s credentials (the payment is not at fault), or DELIVERY_FAILED: deliver_to did not accept the result; nothing was charged.'),
     503: errorResponse(`${sendsContent(op, app) ? 'The model provider is not configured on this deployment, or the service is busy (Retry-After)' : 'The service is busy (Retry-After)'}; or a tool the job needs cannot start here (nothing charged); or SETTLEMENT_UNCONFIRMED: the facilitator did not confirm the settlement, the result is held for a few minutes, and the identical request with the same payment receives it without a second charge (Retry-After).`),
     504: errorResponse('The job passed its time limit; nothing was charged.'),
   };
@@ -69,18 +89,24 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
     summary: op.title,
     description: `${operationDescription(op, app)}\n\nPrice: ${toUsd(BigInt(op.price.rate))} USD ${op.price.model === 'flat' ? 'per call' : 'per page'} (${op.price.rate} atomic USDC).${op.price.note ? ` ${op.price.note}` : ''} MCP tool: \`${op.tool}\`.`,
     tags: [op.input.kind === 'image' ? 'image' : 'pdf'],
+    parameters: [{ $ref: '#/components/parameters/PaymentSignature' }],
     requestBody: {
       required: true,
+      description: 'The file(s) and fields as a multipart form (a file part, or file_url in its place), or as JSON in the shape of the MCP tool\'s arguments: { "file": { "data": <standard base64> } or { "url": <https URL> }, ...fields } ("files": [...] for the merges).',
       content: {
         'multipart/form-data': {
           schema: toOas30(formJsonSchema(op)),
           ...(op.input.count.max > 1 ? { encoding: { file: { contentType: 'application/pdf' } } } : {}),
         },
+        'application/json': { schema: toOas30(mcpInputSchema(op)) },
       },
     },
     responses,
-    // Optional: without the payment the answer is the 402 quote.
-    security: [{}, { x402: [] }],
+    // No API authentication: the payment is not a credential but part of each request (the
+    // PAYMENT-SIGNATURE parameter), declared by x-payment-info. Agent wallets read a security
+    // scheme as an API key to obtain, so there is none.
+    security: [],
+    'x-payment-info': paymentInfo(op),
     'x-x402': {
       pricingModel: op.price.model,
       amount: String(op.price.rate),
@@ -96,25 +122,51 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
   };
 }
 
+function guidance(app: PublicView, llms: string): string {
+  return [
+    `Image and PDF processing, paid per call with x402 v2 in USDC (${app.gate.chains.map((c) => c.network).join(', ')}); no account or API key. Read ${llms} for every operation, its price and how to pay.`,
+    'Each paid route is a POST: without payment it answers 402 with the exact price for the file sent (every check runs first); an x402 client signs and repeats the identical request. Nothing is charged for a call that fails.',
+    app.config.urlInputs === 'on'
+      ? 'Send JSON { "file": { "url": "https://..." } or { "data": "<standard base64>" }, ...fields } ("files": [...] for the merges), or a multipart form.'
+      : 'Send JSON { "file": { "data": "<standard base64>" }, ...fields } ("files": [...] for the merges), or a multipart form.',
+    `Results come back in the answer; add "delivery": "link" for a one-time download link instead${app.config.urlInputs === 'on' ? ', or "deliver_to": "<https URL>" to have the result PUT there' : ''}.`,
+  ].join(' ');
+}
+
 export function openapiDocument(app: PublicView): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const op of operations) paths[op.path] = { post: operationObject(op, app) };
   const json = (description: string, schema: Record<string, unknown> = { type: 'object' }) => ({ description, content: { 'application/json': { schema } } });
-  paths['/v1/health'] = { get: { operationId: 'health', summary: 'Liveness and installed binaries', description: 'Status, version, the binaries the operations need (503 when one is missing), the payment networks and the queue.', tags: ['free'], responses: { 200: json('Healthy.', { $ref: '#/components/schemas/Health' }), 503: json('A required binary is missing.', { $ref: '#/components/schemas/Health' }) } } };
-  paths['/openapi.json'] = { get: { operationId: 'openapi', summary: 'This document (canonical)', description: 'The OpenAPI 3.0.3 description of every route, derived from the operation table.', tags: ['free'], responses: { 200: json('OpenAPI 3.0.3') } } };
-  paths['/v1/openapi.json'] = { get: { operationId: 'openapiV1', summary: 'This document under /v1', description: 'The same document as /openapi.json.', tags: ['free'], responses: { 200: json('OpenAPI 3.0.3') } } };
-  paths['/v1/discovery'] = { get: { operationId: 'discovery', summary: 'Catalog of paid endpoints with live prices', description: 'Every paid endpoint with its price model, live price per chain, input schema and output.', tags: ['free'], responses: { 200: json('The catalog.') } } };
-  paths['/.well-known/x402'] = { get: { operationId: 'wellKnownX402', summary: 'x402 discovery document: the paid resources as full URLs', description: 'What x402 crawlers and agent wallets read first.', tags: ['free'], responses: { 200: json('{ version: 1, resources: [URL] }') } } };
-  paths['/llms.txt'] = { get: { operationId: 'llmsTxt', summary: 'The service, its prices and how to pay, for language models', description: 'Markdown in the llms.txt convention, derived from the operation table.', tags: ['free'], responses: { 200: { description: 'Markdown.', content: { 'text/markdown': { schema: { type: 'string' } } } } } } };
+  // Free routes declare explicitly that they take no authentication.
+  const free = (operation: Record<string, unknown>) => ({ get: { ...operation, tags: ['free'], security: [] } });
+  paths['/v1/health'] = free({ operationId: 'health', summary: 'Liveness and installed binaries', description: 'Status, version, the binaries the operations need (503 when one is missing), the payment networks and the queue.', responses: { 200: json('Healthy.', { $ref: '#/components/schemas/Health' }), 503: json('A required binary is missing.', { $ref: '#/components/schemas/Health' }) } });
+  paths['/openapi.json'] = free({ operationId: 'openapi', summary: 'This document (canonical)', description: 'The OpenAPI 3.0.3 description of every route, derived from the operation table.', responses: { 200: json('OpenAPI 3.0.3') } });
+  paths['/v1/openapi.json'] = free({ operationId: 'openapiV1', summary: 'This document under /v1', description: 'The same document as /openapi.json.', responses: { 200: json('OpenAPI 3.0.3') } });
+  paths['/v1/discovery'] = free({ operationId: 'discovery', summary: 'Catalog of paid endpoints with live prices', description: 'Every paid endpoint with its price model, live price per chain, input schema and output.', responses: { 200: json('The catalog.') } });
+  paths['/.well-known/x402'] = free({ operationId: 'wellKnownX402', summary: 'x402 discovery document: the paid resources as full URLs', description: 'What x402 crawlers and agent wallets read first.', responses: { 200: json('{ version: 1, resources: [URL] }') } });
+  paths['/v1/results/{token}'] = free({
+    operationId: 'resultLink', summary: 'Download a result bought with delivery=link (once)',
+    description: 'The url a paid call with delivery=link answered. The first complete download ends the link, as does its expiry; the result is not kept.',
+    parameters: [{ name: 'token', in: 'path', required: true, description: 'The token in the url the paid call answered.', schema: { type: 'string' } }],
+    responses: {
+      200: { description: 'The result\'s bytes, with its media type.', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+      410: errorResponse('RESULT_GONE: the link was already downloaded or has expired.'),
+    },
+  });
+  paths['/llms.txt'] = free({ operationId: 'llmsTxt', summary: 'The service, its prices and how to pay, for language models', description: 'Markdown in the llms.txt convention, derived from the operation table.', responses: { 200: { description: 'Markdown.', content: { 'text/markdown': { schema: { type: 'string' } } } } } });
+  const llms = `${app.config.baseUrl}/llms.txt`;
   return {
     openapi: '3.0.3',
     info: {
       title: 'paydoc: pay-per-call image and PDF processing',
       version: API_VERSION,
-      description: 'Every paid endpoint takes multipart/form-data and is paid per call with x402 v2 (USDC on Base or Solana): call without payment to get a 402 with the exact price, sign, and repeat the identical request with the PAYMENT-SIGNATURE header. Errors have one shape: { error: { code, status, message, field? } }. The same 21 operations are MCP tools at /mcp.',
+      description: 'Every paid endpoint takes multipart/form-data or JSON and is paid per call with x402 v2 (USDC on Base or Solana): call without payment to get a 402 with the exact price, sign, and repeat the identical request with the PAYMENT-SIGNATURE header. Errors have one shape: { error: { code, status, message, field? } }. The same 21 operations are MCP tools at /mcp.',
+      // Short guidance agents read with the route list (@agentcash/discovery's info.x-guidance); the rest is in llms.txt.
+      'x-guidance': guidance(app, llms),
       contact: { name: 'paydoc', url: `${app.config.baseUrl}/` },
       license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
     },
+    'x-agentcash-guidance': { llmsTxtUrl: llms },
     servers: [{ url: app.config.baseUrl }],
     tags: [
       { name: 'image', description: 'Image operations (JPEG, PNG, WebP in): paid per call.' },
@@ -123,9 +175,13 @@ export function openapiDocument(app: PublicView): Record<string, unknown> {
     ],
     paths,
     components: {
-      // The x402 payment travels in a header; a request without it is valid and answered 402 with the price.
-      securitySchemes: {
-        x402: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'base64 JSON x402 v2 PaymentPayload signed for the exact price of a 402 (any standard x402 client makes it).' },
+      parameters: {
+        // The x402 payment travels in a header; a request without it is valid and answered 402 with the price.
+        PaymentSignature: {
+          name: 'PAYMENT-SIGNATURE', in: 'header', required: false,
+          description: 'base64 JSON x402 v2 PaymentPayload signed for the exact price of the 402 this request got without it (any standard x402 client makes it and repeats the request; the v1 name X-PAYMENT is accepted too).',
+          schema: { type: 'string' },
+        },
       },
       schemas: {
         Error: ERROR_SCHEMA,

@@ -9,6 +9,7 @@ import type { ResourceDescription } from '../payment/gate.js';
 import { operationDescription } from './descriptions.js';
 import { formJsonSchema } from './fields.js';
 import { mcpInputSchema } from './mcp-schemas.js';
+import { LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA } from './delivery-schemas.js';
 import type { PublicView } from './view.js';
 
 export function outputMediaTypes(op: Operation): string[] {
@@ -31,6 +32,17 @@ function exampleBody(op: Operation): Record<string, unknown> {
   return body;
 }
 
+/**
+ * What a paid call can answer as JSON: the result itself when it is JSON, or instead of the
+ * result the link (delivery=link) or the push's receipt (deliver_to).
+ */
+export function jsonAnswerSchema(op: Operation): Record<string, unknown> {
+  return {
+    description: op.output.jsonSchema ? op.output.description : `${op.output.description} As JSON only with delivery=link or deliver_to.`,
+    anyOf: [...(op.output.jsonSchema ? [op.output.jsonSchema] : []), LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA],
+  };
+}
+
 function httpExtension(op: Operation): Record<string, unknown> {
   let ext = httpCache.get(op);
   if (!ext) {
@@ -38,11 +50,17 @@ function httpExtension(op: Operation): Record<string, unknown> {
       bodyType: 'form-data',
       input: exampleBody(op),
       inputSchema: formJsonSchema(op),
-      output: { schema: op.output.jsonSchema ?? { type: 'string', format: 'binary', description: op.output.description } },
-    }) as Record<string, { info: { input: Record<string, unknown>; output?: unknown } }>;
+    }) as Record<string, { info: { input: Record<string, unknown>; output?: unknown }; schema: { properties: Record<string, unknown> } }>;
     // The HTTP method is otherwise filled from a transport context we do not pass.
     declared.bazaar.info.input.method = 'POST';
     declared.bazaar.info.output = { type: outputMediaTypes(op).join(' | '), format: op.output.description };
+    // The library declares the output's schema only along with an example of the output, which a
+    // file result has none of; agent wallets (@agentcash/discovery) read the schema from here.
+    declared.bazaar.schema.properties.output = {
+      type: 'object',
+      properties: { type: { type: 'string' }, format: { type: 'string' }, example: { type: 'object', ...jsonAnswerSchema(op) } },
+      required: ['type'],
+    };
     ext = { ...declared, [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
     httpCache.set(op, ext);
   }

@@ -1,10 +1,20 @@
 // The free endpoints (health, OpenAPI, discovery, the x402 well-known document, llms.txt,
-// metrics) and the one log line per request.
+// metrics, the icon) and the one log line per request.
 import type { Plugin, Request } from '@hapi/hapi';
 import { openapiDocument } from '../derive/openapi.js';
 import { catalog } from '../derive/catalog.js';
 import { llmsTxt, wellKnownX402 } from '../derive/agent-docs.js';
 import type { App } from '../index.js';
+
+// The service's icon: a page on the service's colour. The web page links it; agent directories
+// and wallets show it next to the service (@agentcash/discovery looks for the page's
+// <link rel="icon">, then /favicon.ico, .png or .svg). Every current browser draws an SVG icon,
+// so /favicon.ico answers the same SVG rather than a second drawing of it.
+const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+  + '<rect width="32" height="32" rx="6" fill="#0b5cad"/>'
+  + '<path d="M9 5h10l6 6v16H9z" fill="#fff"/><path d="M19 5v6h6" fill="#b9d3f0"/>'
+  + '<path d="M12.5 16h9M12.5 19.5h9M12.5 23h5.5" stroke="#0b5cad" stroke-width="1.6"/>'
+  + '</svg>';
 
 declare module '@hapi/hapi' {
   interface PluginsStates { paydoc?: { operation: string } }
@@ -50,6 +60,12 @@ export const freePlugin: Plugin<{ app: App }> = {
     server.route({ method: 'GET', path: '/v1/discovery', handler: () => catalog(app) });
     server.route({ method: 'GET', path: '/.well-known/x402', handler: () => wellKnownX402(app) });
     server.route({ method: 'GET', path: '/llms.txt', handler: (_r, h) => h.response(llmsTxt(app)).type('text/markdown; charset=utf-8') });
+    for (const path of ['/favicon.svg', '/favicon.ico']) {
+      server.route({
+        method: 'GET', path,
+        handler: (_r, h) => h.response(FAVICON_SVG).type('image/svg+xml').header('cache-control', 'public, max-age=86400'),
+      });
+    }
     server.route({
       method: 'GET', path: '/metrics',
       handler: async (_r, h) => h.response(await app.metrics.registry.metrics()).type(app.metrics.registry.contentType),
