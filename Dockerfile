@@ -6,12 +6,15 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
+# The service's sources only: the local chains (devchains/), the tests and the benchmarks are for
+# development, so they are neither compiled here nor in the image (test/layers.test.ts checks that
+# these folders import nothing else, not even a type).
 COPY core core
+COPY client client
 COPY tools tools
 COPY checks checks
 COPY operations operations
 COPY workers workers
-COPY devchains devchains
 COPY server server
 COPY bin bin
 COPY web web

@@ -15,7 +15,7 @@ import sharp from 'sharp';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http';
 import { createPublicClient, http, parseAbiItem } from 'viem';
-import { createPayer } from '../server/payment/client.js';
+import { createPayer } from '../client/payer.js';
 import { makePdf, textPages } from '../test/pdf-fixtures.js';
 import { parseStepArgs, progress, start, writeResult } from './lib/common.js';
 import { form, startBenchService } from './lib/service.js';

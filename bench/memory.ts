@@ -10,7 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { createPayer } from '../server/payment/client.js';
+import { createPayer } from '../client/payer.js';
 import { makePdf } from '../test/pdf-fixtures.js';
 import { ROOT, parseStepArgs, progress, start, writeResult } from './lib/common.js';
 import { form } from './lib/service.js';

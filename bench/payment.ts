@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
-import { createPayer, type PayChain } from '../server/payment/client.js';
+import { createPayer, type PayChain } from '../client/payer.js';
 import { parseStepArgs, progress, start, writeResult } from './lib/common.js';
 import { form, startBenchService, type BenchService } from './lib/service.js';
 import { compare, type Comparison } from './lib/side-by-side.js';

@@ -24,13 +24,12 @@ import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, Set
 import { getDefaultAsset as evmDefaultAsset } from '@x402/evm';
 import { getDefaultAsset as svmDefaultAsset } from '@x402/svm';
 import { createPublicClient, http, parseAbi, type PublicClient } from 'viem';
-import { createPayer } from '../server/payment/client.js';
-import { fromUsd, toUsd, USDC_DECIMALS } from '../server/payment/pricing.js';
-import { MCP_MAX_DECODED_BYTES } from '../server/derive/mcp-schemas.js';
-import { PAYMENT_META_KEY } from '../server/derive/catalog.js';
-import { VERSION } from '../server/version.js';
-
-const RECEIPT_META_KEY = 'x402/payment-response';
+// Only the client layer and the core: the bridge ships as paydoc-mcp and loads nothing of the
+// service (test/layers.test.ts walks its imports).
+import { createPayer } from '../client/payer.js';
+import { fromUsd, toUsd, USDC_DECIMALS } from '../client/usd.js';
+import { MCP_MAX_DECODED_BYTES, PAYMENT_META_KEY, RECEIPT_META_KEY } from '../client/protocol.js';
+import { VERSION } from '../core/version.js';
 // A result the service holds after an unconfirmed settlement is fetched again with the same payment.
 const HELD_CODES = new Set(['SETTLEMENT_UNCONFIRMED', 'PAYMENT_IN_PROGRESS']);
 const HELD_RETRIES = 6;

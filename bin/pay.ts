@@ -10,8 +10,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { decodePaymentResponseHeader, decodePaymentRequiredHeader } from '@x402/core/http';
-import { createPayer, type PayChain } from '../server/payment/client.js';
-import { toUsd } from '../server/payment/pricing.js';
+import { createPayer, type PayChain } from '../client/payer.js';
+import { toUsd } from '../client/usd.js';
 
 function usage(message?: string): never {
   if (message) console.error(`pay: ${message}`);

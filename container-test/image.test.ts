@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../devchains/index.js';
-import { createPayer } from '../server/payment/client.js';
+import { createPayer } from '../client/payer.js';
 import { operations } from '../operations/index.js';
 import { form } from '../test/support/service.js';
 import { freePort } from '../test/support/paying.js';
@@ -294,7 +294,16 @@ describe('the container image (Dockerfile built with buildah, run as its non-roo
     expect(payerBefore - await svm!.balanceOf(svm!.payerAddress)).to.equal(10000n);
   });
 
-  it('holds no local-chain packages and no compilers', async () => {
+  it('holds no local chains (devchains/), no local-chain packages and no compilers', async () => {
+    // The build output without the local chains, the tests or the benchmarks: the build stage never had them.
+    const built = await readdir(path.join(rootfs, 'app/dist'));
+    expect(built).to.include(['bin', 'client', 'core', 'server', 'web']);
+    for (const dir of ['devchains', 'test', 'bench', 'container-test', 'vendor']) expect(built, dir).to.not.include(dir);
+    // Live mode has no /dev/ routes (the page's demo payer).
+    const devPayer = await fetch(`${baseUrl}/dev/payer`);
+    expect(devPayer.status).to.equal(404);
+    await devPayer.body?.cancel();
+
     const modules = path.join(rootfs, 'app/node_modules');
     expect(existsSync(path.join(modules, '@hapi/hapi/package.json'))).to.be.true();
     for (const name of DEV_CHAIN_PACKAGES) expect(existsSync(path.join(modules, name)), name).to.be.false();

@@ -54,8 +54,8 @@ export interface Service {
   stop(options?: { timeout?: number }): Promise<void>;
 }
 
-export { VERSION } from './version.js';
-import { VERSION } from './version.js';
+export { VERSION } from '../core/version.js';
+import { VERSION } from '../core/version.js';
 import { warmLauncher } from '../tools/runner.js';
 
 export async function createServer(options: CreateServerOptions = {}): Promise<Service> {
@@ -113,6 +113,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     { plugin: resultsPlugin, options: { app } },
     { plugin: webPlugin, options: { app } },
   ]);
+  // The /dev/ routes (the page's demo payer) exist only in dev mode; live mode never loads them.
+  if (config.payments === 'dev') await server.register({ plugin: (await import('./plugins/dev.js')).devPlugin, options: { app } });
   await server.initialize();
 
   let stopped = false;

@@ -13,7 +13,7 @@ import { createServer } from '../server/index.js';
 import { ConfigError, loadConfig, type Config } from '../server/config.js';
 import { chainsFor } from '../server/payment/setup.js';
 import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../devchains/index.js';
-import { createSvmClientSigner, registerSvmPayer } from '../server/payment/svm-payer.js';
+import { createSvmClientSigner, registerSvmPayer } from '../client/svm-payer.js';
 import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { balancesOf, paidAt, quoteAt } from './support/paying.js';
 import { cdpKey, checkToken, payaiKey, startJwtStandIn, type JwtStandIn } from './support/jwt-facilitator.js';

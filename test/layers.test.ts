@@ -4,8 +4,11 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type * as DevChains from '../devchains/index.js';
+import type { DevChainsModule } from '../server/payment/setup.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
@@ -14,17 +17,28 @@ const { expect } = Code;
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const root = path.resolve(dist, '..');
 
-/** Lowest first. The local chains stand beside the service: only server/ loads them, and only in dev mode. */
-const LAYERS = ['core', 'tools', 'checks', 'operations', 'workers', 'devchains', 'server', 'bin'] as const;
+/**
+ * Lowest first. The clients' code (payers, USD amounts, the protocol's constants) stands on the
+ * core alone, so the paying CLI and MCP bridge load nothing of the service. The local chains stand
+ * beside the service: only server/ loads them, and only in dev mode.
+ */
+const LAYERS = ['core', 'client', 'tools', 'checks', 'operations', 'workers', 'devchains', 'server', 'bin'] as const;
+/** What the image compiles (the Dockerfile's COPY lines): devchains/ is not among them. */
+const IMAGE_SOURCES = ['core', 'client', 'tools', 'checks', 'operations', 'workers', 'server', 'bin', 'web'];
 
-function filesIn(dir: string): string[] {
+// The service declares what it uses of devchains/ instead of importing its types, so that it
+// compiles without the folder; this fails to compile when devchains/ no longer provides that.
+export type DevChainsFit = Fits<DevChainsModule, typeof DevChains>;
+type Fits<Wanted, Given extends Wanted> = Given;
+
+function filesIn(dir: string, extension = '.js'): string[] {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
-  return entries.flatMap((e) => (e.isDirectory() ? filesIn(path.join(dir, e.name)) : e.name.endsWith('.js') ? [path.join(dir, e.name)] : []));
+  return entries.flatMap((e) => (e.isDirectory() ? filesIn(path.join(dir, e.name), extension) : e.name.endsWith(extension) ? [path.join(dir, e.name)] : []));
 }
 
 /** Compiled output whose source still exists: a build over an older checkout leaves files behind. */
@@ -35,6 +49,37 @@ function hasSource(file: string): boolean {
 const IMPORT = /(?:^\s*import\s[^'"]*?from\s*|^\s*import\s*|^\s*export\s[^'"]*?from\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 interface Edge { from: string; to: string; file: string; target: string }
+
+// Every specifier, relative or a package, of a static import or re-export or a literal import().
+const ANY_IMPORT = /(?:^\s*import\s[^'"]*?from\s*|^\s*import\s*|^\s*export\s[^'"]*?from\s*|\bimport\(\s*)['"]([^'"]+)['"]/gm;
+// The same in TypeScript sources, type-only imports and `typeof import()` included.
+const SOURCE_IMPORT = /(?:^\s*import\s[^'"]*?from\s*|^\s*import\s*|^\s*export\s[^'"]*?from\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm;
+
+/** The package an import names ('@x402/evm/exact/client' → '@x402/evm'), or undefined for node: and built-ins. */
+function packageOf(specifier: string): string | undefined {
+  if (specifier.startsWith('node:') || builtinModules.includes(specifier)) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** Every compiled file a module loads, following its imports, and the packages they name. */
+function importGraph(entry: string): { files: string[]; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    for (const match of readFileSync(file, 'utf8').matchAll(ANY_IMPORT)) {
+      if (match[1].startsWith('.')) visit(path.resolve(path.dirname(file), match[1]));
+      else {
+        const name = packageOf(match[1]);
+        if (name) packages.add(name);
+      }
+    }
+  };
+  visit(entry);
+  return { files: [...files].map((f) => path.relative(dist, f)).sort(), packages };
+}
 
 function runTimeEdges(): Edge[] {
   const edges: Edge[] = [];
@@ -85,6 +130,58 @@ describe('layers', () => {
     expect(upwards).to.equal([]);
     // The core depends on nothing of the project.
     expect(edges.filter((e) => e.from === 'core')).to.equal([]);
+  });
+
+  it('the client layer imports only the core', () => {
+    const fromClient = runTimeEdges().filter((e) => e.from === 'client');
+    expect(fromClient.filter((e) => e.to !== 'core').map((e) => `${e.file} imports ${e.target}`)).to.equal([]);
+    expect(filesIn(path.join(dist, 'client')).filter(hasSource).map((f) => path.basename(f)).sort()).to.include(['payer.js', 'protocol.js', 'svm-payer.js', 'usd.js']);
+  });
+
+  it('the paying MCP bridge (paydoc-mcp) loads nothing of the service: no server/, no operations, no convict', () => {
+    const { files, packages } = importGraph(path.join(dist, 'bin/mcp-bridge.js'));
+    // Not vacuous: the walk reaches the payer, the conversion and the protocol's constants.
+    expect(files).to.include(['bin/mcp-bridge.js', 'client/payer.js', 'client/svm-payer.js', 'client/usd.js', 'client/protocol.js', 'core/version.js']);
+    expect(files.filter((f) => !/^(client|core)\//.test(f) && f !== 'bin/mcp-bridge.js')).to.equal([]);
+    expect(files.filter((f) => f.startsWith('server/') || f.startsWith('operations/'))).to.equal([]);
+    expect(packages.has('convict'), [...packages].join(', ')).to.be.false();
+    expect(packages.has('@hapi/hapi'), [...packages].join(', ')).to.be.false();
+    // The package ships it as a bin: whatever it loads must be a production dependency.
+    const { dependencies } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect([...packages].filter((name) => !(name in dependencies))).to.equal([]);
+  });
+
+  it('the paying CLI (bin/pay.ts) loads nothing of the service either', () => {
+    const { files } = importGraph(path.join(dist, 'bin/pay.js'));
+    expect(files).to.include(['client/payer.js', 'client/usd.js']);
+    expect(files.filter((f) => !/^(client|core)\//.test(f) && f !== 'bin/pay.js')).to.equal([]);
+  });
+
+  it('the web page takes from the project only client/ modules that import nothing (so they bundle for a browser)', () => {
+    const outside = filesIn(path.join(root, 'web'), '.ts').flatMap((file) => [...readFileSync(file, 'utf8').matchAll(SOURCE_IMPORT)]
+      .map((match) => path.relative(root, path.resolve(path.dirname(file), match[1])))
+      .filter((target) => !target.startsWith(`web${path.sep}`)));
+    expect(outside).to.include(`client${path.sep}usd.js`);
+    for (const target of new Set(outside)) {
+      expect(target.split(path.sep)[0], target).to.equal('client');
+      expect([...readFileSync(path.join(dist, target), 'utf8').matchAll(ANY_IMPORT)].map((m) => m[1]), target).to.equal([]);
+    }
+  });
+
+  it('what the image compiles names nothing of devchains/, test/ or bench/, not even a type, so the image builds without them', () => {
+    const found: string[] = [];
+    for (const dir of IMAGE_SOURCES) {
+      for (const file of filesIn(path.join(root, dir), '.ts')) {
+        for (const match of readFileSync(file, 'utf8').matchAll(SOURCE_IMPORT)) {
+          const target = path.relative(root, path.resolve(path.dirname(file), match[1]));
+          if (!IMAGE_SOURCES.includes(target.split(path.sep)[0])) found.push(`${path.relative(root, file)} imports ${target}`);
+        }
+      }
+    }
+    expect(found).to.equal([]);
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const copied = [...dockerfile.matchAll(/^COPY ([\w-]+) \1$/gm)].map((m) => m[1]);
+    expect(copied.sort()).to.equal([...IMAGE_SOURCES].sort());
   });
 
   it('the cycle check sees a cycle when there is one', () => {

@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { ServiceError } from '../core/errors.js';
 import { ConfigError } from '../server/config.js';
-import { VERSION } from '../server/version.js';
+import { VERSION } from '../core/version.js';
 import { refusedAddressClass } from '../server/outbound/address.js';
 import { fetchBuyerUrl, outboundRules, parseBuyerUrl, pushToBuyerUrl, vetBuyerUrl, MAX_URL_LENGTH, type OutboundRules } from '../server/outbound/fetcher.js';
 

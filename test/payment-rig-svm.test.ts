@@ -17,7 +17,7 @@ import {
   type FacilitatorServer,
   type SvmRig,
 } from '../devchains/index.js';
-import { createSvmClientSigner, registerSvmPayer } from '../server/payment/svm-payer.js';
+import { createSvmClientSigner, registerSvmPayer } from '../client/svm-payer.js';
 import { solanaPaymentId } from '../server/payment/svm-payment-id.js';
 
 export const lab = Lab.script();

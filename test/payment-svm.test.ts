@@ -6,7 +6,7 @@ import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { startTestService, form, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { createSvmClientSigner, registerSvmPayer } from '../server/payment/svm-payer.js';
+import { createSvmClientSigner, registerSvmPayer } from '../client/svm-payer.js';
 import { balancesOf, paidAt, quoteAt } from './support/paying.js';
 
 export const lab = Lab.script();

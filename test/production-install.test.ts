@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { startEvmRig, type EvmRig } from '../devchains/index.js';
-import { createPayer } from '../server/payment/client.js';
+import { createPayer } from '../client/payer.js';
 import { form } from './support/service.js';
 import { freePort } from './support/paying.js';
 
@@ -28,9 +28,9 @@ const { expect } = Code;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // What the image has besides node_modules (see the Dockerfile): the build output without the
-// tests, the benchmarks and the rig contracts' cache, package.json, and the one uncompiled script
-// the workers run.
-const builtOutputLeftOut = new Set(['test', 'bench', 'vendor'].map((dir) => path.join(root, 'dist', dir)));
+// local chains, the tests, the benchmarks and the rig contracts' cache, package.json, and the one
+// uncompiled script the workers run.
+const builtOutputLeftOut = new Set(['devchains', 'test', 'bench', 'container-test', 'vendor'].map((dir) => path.join(root, 'dist', dir)));
 const uncompiledFiles = ['workers/pdf/weasy_render.py'];
 const DEV_ONLY_PACKAGES = ['litesvm', 'solc', '@foundry-rs/anvil-linux-amd64/package.json'];
 // npm's cache, filled by the project's own install, makes this a copy rather than a download.
@@ -133,7 +133,8 @@ describe('a production install (no development dependencies) in live mode', () =
     }
   });
 
-  it('refuses dev mode, whose local chains need the development dependencies, with a message that says so', async () => {
+  /** Starts the install in dev mode, which must fail at once; its exit code and output. */
+  async function startDevMode(): Promise<{ code: number | null; output: string }> {
     const devMode = spawn(process.execPath, ['dist/bin/start.js'], {
       cwd: scratch,
       env: { PATH: process.env.PATH, HOME: scratch, PAYMENTS: 'dev', PORT: String(await freePort()), HOST: '127.0.0.1', TMP_DIR: jobRoot, WORKERS: '1' },
@@ -143,11 +144,38 @@ describe('a production install (no development dependencies) in live mode', () =
     devMode.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
     devMode.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
     const timer = setTimeout(() => devMode.kill('SIGKILL'), START_TIMEOUT_MS);
-    const [code] = await once(devMode, 'exit');
+    const [code] = await once(devMode, 'exit') as [number | null];
     clearTimeout(timer);
-    expect(code, output).to.equal(1);
-    expect(output).to.contain('paydoc failed to start: PAYMENTS=dev needs the development dependencies');
-    expect(output).to.contain('litesvm');
+    return { code, output };
+  }
+
+  it('refuses dev mode, whose local chains are not installed, with a message that says so', async () => {
+    // As in the image: no devchains/ at all.
+    expect(existsSync(path.join(scratch!, 'dist', 'devchains'))).to.be.false();
+    const withoutChains = await startDevMode();
+    expect(withoutChains.code, withoutChains.output).to.equal(1);
+    expect(withoutChains.output).to.contain('paydoc failed to start: PAYMENTS=dev needs the development dependencies and the local chains (devchains/)');
+    expect(withoutChains.output).to.contain('dist/devchains/index.js');
+
+    // A production install of a full build: the chains are there, their packages are not.
+    await cp(path.join(root, 'dist', 'devchains'), path.join(scratch!, 'dist', 'devchains'), { recursive: true });
+    try {
+      const withoutPackages = await startDevMode();
+      expect(withoutPackages.code, withoutPackages.output).to.equal(1);
+      expect(withoutPackages.output).to.contain('paydoc failed to start: PAYMENTS=dev needs the development dependencies');
+      expect(withoutPackages.output).to.contain('litesvm');
+    } finally {
+      await rm(path.join(scratch!, 'dist', 'devchains'), { recursive: true, force: true });
+    }
+  });
+
+  it('has no /dev/ routes in live mode: the demo payer\'s address and signer answer 404', async () => {
+    const payer = await fetch(`${baseUrl}/dev/payer`);
+    expect(payer.status).to.equal(404);
+    await payer.body?.cancel();
+    const sign = await fetch(`${baseUrl}/dev/sign`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paymentRequired: { x402Version: 2, accepts: [] } }) });
+    expect(sign.status).to.equal(404);
+    await sign.body?.cancel();
   });
 
   it('starts in live mode and takes a paid call through the configured facilitator', async () => {

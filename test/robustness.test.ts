@@ -16,7 +16,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http';
 import { startTestService, form, type TestService } from './support/service.js';
 import { FAKE_MODEL, startFakeProvider, type FakeProvider } from './support/fake-provider.js';
-import { createPayer } from '../server/payment/client.js';
+import { createPayer } from '../client/payer.js';
 import { operations } from '../operations/index.js';
 import type { Operation } from '../operations/define.js';
 import { makePdf, textPages } from './pdf-fixtures.js';

@@ -18,7 +18,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import type { PaymentRequired } from '@x402/core/types';
 import { startTestService, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { createPayer } from '../server/payment/client.js';
+import { createPayer } from '../client/payer.js';
 import { ensureWebBuilt } from '../bin/build-assets.js';
 import { CHROMIUM, CHROMIUM_ARGS, STEP_TIMEOUT, chooseOperation, injectEvmWallet, loadPage } from './support/browser.js';
 

@@ -1,12 +1,10 @@
 // How amounts, addresses and the service's phrases are written on the page.
+// The amounts as the CLI, the bridge and the service write them: the client layer's conversion
+// (pure, so it bundles for the browser as it is).
+import { toUsd } from '../client/usd.js';
 
 /** Atomic USDC (6 decimals) as a plain decimal: 5000 -> "0.005", 1500000 -> "1.5". */
-export function formatUsdc(atomic: string | bigint): string {
-  const value = BigInt(atomic);
-  const whole = value / 1_000_000n;
-  const fraction = (value % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
-  return fraction ? `${whole}.${fraction}` : `${whole}`;
-}
+export const formatUsdc = (atomic: string | bigint): string => toUsd(BigInt(atomic));
 
 export const shortAddress = (address: string) => (address.length > 14 ? `${address.slice(0, 8)}…${address.slice(-6)}` : address);
 

@@ -4,7 +4,7 @@
 // carries the latencies and this process's CPU time, so the client's share can be told apart.
 import { readFile } from 'node:fs/promises';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { createPayer } from '../../server/payment/client.js';
+import { createPayer } from '../../client/payer.js';
 
 export interface ClientSetup { kind: 'setup'; url: string; payerKey: string; file: string; fileType: string; fields: Record<string, string> }
 export interface BatchRequest { kind: 'batch'; concurrency: number; count: number; maxMs: number }

@@ -8,7 +8,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { createServer, type Service } from '../../server/index.js';
 import type { Config } from '../../server/config.js';
 import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../../devchains/index.js';
-import { createPayer, type PayChain } from '../../server/payment/client.js';
+import { createPayer, type PayChain } from '../../client/payer.js';
 
 /** Milliseconds spent in each stage, summed over the calls since the last reset. */
 export interface StageTimes {

@@ -4,14 +4,18 @@ import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
 import { formJsonSchema } from './fields.js';
 import { outputMediaTypes } from './resources.js';
-import { priceRange, toUsd } from '../payment/pricing.js';
+import { priceRange } from '../payment/pricing.js';
+import { toUsd } from '../../client/usd.js';
+import { PAYMENT_META_KEY } from '../../client/protocol.js';
 import { MAX_TIMEOUT_SECONDS } from '../payment/gate.js';
 import { providerAvailable, runsLocally } from '../config.js';
 import { sendsContent, operationDescription } from './descriptions.js';
 import type { PublicView } from './view.js';
 
 export const MCP_PROTOCOL_VERSION = '2025-11-25';
-export const PAYMENT_META_KEY = 'x402/payment';
+// Still imported from here by server/plugins/mcp.ts (being edited elsewhere); new code imports
+// client/protocol.js. Remove once it has.
+export { PAYMENT_META_KEY };
 
 function pricingNote(op: Operation): string | undefined {
   const parts: string[] = [];

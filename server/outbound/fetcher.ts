@@ -9,7 +9,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP, isIPv6, type LookupFunction } from 'node:net';
 import { fail, ServiceError, type ErrorCode } from '../../core/errors.js';
 import { ConfigError, type Config } from '../config.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../core/version.js';
 import { refusedAddressClass } from './address.js';
 
 /** A fetch follows at most this many redirects; a push follows none. */

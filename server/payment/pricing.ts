@@ -1,8 +1,11 @@
-// Pricing: the only place money is computed. Amounts are atomic USDC (6 decimals) as bigint,
-// so no float rounding can make the paid retry disagree with the quote.
+// Pricing: the only place the price of a call is computed. Amounts are atomic USDC (6 decimals) as
+// bigint, so no float rounding can make the paid retry disagree with the quote. Their conversion
+// to and from US dollars is the client layer's (client/usd.ts), shared with the paying clients.
 import type { Operation } from '../../operations/define.js';
 
-export const USDC_DECIMALS = 6;
+// Still imported from here by files being edited elsewhere (server/derive/openapi.ts and
+// agent-docs.ts, test/surfaces.test.ts and discovery.test.ts); new code imports client/usd.js. Remove once they have.
+export { toUsd } from '../../client/usd.js';
 
 /** The exact price of one call: the flat rate, or the rate times the pages of all inputs. */
 export function priceOf(op: Operation, pageCounts: readonly number[]): bigint {
@@ -18,18 +21,4 @@ export function priceRange(op: Operation): { min: bigint; max?: bigint } {
   const min = BigInt(op.price.rate);
   if (op.price.model === 'flat') return { min, max: min };
   return { min, ...(op.maxAmount !== undefined ? { max: BigInt(op.maxAmount) } : {}) };
-}
-
-/** Atomic units as a US dollar string without float arithmetic: 5000n → "0.005". */
-export function toUsd(amount: bigint): string {
-  const whole = amount / 10n ** BigInt(USDC_DECIMALS);
-  const frac = (amount % 10n ** BigInt(USDC_DECIMALS)).toString().padStart(USDC_DECIMALS, '0').replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : `${whole}`;
-}
-
-/** A US dollar amount as written by a person ("0.10", "5") to atomic units; undefined when it is not one. */
-export function fromUsd(usd: string): bigint | undefined {
-  const m = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(usd.trim());
-  if (!m) return undefined;
-  return BigInt(m[1]) * 10n ** BigInt(USDC_DECIMALS) + BigInt((m[2] ?? '').padEnd(USDC_DECIMALS, '0'));
 }

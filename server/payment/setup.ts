@@ -9,21 +9,51 @@ import { MemoryGuard, type PaymentGuard } from './guard.js';
 import { RedisGuard } from './redis-guard.js';
 import { cdpFacilitator, fixedAuth, payaiFacilitator, type FacilitatorAuth } from './facilitators.js';
 import type { Metrics } from '../metrics.js';
-import type { DevRigs } from '../../devchains/index.js';
 
-export type { DevRigs };
+/**
+ * The local chains as the service uses them in dev mode. devchains/ makes them (its EvmRig and
+ * SvmRig have these members and more; test/layers.test.ts checks that they fit). Declared here,
+ * not imported, so that the service compiles without devchains/, as the image builds it.
+ */
+export interface DevChain {
+  network: `${string}:${string}`;
+  rpcUrl: string;
+  facilitatorUrl: string;
+  asset: string;
+  payTo: string;
+  /** The demo payer: the page's dev mode pays with it on Base (plugins/dev.ts); bin/start.ts prints its key. */
+  payerAddress: string;
+}
+export interface DevEvmChain extends DevChain {
+  payerKey: `0x${string}`;
+  balanceOf(address: string): Promise<bigint>;
+}
+export interface DevSvmChain extends DevChain {
+  /** Base58, as SVM_PAYER_KEY takes it. */
+  payerSecretKey: string;
+}
+export interface DevRigs { evm?: DevEvmChain; svm?: DevSvmChain }
+
+/** What the service calls of devchains/index.ts. */
+export interface DevChainsModule {
+  startDevRigs(chains: { evm: boolean; svm: boolean }): Promise<DevRigs>;
+  stopDevRigs(rigs: DevRigs): Promise<void>;
+}
 
 export const BASE_USDC_EXTRA = { name: 'USD Coin', version: '2' };
 
-// The local chains are loaded only here, in dev mode: live mode and a production install (which
-// lacks anvil, litesvm and solc) never load them.
-async function loadDevChains(): Promise<typeof import('../../devchains/index.js')> {
+// The local chains are loaded only here, in dev mode: live mode never loads them, and a
+// production install (no anvil, litesvm or solc) or the image (no devchains/ at all) need not
+// have them. The specifier is not a literal, so that the compiler does not look for the folder.
+const DEV_CHAINS_MODULE = '../../devchains/index.js';
+
+async function loadDevChains(): Promise<DevChainsModule> {
   try {
-    return await import('../../devchains/index.js');
+    return await import(DEV_CHAINS_MODULE) as DevChainsModule;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
     const missing = (err as Error).message.split('\n')[0];
-    throw new Error(`PAYMENTS=dev needs the development dependencies, which this install lacks (${missing}); install them (npm ci without --omit=dev) or run with PAYMENTS=live`);
+    throw new Error(`PAYMENTS=dev needs the development dependencies and the local chains (devchains/), which this install lacks (${missing}); run it from a full checkout (npm ci without --omit=dev) or with PAYMENTS=live`);
   }
 }
 

@@ -1,13 +1,10 @@
-// The page for people: GET / and its two assets, built into dist/web by bin/build-assets.ts.
-// In dev mode (PAYMENTS=dev with the local Base chain) it also lets the page pay with the
-// rig's demo payer, signed here so the key never reaches the browser.
+// The page for people: GET / and its two assets, built into dist/web by bin/build-assets.ts, and
+// the relay of the Solana reads its wallet payments need. The dev mode's demo payer is a plugin
+// of its own (plugins/dev.ts), registered only in dev mode.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
-import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { fail } from '../../core/errors.js';
-import { createPayer } from '../payment/client.js';
-import type { EvmRig } from '../../devchains/index.js';
 import type { App } from '../index.js';
 
 // This file runs as dist/server/plugins/web.js; the build puts the page in dist/web.
@@ -32,8 +29,6 @@ const PAGE_CSP = [
 ].join('; ');
 
 interface LoadedAsset { body: Buffer; etag: string }
-
-export interface DevSignRequest { paymentRequired: PaymentRequired }
 
 export const webPlugin: Plugin<{ app: App }> = {
   name: 'web',
@@ -70,9 +65,6 @@ export const webPlugin: Plugin<{ app: App }> = {
         },
       });
     }
-
-    const rig = app.config.payments === 'dev' ? app.rigs.evm : undefined;
-    if (rig) registerDevPayer(server, app, rig);
 
     const solana = app.gate.chains.find((c) => c.network.startsWith('solana:'));
     const solanaRpc = app.config.payments === 'dev' ? app.rigs.svm?.rpcUrl : app.config.svmRpcUrl || undefined;
@@ -227,49 +219,6 @@ function registerSolanaRelay(server: Server, upstream: string, mint: string): vo
       if (problem) fail('FIELD_INVALID', `this relay takes only the options a wallet payment uses: ${problem}`, { field: 'params' });
       const result = await reads.get(method);
       return h.response({ jsonrpc: '2.0', id: call!.id ?? 1, result }).header('cache-control', 'no-store');
-    },
-  });
-}
-
-/**
- * Dev mode only: the demo payer of the local Base chain, for a newcomer without a wallet. Same
- * origin only (no CORS), and it signs nothing but this service's own Base requirements.
- */
-function registerDevPayer(server: Server, app: App, rig: EvmRig): void {
-  server.route({
-    method: 'GET',
-    path: '/dev/payer',
-    options: { cors: false, description: 'Dev mode: the demo payer on the local Base chain' },
-    handler: async (_request, h) => h.response({
-      network: rig.network,
-      address: rig.payerAddress,
-      balance: (await rig.balanceOf(rig.payerAddress)).toString(),
-    }).header('cache-control', 'no-store'),
-  });
-
-  server.route({
-    method: 'POST',
-    path: '/dev/sign',
-    options: {
-      cors: false,
-      description: 'Dev mode: the demo payer signs a quote of this service on the local Base chain',
-      payload: { parse: true, allow: ['application/json'], maxBytes: 64 * 1024 },
-    },
-    handler: async (request, h) => {
-      const paymentRequired = (request.payload as Partial<DevSignRequest> | null)?.paymentRequired;
-      if (!paymentRequired || paymentRequired.x402Version !== 2 || !Array.isArray(paymentRequired.accepts)) {
-        fail('FIELD_INVALID', 'send { "paymentRequired": <the x402 v2 PaymentRequired of a 402 from this service> }', { field: 'paymentRequired' });
-      }
-      const chain = app.gate.chains.find((c) => c.network === rig.network);
-      const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
-      const accept = paymentRequired.accepts.find((a: PaymentRequirements) =>
-        chain !== undefined && a.scheme === 'exact' && a.network === chain.network && same(a.payTo, chain.payTo) && same(a.asset, chain.asset));
-      if (!accept) {
-        fail('FIELD_INVALID', `the demo payer signs only this service's own requirements on ${rig.network}`, { field: 'paymentRequired' });
-      }
-      const payer = await createPayer({ chain: 'base', evmKey: rig.payerKey });
-      const payload = await payer.createPaymentPayload({ ...paymentRequired, accepts: [accept] });
-      return h.response(payload).header('cache-control', 'no-store');
     },
   });
 }

@@ -11,7 +11,7 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { createServer, type Service } from '../../server/index.js';
 import type { Config } from '../../server/config.js';
 import { startEvmRig, startSvmRig, type DevRigs, type EvmRig, type SvmRig } from '../../devchains/index.js';
-import { createPayer } from '../../server/payment/client.js';
+import { createPayer } from '../../client/payer.js';
 import { leftoverJobDirs } from '../../server/jobdir.js';
 
 export interface TestService {
