@@ -29,7 +29,7 @@ export interface PushReceipt {
 export type Deliverable<T> =
   | { kind: 'inline'; body: T; heldBytes: number; discard?: undefined }
   | { kind: 'link'; result: LinkReceipt; heldBytes: number; discard(): void }
-  | { kind: 'pushed'; delivered: PushReceipt; heldBytes: number; discard?: undefined };
+  | { kind: 'pushed'; delivered: PushReceipt; heldBytes: number; discard?: undefined; received: true };
 
 /** A surface (HTTP, MCP) says how much it carries inline and encodes a result for itself. */
 export interface Surface<T> {
@@ -168,7 +168,7 @@ export async function prepareDelivery<T>(output: JobOutput, delivery: Delivery, 
   }
   if (delivery.kind === 'push') {
     const { status } = await pushToBuyerUrl(pushTo!, output.body, output.mediaType, { field: 'deliver_to', rules: context.outbound, ...(signal ? { signal } : {}) });
-    return { kind: 'pushed', heldBytes: 0, delivered: { status, bytes: size, sha256: sha256(output.body), mediaType: output.mediaType } };
+    return { kind: 'pushed', heldBytes: 0, received: true, delivered: { status, bytes: size, sha256: sha256(output.body), mediaType: output.mediaType } };
   }
   if (size > surface.maxInlineBytes) {
     fail('RESULT_TOO_LARGE', `the result is ${mb(size)} (${size} bytes), more than the ${mb(surface.maxInlineBytes)} this way of calling returns inline; nothing was charged: ${surface.linkHint}`);

@@ -24,7 +24,7 @@ interface Origin {
   /** Requests received, with their method, path and headers. */
   requests: Array<{ method: string; path: string; headers: http.IncomingHttpHeaders; body: Buffer }>;
   /** What the next requests are answered with (the last entry repeats). */
-  answers: Array<{ status: number; body?: Buffer; type?: string }>;
+  answers: Array<{ status: number; body?: Buffer; type?: string; delayMs?: number }>;
   close(): Promise<void>;
 }
 
@@ -37,8 +37,11 @@ async function startOrigin(): Promise<Origin> {
     req.on('end', () => {
       origin.requests.push({ method: req.method!, path: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
       const answer = origin.answers.length > 1 ? origin.answers.shift()! : origin.answers[0];
-      res.writeHead(answer.status, answer.type ? { 'content-type': answer.type } : {});
-      res.end(answer.body ?? '');
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, answer.type ? { 'content-type': answer.type } : {});
+        res.end(answer.body ?? '');
+      }, answer.delayMs ?? 0);
     });
   });
   server.listen(0, '127.0.0.1');
@@ -269,6 +272,21 @@ describe('files in and out: JSON bodies, URL inputs, links and pushes', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('a client that leaves while its result is being pushed is not charged: the push is abandoned unanswered', async () => {
+    origin.requests.length = 0;
+    origin.answers = [{ status: 201, delayMs: 3000 }];
+    const before = await balances();
+    const leaving = new AbortController();
+    const call = (await t.payFetch('base', ((url: string, init?: RequestInit) => fetch(url, { ...init, signal: leaving.signal })) as typeof fetch))(`${t.url}/v1/image/resize`, json({ file: { data: jpeg.toString('base64') }, width: 24, deliver_to: `${origin.url}/slow` }));
+    for (let i = 0; i < 200 && !origin.requests.some((r) => r.method === 'PUT'); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(origin.requests.some((r) => r.method === 'PUT')).to.equal(true);
+    leaving.abort();
+    await call.catch(() => undefined);
+    for (let i = 0; i < 100 && (await t.metric('paydoc_payments_total', { stage: 'cancelled_client_gone' })) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await balances()).to.equal(before);
   });
 
   it('HTTP paid retry with the same payment after a refused delivery: the payment is still unspent', async () => {

@@ -255,7 +255,7 @@ export class PaymentGate {
       throw err;
     }
     // A client that has gone would never receive the result: it is not charged for it.
-    if (clientGone?.aborted) {
+    if (clientGone?.aborted && !result.received) {
       result.discard?.();
       await this.ledger.release(payment);
       this.metrics.payments.inc({ stage: 'cancelled_client_gone' });

@@ -15,6 +15,11 @@ import { differentPayload, unconfirmed } from './refusals.js';
 export interface GateResult extends Holdable {
   /** Called when the result will never be sent (its settlement failed or was refused). */
   discard?(): void;
+  /**
+   * The result is already in the buyer's hands (pushed to their URL): a client that leaves after
+   * that is still charged, as it received what it paid for.
+   */
+  received?: boolean;
 }
 
 export type PaidOutcome<T> =
