@@ -14,6 +14,7 @@ export const ERROR_CATALOG = {
   ENCRYPTED_PDF: { status: 422, summary: 'The PDF is password-protected.' },
   WRONG_PASSWORD: { status: 422, summary: 'The password does not open the PDF.' },
   NO_CONTENT: { status: 422, summary: 'The input holds nothing this operation can return.' },
+  TARGET_UNREACHABLE: { status: 422, summary: 'The target size (target_kb) could not be reached; the message names the smallest size reached. Nothing was charged.' },
   UNSUPPORTED_MEDIA: { status: 422, summary: 'The request body must be multipart/form-data.' },
   MALFORMED_BODY: { status: 422, summary: 'The request body could not be parsed.' },
   URL_REFUSED: { status: 422, summary: 'The URL is not one the service fetches or pushes to (scheme, address class, credentials, or URL inputs turned off).' },

@@ -19,6 +19,13 @@ export const LEVEL: FieldSpec = {
 };
 export type CompressionLevel = 'lossless' | 'balanced' | 'max';
 
+/** Bounds of target_kb (compress to a size): 1 KB to about 1 GB, in KB of 1024 bytes. */
+export const TARGET_KB_BOUNDS = { minimum: 1, maximum: 1_000_000 } as const;
+export const KB = 1024;
+
+/** What a 422 from an operation that takes target_kb can mean, beside bad input (OpenAPI). */
+export const TARGET_UNPROCESSABLE = 'Unsupported or corrupt input, or an invalid field; or TARGET_UNREACHABLE after the work: target_kb could not be reached, the message names the smallest size reached, and nothing is charged.';
+
 export const TEXT_SCHEMA = {
   type: 'object', required: ['text'], additionalProperties: false,
   properties: { text: { type: 'string', description: 'The recognised text, pages separated by form feeds (U+000C) for PDFs.' } },

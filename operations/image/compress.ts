@@ -1,12 +1,24 @@
-import { defineOperation } from '../define.js';
-import { IMAGE_INPUT, IMAGE_TIMEOUT_MS } from '../shared.js';
+import { defineOperation, type FieldSpec } from '../define.js';
+import { IMAGE_INPUT, IMAGE_TIMEOUT_MS, KB, TARGET_KB_BOUNDS, TARGET_UNPROCESSABLE } from '../shared.js';
 import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImageJob, imageMediaType } from './image-job.js';
+
+const TARGET_KB: FieldSpec = {
+  name: 'target_kb', type: 'integer', ...TARGET_KB_BOUNDS,
+  description: `Compress to a size: at most this many kilobytes (1 KB = 1024 bytes; ${TARGET_KB_BOUNDS.minimum} to ${TARGET_KB_BOUNDS.maximum}). `
+    + 'The result is the highest quality up to `quality` (JPEG, WebP, AVIF), or the most colours up to `colors` (PNG), at or under the target, '
+    + 'found by a bounded search of at most about ten encodes. When even the lowest setting is larger, the answer is 422 TARGET_UNREACHABLE naming the smallest size reached, and nothing is charged.',
+};
 
 export const imageCompress = defineOperation({
   id: 'image.compress', title: 'Compress or convert an image',
-  description: 'Re-encodes a JPEG, PNG or WebP image, optionally converting it; PNG output is palette-quantised to `colors`.',
-  category: 'image-processing', fields: IMAGE_ENCODING_FIELDS, input: IMAGE_INPUT,
-  price: { model: 'flat', rate: 5000 }, output: { mediaType: 'image', description: 'The compressed image (image/jpeg, image/png or image/webp).' },
+  description: 'Re-encodes a JPEG, PNG, WebP or AVIF image, optionally converting it; PNG output is palette-quantised to `colors`. With `target_kb`, the best quality at or under that size.',
+  category: 'image-processing', fields: [...IMAGE_ENCODING_FIELDS, TARGET_KB], input: IMAGE_INPUT,
+  price: { model: 'flat', rate: 5000 },
+  output: { mediaType: 'image', description: 'The compressed image (image/jpeg, image/png, image/webp or image/avif).', unprocessable: TARGET_UNPROCESSABLE },
   resultMediaType: imageMediaType, thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
-  plan: (input) => planImageJob(input, 'compress', (image) => ({ transform: { kind: 'compress' }, width: image.width, height: image.height })),
+  plan: (input) => {
+    const job = planImageJob(input, 'compress', (image) => ({ transform: { kind: 'compress' }, width: image.width, height: image.height }));
+    const targetKb = input.fields.target_kb as number | undefined;
+    return targetKb === undefined ? job : { ...job, targetBytes: targetKb * KB };
+  },
 });

@@ -38,6 +38,8 @@ export interface ImageJob {
   header: ImageHeader;
   encoding: Encoding;
   transform: ImageTransform;
+  /** compress with target_kb: the result must be at most this many bytes (the search's bound). */
+  targetBytes?: number;
 }
 
 export function imageHeaderOf(file: InspectedFile): ImageHeader {

@@ -175,6 +175,57 @@ async function decodes(bytes: Uint8Array, input: Job<ImageJob>): Promise<boolean
   }
 }
 
+// ---- Compress to a target size ------------------------------------------------------------
+
+export interface TargetSearch {
+  body: Uint8Array;
+  /** The setting the body was made at: quality (JPEG, WebP, AVIF) or colours (PNG). */
+  setting: number;
+  /** How many encodes the search made. */
+  encodes: number;
+}
+
+function kilobytes(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+/**
+ * The best setting at or under the target: the highest quality from the requested one down to 1,
+ * or for PNG the most colours from the requested count down to 2. Size grows with the setting, so
+ * a binary search finds it: the ceiling first (enough when the target is generous), then the
+ * floor (which shows an unreachable target), then about log2(range) encodes between them, at
+ * most about ten in all. Every body returned was measured, so the result is at or under the target
+ * even where a codec's size is not quite monotonic in its setting.
+ */
+export async function searchTarget(render: (encoding: Encoding) => Promise<Uint8Array>, encoding: Encoding, targetBytes: number): Promise<TargetSearch> {
+  const palette = encoding.format === 'png';
+  const ceiling = palette ? encoding.paletteColors ?? 256 : encoding.quality;
+  const floor = palette ? 2 : 1;
+  const at = (setting: number): Encoding => (palette ? { ...encoding, paletteColors: setting } : { ...encoding, quality: setting });
+  let encodes = 0;
+  const measure = async (setting: number) => { encodes += 1; return render(at(setting)); };
+
+  const top = await measure(ceiling);
+  if (top.byteLength <= targetBytes) return { body: top, setting: ceiling, encodes };
+  let best = { body: await measure(floor), setting: floor };
+  if (best.body.byteLength > targetBytes) {
+    const smallest = Math.min(best.body.byteLength, top.byteLength);
+    const what = palette ? `${floor} colours` : `quality ${floor}`;
+    fail('TARGET_UNREACHABLE',
+      `target_kb = ${targetBytes / 1024} (${targetBytes} bytes) cannot be reached: the smallest ${encoding.format.toUpperCase()} reached is ${smallest} bytes (${kilobytes(smallest)}), at ${what}; nothing was charged`,
+      { field: 'target_kb' });
+  }
+  // Invariant: `best` fits; every setting at or above `tooLarge` was measured over the target or is unknown but above a miss.
+  let tooLarge = ceiling;
+  while (tooLarge - best.setting > 1) {
+    const middle = Math.floor((tooLarge + best.setting) / 2);
+    const body = await measure(middle);
+    if (body.byteLength <= targetBytes) best = { body, setting: middle };
+    else tooLarge = middle;
+  }
+  return { ...best, encodes };
+}
+
 /** The five image transforms: the plan settled the header, the transform and the encoding before payment. */
 export const transformImage: WorkFunction<ImageJob> = async (input): Promise<JobOutput> => {
   const file = input.files[0];
@@ -188,8 +239,9 @@ export const transformImage: WorkFunction<ImageJob> = async (input): Promise<Job
     if (lossless) return { body: lossless, mediaType };
   }
 
+  const render = (at: Encoding) => strictly((failOn) => encode(applyTransform(decode(file.bytes, input, failOn), transform), transform.kind === 'compress', at, header, input));
   try {
-    const body = await strictly((failOn) => encode(applyTransform(decode(file.bytes, input, failOn), transform), transform.kind === 'compress', encoding, header, input));
+    const body = input.params.targetBytes === undefined ? await render(encoding) : (await searchTarget(render, encoding, input.params.targetBytes)).body;
     return { body, mediaType };
   } catch (err) {
     if (err instanceof ServiceError) throw err;

@@ -11,6 +11,8 @@ import { countPages, inputPath, inputsContain, PDF, qpdf, readBytes } from './co
 import { mergeWithQpdf } from './assemble.js';
 import { withScratch } from '../../tools/tool-run.js';
 import type { CompressionLevel } from '../../operations/shared.js';
+import type { PdfCompressJob } from '../../operations/pdf/compress.js';
+import { fail } from '../../core/errors.js';
 
 type Level = CompressionLevel;
 
@@ -140,11 +142,81 @@ async function compressOne(input: Job, source: string, level: Level, dir: string
   return smallest(input, [baseline, packed, ...gs], dir);
 }
 
-export const compress: WorkFunction<{ level: Level }> = async (input): Promise<JobOutput> => {
+// ---- Compress to a target size ------------------------------------------------------------
+
+/** max's settings with images brought down to `dpi` instead of 72: the steps below max. */
+function belowMax(dpi: number): { name: string; args: readonly string[] } {
+  const resolution = /^-d(Color|Gray)ImageResolution=/;
+  return { name: `gs-${dpi}dpi`, args: GS_LEVEL.max.map((arg) => (resolution.test(arg) ? arg.replace(/=\d+$/, `=${dpi}`) : arg)) };
+}
+
+/** The steps of the target search, best quality first; each gives its candidates (its smallest valid one counts). */
+export const TARGET_STEPS = ['lossless', 'balanced', 'max', '50 dpi', '36 dpi'] as const;
+export type TargetStep = typeof TARGET_STEPS[number];
+
+export interface TargetOutcome {
+  body: Uint8Array;
+  /** The step whose result was returned. */
+  step: TargetStep;
+  /** Steps tried, in order, with the size each reached (undefined: no valid result). */
+  tried: Array<{ step: TargetStep; size?: number }>;
+}
+
+/** The smallest candidate that kept every page, outline entry and link; undefined when none did. */
+async function smallestValid(input: Job, candidates: readonly (Candidate | undefined)[], dir: string): Promise<Candidate | undefined> {
+  const ranked = candidates.filter((c): c is Candidate => c !== undefined).sort((a, b) => a.size - b.size);
+  for (const candidate of ranked) {
+    if (!candidate.sources || await keptNavigation(input, candidate.sources, candidate.file, dir)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The best quality at or under the target: the steps run in order of quality (lossless, then
+ * balanced, max, and max's settings at 50 and 36 dpi) and the first whose smallest valid result
+ * fits is returned, so a generous target costs one qpdf run and a tight one at most five
+ * Ghostscript runs besides. When none fits, TARGET_UNREACHABLE names the smallest size reached
+ * (and says so when the job's deadline stopped the search early).
+ */
+export async function compressToTarget(input: Job, source: string, targetBytes: number, dir: string): Promise<TargetOutcome> {
+  const pages = input.files[0].pages ?? await countPages(input, source, dir);
+  const baseline: Candidate = { file: source, size: input.files[0].bytes.byteLength };
+  const steps: Record<TargetStep, () => Promise<(Candidate | undefined)[]>> = {
+    lossless: async () => {
+      const file = path.join(dir, 'lossless.pdf');
+      await qpdf(input, [...QPDF_LOSSLESS, source, file], dir);
+      return [baseline, { file, size: (await readBytes(file)).byteLength }];
+    },
+    balanced: () => ghostscriptCandidates(input, 'balanced', [source], pages, dir),
+    max: () => ghostscriptCandidates(input, 'max', [source], pages, dir),
+    '50 dpi': async () => [await ghostscriptCandidate(input, 'max', [source], pages, dir, belowMax(50))],
+    '36 dpi': async () => [await ghostscriptCandidate(input, 'max', [source], pages, dir, belowMax(36))],
+  };
+  const tried: TargetOutcome['tried'] = [];
+  let smallest: number | undefined;
+  let outOfTime = false;
+  for (const step of TARGET_STEPS) {
+    // Each Ghostscript run takes at most 80 % of the time left; below a second there is no point starting one.
+    if (step !== 'lossless' && input.deadline - Date.now() < 1_500) { outOfTime = true; break; }
+    const best = await smallestValid(input, await steps[step](), dir);
+    tried.push({ step, size: best?.size });
+    if (!best) continue;
+    if (best.size <= targetBytes) return { body: await readBytes(best.file), step, tried };
+    smallest = Math.min(smallest ?? best.size, best.size);
+  }
+  const reached = smallest ?? baseline.size;
+  fail('TARGET_UNREACHABLE',
+    `target_kb = ${targetBytes / 1024} (${targetBytes} bytes) cannot be reached: the smallest PDF reached ${outOfTime ? 'within the job\'s time limit ' : ''}is ${reached} bytes (${(reached / 1024).toFixed(1)} KB); nothing was charged`,
+    { field: 'target_kb' });
+}
+
+export const compress: WorkFunction<PdfCompressJob> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
-  const { level } = input.params;
+  const { level, targetBytes } = input.params;
   return withScratch(input.jobDir, async (dir) => {
-    const body = await compressOne(input, source, level, dir, { file: source, size: input.files[0].bytes.byteLength });
+    const body = targetBytes !== undefined
+      ? (await compressToTarget(input, source, targetBytes, dir)).body
+      : await compressOne(input, source, level, dir, { file: source, size: input.files[0].bytes.byteLength });
     return { body, mediaType: PDF };
   });
 };
