@@ -16,8 +16,8 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../devchains/index.js';
-import { createSvmClientSigner, registerSvmPayer } from '../server/payment/svm-payer.js';
-import { createPayer } from '../server/payment/client.js';
+import { createSvmClientSigner, registerSvmPayer } from '../client/svm-payer.js';
+import { createPayer } from '../client/payer.js';
 import { leftoverJobDirs } from '../server/jobdir.js';
 import { balancesOf, errorCode, freePort, paidAt, quoteAt } from './support/paying.js';
 

@@ -20,7 +20,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { operations } from '../operations/index.js';
 import type { Operation } from '../operations/define.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { toUsd } from '../server/payment/pricing.js';
+import { toUsd } from '../client/usd.js';
 import { toOas30 } from '../server/derive/openapi.js';
 import { startTestService, form, type TestService } from './support/service.js';
 

@@ -2,7 +2,8 @@
 // paid resources as full URLs) and /llms.txt (the service, its prices and how to pay, in
 // Markdown). Both derived from the operation table, like the catalog and OpenAPI.
 import { operations } from '../../operations/index.js';
-import { priceRange, toUsd } from '../payment/pricing.js';
+import { priceRange } from '../payment/pricing.js';
+import { toUsd } from '../../client/usd.js';
 import { sendsContent } from './descriptions.js';
 import type { PublicView } from './view.js';
 

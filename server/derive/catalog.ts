@@ -13,9 +13,6 @@ import { sendsContent, operationDescription } from './descriptions.js';
 import type { PublicView } from './view.js';
 
 export const MCP_PROTOCOL_VERSION = '2025-11-25';
-// Still imported from here by server/plugins/mcp.ts (being edited elsewhere); new code imports
-// client/protocol.js. Remove once it has.
-export { PAYMENT_META_KEY };
 
 function pricingNote(op: Operation): string | undefined {
   const parts: string[] = [];

@@ -3,10 +3,6 @@
 import type { Operation } from '../../operations/define.js';
 import { fieldJsonSchema, fileDescription } from './fields.js';
 
-// The limit itself is shared with the clients (client/protocol.ts). Still imported from here by
-// server/plugins/mcp.ts and operations.ts (being edited elsewhere); remove once they import it
-// from client/protocol.js.
-export { MCP_MAX_DECODED_BYTES } from '../../client/protocol.js';
 
 export function mediaTypesFor(op: Operation): string[] {
   if (op.input.kind === 'image') return ['image/jpeg', 'image/png', 'image/webp'];

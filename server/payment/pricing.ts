@@ -3,9 +3,6 @@
 // to and from US dollars is the client layer's (client/usd.ts), shared with the paying clients.
 import type { Operation } from '../../operations/define.js';
 
-// Still imported from here by files being edited elsewhere (server/derive/openapi.ts and
-// agent-docs.ts, test/surfaces.test.ts and discovery.test.ts); new code imports client/usd.js. Remove once they have.
-export { toUsd } from '../../client/usd.js';
 
 /** The exact price of one call: the flat rate, or the rate times the pages of all inputs. */
 export function priceOf(op: Operation, pageCounts: readonly number[]): bigint {

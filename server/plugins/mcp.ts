@@ -19,16 +19,15 @@ import { watchConnection, type Connection } from './connection.js';
 import { withBody, streamedPayload } from './body.js';
 import { shortened } from '../derive/fields.js';
 import { mcpResource } from '../derive/resources.js';
-import { mcpInputSchema, MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
-import { PAYMENT_META_KEY } from '../derive/catalog.js';
+import { mcpInputSchema } from '../derive/mcp-schemas.js';
+import { MCP_MAX_DECODED_BYTES, PAYMENT_META_KEY, RECEIPT_META_KEY } from '../../client/protocol.js';
 import { operationDescription, sendsContent } from '../derive/descriptions.js';
 import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from '../derive/shared-schemas.js';
 import type { JobOutput } from '../../core/job.js';
 import type { App } from '../index.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../core/version.js';
 import { corsOriginList } from '../config.js';
 
-const RECEIPT_META_KEY = 'x402/payment-response';
 // Base64 of the largest decoded input, plus JSON-RPC framing and fields.
 const MCP_BODY_LIMIT = Math.ceil(MCP_MAX_DECODED_BYTES / 3) * 4 + 1024 * 1024;
 

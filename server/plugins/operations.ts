@@ -11,7 +11,7 @@ import type { JobOutput } from '../../core/job.js';
 import type { RawRequest } from '../pipeline.js';
 import { readArguments } from '../arguments.js';
 import type { Surface } from '../delivery.js';
-import { MCP_MAX_DECODED_BYTES } from '../derive/mcp-schemas.js';
+import { MCP_MAX_DECODED_BYTES } from '../../client/protocol.js';
 import { readMultipart } from './multipart.js';
 import { withBody, streamedPayload } from './body.js';
 import { paidCall, probePrice } from '../paid-call.js';
