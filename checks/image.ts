@@ -4,7 +4,13 @@
 import sharp, { type Metadata } from 'sharp';
 import { fail } from '../core/errors.js';
 
-export type ImageFormat = 'jpeg' | 'png' | 'webp';
+/** The image formats accepted as input and offered as output, in the order every list shows them. */
+export const IMAGE_FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
+export type ImageFormat = typeof IMAGE_FORMATS[number];
+/** Each format's media type (what the client gets and the 402 names). */
+export const IMAGE_MEDIA_TYPES: Record<ImageFormat, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', avif: 'image/avif' };
+/** The formats in words, for messages and descriptions: "JPEG, PNG, WebP or AVIF". */
+export const IMAGE_FORMAT_NAMES = 'JPEG, PNG, WebP or AVIF';
 
 export interface ImageInfo {
   format: ImageFormat;
@@ -23,10 +29,13 @@ export interface ImageHeader extends ImageInfo {
 }
 
 export const MAX_IMAGE_PIXELS = 40_000_000;
-/** Largest side each output format can hold (WebP's is in its bitstream; JPEG's in its frame header). */
-export const MAX_SIDE: Record<ImageFormat, number> = { jpeg: 65_535, png: 10_000_000, webp: 16_383 };
+/**
+ * Largest side each output format can hold (WebP's is in its bitstream; JPEG's in its frame header;
+ * AVIF's is libheif's encoder limit here: 16385 pixels is refused as too large for the format).
+ */
+export const MAX_SIDE: Record<ImageFormat, number> = { jpeg: 65_535, png: 10_000_000, webp: 16_383, avif: 16_384 };
 
-const ACCEPTED = 'this endpoint accepts JPEG, PNG or WebP images';
+const ACCEPTED = `this endpoint accepts ${IMAGE_FORMAT_NAMES} images`;
 
 function ascii(bytes: Uint8Array, start: number, length: number): string {
   return String.fromCharCode(...bytes.subarray(start, start + length));
@@ -43,8 +52,8 @@ function nameOtherType(bytes: Uint8Array): string | undefined {
     || startsWith(bytes, [0x49, 0x49, 0x2b, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2b])) return 'a TIFF image';
   if (ascii(bytes, 4, 4) === 'ftyp') {
     const brands = ascii(bytes, 8, Math.min(bytes.length, 64) - 8);
-    if (/avi[fs]/.test(brands)) return 'an AVIF image';
-    if (/hei[cxms]|hev[cxms]|mif1|msf1/.test(brands)) return 'a HEIC/HEIF image';
+    // HEIC is HEVC inside the same container as AVIF: this libvips has no HEVC decoder.
+    if (/hei[cxms]|hev[cxms]|mif1|msf1/.test(brands)) return 'a HEIC/HEIF image (HEVC, not AVIF)';
     return 'an ISO media file (MP4, MOV or similar)';
   }
   if (ascii(bytes, 0, 2) === 'BM') return 'a BMP image';
@@ -69,8 +78,9 @@ export function sniffImageFormat(bytes: Uint8Array): ImageFormat {
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'jpeg';
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
   if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 4) === 'WEBP') return 'webp';
+  if (ascii(bytes, 4, 4) === 'ftyp' && ftypBrands(bytes).some((b) => b === 'avif' || b === 'avis')) return 'avif';
   if (ascii(bytes, 0, 6) === 'GIF87a' || ascii(bytes, 0, 6) === 'GIF89a') {
-    fail('NOT_IMPLEMENTED', 'GIF input is not supported yet; send a JPEG, PNG or WebP image', { field: 'file' });
+    fail('NOT_IMPLEMENTED', `GIF input is not supported yet; send a ${IMAGE_FORMAT_NAMES} image`, { field: 'file' });
   }
   const other = nameOtherType(bytes);
   fail('UNSUPPORTED_TYPE', other ? `The file is ${other}; ${ACCEPTED}` : `The file is not an image this service recognises; ${ACCEPTED}`, { field: 'file' });
@@ -81,7 +91,7 @@ function corrupt(message: string): never {
 }
 
 function animated(kind: string): never {
-  fail('NOT_IMPLEMENTED', `Animated ${kind} input is not supported yet; send a still JPEG, PNG or WebP image`, { field: 'file' });
+  fail('NOT_IMPLEMENTED', `Animated ${kind} input is not supported yet; send a still ${IMAGE_FORMAT_NAMES} image`, { field: 'file' });
 }
 
 interface Declared { width: number; height: number }
@@ -145,6 +155,133 @@ function readWebp(bytes: Uint8Array): Declared {
   return declared;
 }
 
+/** The major and compatible brands of an ISO media file's leading ftyp box. */
+function ftypBrands(bytes: Uint8Array): string[] {
+  if (bytes.length < 16) return [];
+  const size = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0);
+  const end = Math.min(bytes.length, Math.max(16, size));
+  const brands = [ascii(bytes, 8, 4)];
+  for (let offset = 16; offset + 4 <= end; offset += 4) brands.push(ascii(bytes, offset, 4));
+  return brands;
+}
+
+interface IsoBox { type: string; data: number; end: number }
+
+/**
+ * The boxes from `start` to `end`; a box that claims to reach past `end` is returned cut at the
+ * end with `cut` set, and the walk stops there.
+ */
+function isoBoxes(bytes: Uint8Array, start: number, end: number): { boxes: IsoBox[]; cut: boolean } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const boxes: IsoBox[] = [];
+  let offset = start;
+  while (offset + 8 <= end) {
+    let size = view.getUint32(offset);
+    const type = ascii(bytes, offset + 4, 4);
+    let data = offset + 8;
+    if (size === 1) {
+      if (offset + 16 > end) return { boxes, cut: true };
+      size = Number(view.getBigUint64(offset + 8));
+      data = offset + 16;
+    } else if (size === 0) {
+      size = end - offset; // to the end of the enclosing box (of the file, at the top)
+    }
+    if (size < data - offset) corrupt(`The AVIF file is damaged: its ${JSON.stringify(type)} box declares ${size} bytes`);
+    if (offset + size > end) {
+      boxes.push({ type, data, end });
+      return { boxes, cut: true };
+    }
+    boxes.push({ type, data, end: offset + size });
+    offset += size;
+  }
+  return { boxes, cut: offset < end };
+}
+
+/** Unsigned big-endian integer of 0, 4 or 8 bytes (iloc's field sizes). */
+function readSized(view: DataView, offset: number, size: number): number {
+  if (size === 0) return 0;
+  if (size === 4) return view.getUint32(offset);
+  if (size === 8) return Number(view.getBigUint64(offset));
+  corrupt('The AVIF file is damaged: its item locations use an invalid field size');
+}
+
+/**
+ * The byte ranges, within the file, of the items stored in it (iloc construction method 0),
+ * so a file cut inside its image data is found without decoding.
+ */
+function ilocEnds(bytes: Uint8Array, box: IsoBox): number[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const ends: number[] = [];
+  let p = box.data;
+  const need = (n: number) => { if (p + n > box.end) corrupt('The AVIF file is damaged: its item locations are cut short'); };
+  need(6);
+  const version = bytes[p];
+  p += 4;
+  const offsetSize = bytes[p] >> 4;
+  const lengthSize = bytes[p] & 15;
+  const baseOffsetSize = bytes[p + 1] >> 4;
+  const indexSize = version === 1 || version === 2 ? bytes[p + 1] & 15 : 0;
+  p += 2;
+  need(version === 2 ? 4 : 2);
+  const items = version === 2 ? view.getUint32(p) : view.getUint16(p);
+  p += version === 2 ? 4 : 2;
+  for (let i = 0; i < items; i++) {
+    need((version === 2 ? 4 : 2) + (version === 1 || version === 2 ? 2 : 0) + 2 + baseOffsetSize + 2);
+    p += version === 2 ? 4 : 2; // item_ID
+    let method = 0;
+    if (version === 1 || version === 2) { method = view.getUint16(p) & 15; p += 2; }
+    p += 2; // data_reference_index
+    const base = readSized(view, p, baseOffsetSize);
+    p += baseOffsetSize;
+    const extents = view.getUint16(p);
+    p += 2;
+    for (let e = 0; e < extents; e++) {
+      need(indexSize + offsetSize + lengthSize);
+      p += indexSize;
+      const extentOffset = readSized(view, p, offsetSize);
+      p += offsetSize;
+      const length = readSized(view, p, lengthSize);
+      p += lengthSize;
+      if (method === 0) ends.push(base + extentOffset + length);
+    }
+  }
+  return ends;
+}
+
+/**
+ * AVIF (HEIF with AV1): the size is each image item's ispe property (meta → iprp → ipco), read
+ * without decoding; the largest declared item is what the pixel limit is checked on (the primary
+ * image, or a grid's whole canvas, or an alpha plane, whichever is largest). An image sequence
+ * (the avis brand, or a moov box) is animation: 501. The file is cut short when a box or an
+ * item's data reaches past its end.
+ */
+function readAvif(bytes: Uint8Array): Declared {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (ftypBrands(bytes).includes('avis')) animated('AVIF');
+  const top = isoBoxes(bytes, 0, bytes.length);
+  if (top.boxes.some((b) => b.type === 'moov')) animated('AVIF');
+  const meta = top.boxes.find((b) => b.type === 'meta');
+  if (!meta) corrupt('The AVIF file is cut short or damaged: it has no meta box');
+  const inMeta = isoBoxes(bytes, meta.data + 4, meta.end).boxes;
+  const iprp = inMeta.find((b) => b.type === 'iprp');
+  const ipco = iprp && isoBoxes(bytes, iprp.data, iprp.end).boxes.find((b) => b.type === 'ipco');
+  let declared: Declared | undefined;
+  for (const property of ipco ? isoBoxes(bytes, ipco.data, ipco.end).boxes : []) {
+    if (property.type !== 'ispe' || property.data + 12 > property.end) continue;
+    const size = { width: view.getUint32(property.data + 4), height: view.getUint32(property.data + 8) };
+    if (!declared || size.width * size.height > declared.width * declared.height) declared = size;
+  }
+  if (!declared) corrupt('The AVIF file declares no image size (no ispe property)');
+  if (declared.width === 0 || declared.height === 0) corrupt('The AVIF file declares a zero width or height');
+  assertPixelLimit(declared);
+  if (top.cut || meta.end > bytes.length) corrupt('The AVIF file is cut short: a box reaches past its end');
+  const iloc = inMeta.find((b) => b.type === 'iloc');
+  if (!iloc) corrupt('The AVIF file is damaged: it has no item locations (iloc)');
+  const itemsEnd = Math.max(0, ...ilocEnds(bytes, iloc));
+  if (itemsEnd > bytes.length) corrupt(`The AVIF file is cut short: its image data reaches byte ${itemsEnd} but the file has ${bytes.length}`);
+  return declared;
+}
+
 function readJpeg(bytes: Uint8Array): Declared {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let declared: Declared | undefined;
@@ -184,7 +321,7 @@ function assertPixelLimit({ width, height }: Declared): void {
 /** Everything the front end and the workers need from the header, without decoding pixels. */
 export async function readImageHeader(bytes: Uint8Array): Promise<ImageHeader> {
   const format = sniffImageFormat(bytes);
-  const declared = format === 'png' ? readPng(bytes) : format === 'webp' ? readWebp(bytes) : readJpeg(bytes);
+  const declared = format === 'png' ? readPng(bytes) : format === 'webp' ? readWebp(bytes) : format === 'avif' ? readAvif(bytes) : readJpeg(bytes);
   assertPixelLimit(declared);
   let metadata: Metadata;
   try {
@@ -192,7 +329,12 @@ export async function readImageHeader(bytes: Uint8Array): Promise<ImageHeader> {
   } catch {
     corrupt(`The ${format.toUpperCase()} header cannot be read`);
   }
-  if (metadata.format !== format) corrupt(`The file starts like ${format.toUpperCase()} but does not read as one`);
+  // libvips reads AVIF as HEIF whose compression is AV1.
+  const reads = format === 'avif' ? metadata.format === 'heif' && metadata.compression === 'av1' : metadata.format === format;
+  if (!reads) corrupt(`The file starts like ${format.toUpperCase()} but does not read as one`);
+  if (format === 'avif' && (metadata.pages ?? 1) > 1) {
+    fail('NOT_IMPLEMENTED', `AVIF files holding several images (${metadata.pages}) are not supported yet; send a single still image`, { field: 'file' });
+  }
   if (!metadata.width || !metadata.height) corrupt(`The ${format.toUpperCase()} file declares no width or height`);
   return {
     format,

@@ -70,7 +70,7 @@ export interface PriceSpec {
 }
 
 export interface OutputSpec {
-  /** 'image' means the real type follows the chosen format: image/jpeg, image/png or image/webp. */
+  /** 'image' means the real type follows the chosen format: image/jpeg, image/png, image/webp or image/avif. */
   mediaType: 'image' | 'application/pdf' | 'application/zip' | 'text/markdown; charset=utf-8' | 'application/json';
   description: string;
   /** JSON Schema of the body, for JSON results (MCP outputSchema, OpenAPI). */

@@ -8,7 +8,7 @@ import { fail } from '../core/errors.js';
 import { validateFields } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import { requireProvider, type Config } from './config.js';
-import { readImageHeader } from '../checks/image.js';
+import { IMAGE_FORMAT_NAMES, readImageHeader } from '../checks/image.js';
 import { inspectPdf, normalisePdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
 import type { InspectionCache } from '../checks/cache.js';
 import { inspectMarkdown } from '../checks/markdown.js';
@@ -118,7 +118,7 @@ async function fetchUrlInputs(op: Operation, raw: RawRequest, rules: OutboundRul
 
 function checkFileCount(op: Operation, raw: RawRequest): void {
   const { min } = op.input.count;
-  if (raw.uploads.length === 0) fail('FIELD_INVALID', `"file" is required: ${op.input.kind === 'image' ? 'a JPEG, PNG or WebP image' : op.input.kind === 'pdf' ? 'a PDF' : 'UTF-8 Markdown'}`, { field: 'file' });
+  if (raw.uploads.length === 0) fail('FIELD_INVALID', `"file" is required: ${op.input.kind === 'image' ? `a ${IMAGE_FORMAT_NAMES} image` : op.input.kind === 'pdf' ? 'a PDF' : 'UTF-8 Markdown'}`, { field: 'file' });
   if (raw.uploads.length < min) fail('FIELD_INVALID', `${op.path} needs ${min} to ${op.input.count.max} files; ${raw.uploads.length} was sent`, { field: 'file' });
 }
 

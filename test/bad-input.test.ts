@@ -213,7 +213,7 @@ const e = (status: number, code: string, message: RegExp): Expectation => ({ sta
 
 // 1. Every operation, both surfaces: the file missing, and a field the operation does not have.
 for (const o of operations) {
-  const missing = o.input.count.max > 1 ? /"file" is required: a PDF/ : new RegExp(`"file" is required: ${o.input.kind === 'image' ? 'a JPEG, PNG or WebP image' : o.input.kind === 'pdf' ? 'a PDF' : 'UTF-8 Markdown'}`);
+  const missing = o.input.count.max > 1 ? /"file" is required: a PDF/ : new RegExp(`"file" is required: ${o.input.kind === 'image' ? 'a JPEG, PNG, WebP or AVIF image' : o.input.kind === 'pdf' ? 'a PDF' : 'UTF-8 Markdown'}`);
   http(`${o.path}: no file`, o, e(422, 'FIELD_INVALID', missing), () => ({ files: [], fields: asStrings(validFields(o)) }));
   mcp(`${o.tool}: no file`, o, e(422, 'FIELD_INVALID', missing), () => ({ ...validFields(o) }));
   const unknown = new RegExp(`"colour" is not a field of ${o.path.replace(/\//g, '\\/')}`);
@@ -346,8 +346,8 @@ for (const o of PDF_OPS) {
 // 5. Image operations: GIF, SVG, other types, cut-short files, pixel bombs, polyglots, mislabels.
 for (const o of IMAGE_OPS) {
   const f = asStrings(validFields(o));
-  http(`${o.path}: a GIF`, o, e(501, 'NOT_IMPLEMENTED', /^GIF input is not supported yet; send a JPEG, PNG or WebP image/), () => ({ files: [upload(fx.gif, 'gif', 'image/gif')], fields: f }));
-  http(`${o.path}: an SVG that references a metadata URL`, o, e(422, 'UNSUPPORTED_TYPE', /^The file is an SVG image; this endpoint accepts JPEG, PNG or WebP images/), () => ({ files: [upload(fx.svg, 'svg', 'image/svg+xml')], fields: f }));
+  http(`${o.path}: a GIF`, o, e(501, 'NOT_IMPLEMENTED', /^GIF input is not supported yet; send a JPEG, PNG, WebP or AVIF image/), () => ({ files: [upload(fx.gif, 'gif', 'image/gif')], fields: f }));
+  http(`${o.path}: an SVG that references a metadata URL`, o, e(422, 'UNSUPPORTED_TYPE', /^The file is an SVG image; this endpoint accepts JPEG, PNG, WebP or AVIF images/), () => ({ files: [upload(fx.svg, 'svg', 'image/svg+xml')], fields: f }));
   http(`${o.path}: a PNG cut short`, o, e(422, 'CORRUPT_INPUT', /^The PNG file is cut short/), () => ({ files: [upload(fx.truncatedPng, 'png', 'image/png')], fields: f }));
   http(`${o.path}: a PNG declaring 100000 x 100000 pixels`, o, e(413, 'LIMIT_EXCEEDED', /^The image declares 100000 x 100000 pixels \(10000\.0 megapixels\); the limit is 40 megapixels/), () => ({ files: [upload(fx.pngBomb, 'png', 'image/png')], fields: f }));
   http(`${o.path}: a PDF labelled image/png`, o, e(422, 'UNSUPPORTED_TYPE', /^The file is a PDF document; this endpoint accepts/), () => ({ files: [upload(fx.pdf3, 'png', 'image/png')], fields: f }));

@@ -15,7 +15,7 @@ let requoteTimer: number | undefined;
 
 /** Which files the operation takes, for the file picker. */
 function acceptedFiles(path: string): string {
-  if (path.startsWith('/v1/image/')) return 'image/jpeg,image/png,image/webp,.jpg,.jpeg,.png,.webp';
+  if (path.startsWith('/v1/image/')) return 'image/jpeg,image/png,image/webp,image/avif,.jpg,.jpeg,.png,.webp,.avif';
   if (path === '/v1/pdf/from-markdown') return '.md,.markdown,.txt,text/markdown,text/plain';
   return 'application/pdf,.pdf';
 }

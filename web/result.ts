@@ -9,7 +9,7 @@ import { state } from './state.js';
 
 /** The downloaded file's extension for each media type the service answers with. */
 const EXTENSIONS: Record<string, string> = {
-  'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp', 'application/pdf': 'pdf',
+  'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp', 'image/avif': 'avif', 'application/pdf': 'pdf',
   'application/zip': 'zip', 'application/json': 'json', 'text/markdown': 'md',
 };
 

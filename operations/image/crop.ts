@@ -15,7 +15,7 @@ export const imageCrop = defineOperation({
     ...IMAGE_ENCODING_FIELDS,
   ],
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
-  output: { mediaType: 'image', description: 'The cropped image (image/jpeg, image/png or image/webp).' },
+  output: { mediaType: 'image', description: 'The cropped image (image/jpeg, image/png, image/webp or image/avif).' },
   resultMediaType: imageMediaType, thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
   plan: (input) => planImageJob(input, 'crop', (image) => {
     const width = input.fields.width as number;

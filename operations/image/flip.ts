@@ -11,7 +11,7 @@ export const imageFlip = defineOperation({
     ...IMAGE_ENCODING_FIELDS,
   ],
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
-  output: { mediaType: 'image', description: 'The mirrored image (image/jpeg, image/png or image/webp).' },
+  output: { mediaType: 'image', description: 'The mirrored image (image/jpeg, image/png, image/webp or image/avif).' },
   resultMediaType: imageMediaType, thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
   plan: (input) => planImageJob(input, 'flip', (image) => ({
     transform: { kind: 'flip', direction: input.fields.direction as 'horizontal' | 'vertical' }, width: image.width, height: image.height,

@@ -1,12 +1,12 @@
 // What the five image transforms share: the encoding fields, and a plan that settles the output
 // format, quality and palette and refuses a result too large for its format, all before payment.
 import { fail } from '../../core/errors.js';
-import { MAX_IMAGE_PIXELS, MAX_SIDE, type ImageFormat, type ImageHeader } from '../../checks/image.js';
+import { IMAGE_FORMATS, IMAGE_MEDIA_TYPES, MAX_IMAGE_PIXELS, MAX_SIDE, type ImageFormat, type ImageHeader } from '../../checks/image.js';
 import type { FieldSpec, InspectedFile, PlanInput } from '../define.js';
 
 export const IMAGE_ENCODING_FIELDS: readonly FieldSpec[] = [
-  { name: 'format', type: 'string', enum: ['jpeg', 'png', 'webp'], description: 'Target format; defaults to the input format.' },
-  { name: 'quality', type: 'integer', minimum: 1, maximum: 100, default: 90, description: 'JPEG and WebP quality (ignored for PNG).' },
+  { name: 'format', type: 'string', enum: IMAGE_FORMATS, description: 'Target format; defaults to the input format.' },
+  { name: 'quality', type: 'integer', minimum: 1, maximum: 100, default: 90, description: 'JPEG, WebP and AVIF quality (ignored for PNG).' },
   {
     name: 'colors', type: 'integer', minimum: 2, maximum: 256, default: 256,
     description: 'PNG palette size (PNG only). Sending it, or calling compress, makes a palette PNG; otherwise PNG output is true colour.',
@@ -80,5 +80,5 @@ export function planImageJob(
 
 /** The image the client will get is in the format the plan settled. */
 export function imageMediaType(params: ImageJob): string {
-  return `image/${params.encoding.format}`;
+  return IMAGE_MEDIA_TYPES[params.encoding.format];
 }

@@ -4,7 +4,7 @@ import { imageHeaderOf } from './image-job.js';
 
 export const imageOcr = defineOperation({
   id: 'image.ocr', title: 'Recognise text in an image',
-  description: 'Returns the text in a JPEG, PNG or WebP image. Sent to the model provider unless the deployment runs the local OCR engine.',
+  description: 'Returns the text in a JPEG, PNG, WebP or AVIF image. Sent to the model provider unless the deployment runs the local OCR engine.',
   category: 'ocr', fields: [], input: IMAGE_INPUT, price: { model: 'flat', rate: 20000 },
   output: { mediaType: 'application/json', description: 'JSON { text }.', jsonSchema: TEXT_SCHEMA },
   thirdParty: true, localOcr: true, binaries: [], timeoutMs: MODEL_TIMEOUT_MS,

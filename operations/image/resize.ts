@@ -32,7 +32,7 @@ export const imageResize = defineOperation({
   ],
   checkFields: atLeastOneOf('resize', 'width', 'height'),
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
-  output: { mediaType: 'image', description: 'The resized image (image/jpeg, image/png or image/webp).' },
+  output: { mediaType: 'image', description: 'The resized image (image/jpeg, image/png, image/webp or image/avif).' },
   resultMediaType: imageMediaType, thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
   plan: (input) => planImageJob(input, 'resize', (image) => {
     const transform = resizeTo(input.fields, image);

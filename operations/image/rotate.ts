@@ -11,7 +11,7 @@ export const imageRotate = defineOperation({
     ...IMAGE_ENCODING_FIELDS,
   ],
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
-  output: { mediaType: 'image', description: 'The rotated image (image/jpeg, image/png or image/webp).' },
+  output: { mediaType: 'image', description: 'The rotated image (image/jpeg, image/png, image/webp or image/avif).' },
   resultMediaType: imageMediaType, thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
   plan: (input) => planImageJob(input, 'rotate', (image) => {
     const angle = input.fields.angle as 90 | 180 | 270;

@@ -2,10 +2,11 @@
 // standard base64 in `file.data` (merge tools: a `files` array). Derived from the table.
 import type { Operation } from '../../operations/define.js';
 import { fieldJsonSchema, fileDescription } from './fields.js';
+import { IMAGE_MEDIA_TYPES } from '../../checks/image.js';
 
 
 export function mediaTypesFor(op: Operation): string[] {
-  if (op.input.kind === 'image') return ['image/jpeg', 'image/png', 'image/webp'];
+  if (op.input.kind === 'image') return Object.values(IMAGE_MEDIA_TYPES);
   if (op.input.kind === 'pdf') return ['application/pdf'];
   return ['text/markdown', 'text/plain'];
 }

@@ -11,9 +11,10 @@ import { formJsonSchema } from './fields.js';
 import { mcpInputSchema } from './mcp-schemas.js';
 import { LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA } from './delivery-schemas.js';
 import type { PublicView } from './view.js';
+import { IMAGE_MEDIA_TYPES } from '../../checks/image.js';
 
 export function outputMediaTypes(op: Operation): string[] {
-  return op.output.mediaType === 'image' ? ['image/jpeg', 'image/png', 'image/webp'] : [op.output.mediaType];
+  return op.output.mediaType === 'image' ? Object.values(IMAGE_MEDIA_TYPES) : [op.output.mediaType];
 }
 
 const httpCache = new WeakMap<Operation, Record<string, unknown>>();

@@ -73,7 +73,8 @@ async function imageForModel(bytes: Uint8Array, format: string): Promise<{ bytes
   }
   const upright = (meta.orientation ?? 1) <= 1;
   const fits = Math.max(meta.width ?? 0, meta.height ?? 0) <= MODEL_MAX_SIDE;
-  if (upright && fits) return { bytes, mediaType: `image/${format === 'jpg' ? 'jpeg' : format}` };
+  // Model providers take JPEG, PNG and WebP: an AVIF is converted like an image that needs turning.
+  if (upright && fits && format !== 'avif') return { bytes, mediaType: `image/${format === 'jpg' ? 'jpeg' : format}` };
   const resized = image.rotate().resize({ width: MODEL_MAX_SIDE, height: MODEL_MAX_SIDE, fit: 'inside', withoutEnlargement: true });
   // PNG sources are usually screenshots or scans of text, where JPEG blurs edges.
   const out = format === 'png' ? await resized.png().toBuffer() : await resized.jpeg({ quality: 90 }).toBuffer();
