@@ -5,7 +5,11 @@
 import { mkdtemp, readFile, rm, writeFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { compress } from '../workers/pdf/compress.js';
+import { compress, compressToTarget } from '../workers/pdf/compress.js';
+import { renderer, searchTarget } from '../workers/image/transform.js';
+import { readImageHeader } from '../checks/image.js';
+import { ServiceError } from '../core/errors.js';
+import type { ImageJob } from '../operations/image/image-job.js';
 import { runTool } from '../tools/runner.js';
 import type { Job } from '../core/job.js';
 import { makePdf, photographedPage } from '../test/pdf-fixtures.js';
@@ -83,8 +87,55 @@ async function similarity(original: Array<{ data: Buffer; width: number; height:
   return total / pages.length;
 }
 
+const SETTINGS = { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'model' as const, ocrLanguages: 'eng', maxZipBytes: 1 << 29 };
+
+interface TargetRow { input: string; what: string; targetKb: number; reached: boolean; step?: string; steps: number; bytes?: number; ms: number }
+
+/**
+ * The cost of compress-to-a-target (target_kb) on a PDF: a target just under balanced's size (the
+ * search must go on to max or below) and a quarter of max's (deeper, or unreachable), with the
+ * step that answered, how many steps ran and the time.
+ */
+async function pdfTargetRows(input: Input, dir: string, source: string, balancedBytes: number, maxBytes: number): Promise<TargetRow[]> {
+  const rows: TargetRow[] = [];
+  for (const targetKb of [Math.floor((balancedBytes - 1) / 1024), Math.max(1, Math.floor(maxBytes / 4 / 1024))]) {
+    const jobDir = await mkdtemp(path.join(dir, 'target-'));
+    const job: Job = { operation: 'pdf.compress', files: [{ bytes: input.bytes, path: source }], params: {}, jobDir, deadline: Date.now() + 120_000, settings: SETTINGS };
+    const t0 = performance.now();
+    try {
+      const out = await compressToTarget(job, source, targetKb * 1024, jobDir);
+      rows.push({ input: input.name, what: 'pdf', targetKb, reached: true, step: out.step, steps: out.tried.length, bytes: out.body.byteLength, ms: Math.round(performance.now() - t0) });
+    } catch (err) {
+      if (!(err instanceof ServiceError) || err.code !== 'TARGET_UNREACHABLE') throw err;
+      rows.push({ input: input.name, what: 'pdf', targetKb, reached: false, steps: 5, ms: Math.round(performance.now() - t0) });
+    }
+  }
+  return rows;
+}
+
+/** The image search's cost: a 12 MP photo to half of what its ceiling quality (90) makes, per output format. */
+async function imageTargetRows(): Promise<TargetRow[]> {
+  const photo = await photoJpeg();
+  const header = await readImageHeader(photo);
+  const rows: TargetRow[] = [];
+  for (const format of ['jpeg', 'webp', 'avif', 'png'] as const) {
+    const params: ImageJob = { header, transform: { kind: 'compress' }, encoding: { format, quality: 90, ...(format === 'png' ? { paletteColors: 256 } : {}) } };
+    const job: Job<ImageJob> = { operation: 'image.compress', files: [{ bytes: photo }], params, jobDir: '/dev/shm', deadline: Date.now() + 300_000, settings: SETTINGS };
+    const render = renderer(job);
+    const ceiling = (await render(params.encoding)).byteLength;
+    const targetKb = Math.floor(ceiling / 2 / 1024);
+    const t0 = performance.now();
+    const found = await searchTarget(render, params.encoding, targetKb * 1024);
+    const row = { input: '12 MP photo (generated JPEG)', what: format, targetKb, reached: true, step: `${format === 'png' ? 'colours' : 'quality'} ${found.setting}`, steps: found.encodes, bytes: found.body.byteLength, ms: Math.round(performance.now() - t0) };
+    rows.push(row);
+    progress(`compress target_kb ${format.padEnd(5)} ${targetKb} KB: ${row.step}, ${row.steps} encodes, ${row.ms} ms`);
+  }
+  return rows;
+}
+
 async function main() {
   const args = parseStepArgs();
+  const targetRows: TargetRow[] = [];
   const started = start();
   const rows: Array<Record<string, unknown>> = [];
   for (const input of await inputs(args.quick)) {
@@ -113,6 +164,11 @@ async function main() {
         await runTool('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', `-dPDFSETTINGS=/${preset}`, `-sOutputFile=${file}`, source], { cwd: dir, timeoutMs: 300_000 });
         candidates.push({ method: `gs /${preset}`, file, ms: performance.now() - t0 });
       }
+      const sizeOf = async (method: string) => (await stat(candidates.find((c) => c.method === method)!.file)).size;
+      for (const row of await pdfTargetRows(input, dir, source, await sizeOf('service balanced'), await sizeOf('service max'))) {
+        targetRows.push(row);
+        progress(`pdf-compress ${input.kind.padEnd(11)} target_kb=${row.targetKb}: ${row.reached ? `${row.step} (${row.bytes} B)` : 'unreachable'}, ${row.steps} steps, ${row.ms} ms`);
+      }
       const inputBytes = input.bytes.byteLength;
       for (const c of candidates) {
         const bytes = (await stat(c.file)).size;
@@ -131,7 +187,8 @@ async function main() {
     balancedSsimAtLeast095: (get(input, 'service balanced').ssim as number) >= 0.95,
     maxNoLargerThanScreen: (get(input, 'service max').bytes as number) <= (get(input, 'gs /screen').bytes as number),
   }));
-  const file = await writeResult(args, 'pdf-compress', { renderDpi: RENDER_DPI, ssimPages: SSIM_PAGES, rows, targets }, started);
+  targetRows.push(...await imageTargetRows());
+  const file = await writeResult(args, 'pdf-compress', { renderDpi: RENDER_DPI, ssimPages: SSIM_PAGES, rows, targets, targetSearch: targetRows }, started);
   progress(`pdf-compress: wrote ${file}`);
 }
 

@@ -277,7 +277,7 @@ function readAvif(bytes: Uint8Array): Declared {
   if (top.cut || meta.end > bytes.length) corrupt('The AVIF file is cut short: a box reaches past its end');
   const iloc = inMeta.find((b) => b.type === 'iloc');
   if (!iloc) corrupt('The AVIF file is damaged: it has no item locations (iloc)');
-  const itemsEnd = Math.max(0, ...ilocEnds(bytes, iloc));
+  const itemsEnd = ilocEnds(bytes, iloc).reduce((a, b) => Math.max(a, b), 0);
   if (itemsEnd > bytes.length) corrupt(`The AVIF file is cut short: its image data reaches byte ${itemsEnd} but the file has ${bytes.length}`);
   return declared;
 }

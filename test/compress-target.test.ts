@@ -55,6 +55,18 @@ describe('target_kb on /v1/image/compress', () => {
     });
   }
 
+  it('the result is the best quality at or under the target: the highest quality whose plain compress fits', async () => {
+    for (const format of ['jpeg', 'webp'] as const) {
+      const targetKb = 12;
+      const targeted = (await runOperation('image.compress', [jpeg], { format, target_kb: targetKb })).output!.body;
+      let quality = 90;
+      let plain = (await runOperation('image.compress', [jpeg], { format, quality })).output!.body;
+      while (plain.byteLength > targetKb * KB) plain = (await runOperation('image.compress', [jpeg], { format, quality: --quality })).output!.body;
+      expect(quality, format).to.be.below(90);
+      expect(Buffer.from(targeted).equals(Buffer.from(plain)), `${format} at quality ${quality}`).to.be.true();
+    }
+  });
+
   it('a generous target returns the ceiling quality, encoded once', async () => {
     const plain = (await runOperation('image.compress', [jpeg], { quality: 80 })).output!.body;
     const targeted = (await runOperation('image.compress', [jpeg], { quality: 80, target_kb: 1_000_000 })).output!.body;

@@ -5,8 +5,8 @@ import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImageJob, imageMediaType } f
 const TARGET_KB: FieldSpec = {
   name: 'target_kb', type: 'integer', ...TARGET_KB_BOUNDS,
   description: `Compress to a size: at most this many kilobytes (1 KB = 1024 bytes; ${TARGET_KB_BOUNDS.minimum} to ${TARGET_KB_BOUNDS.maximum}). `
-    + 'The result is the highest quality up to `quality` (JPEG, WebP, AVIF), or the most colours up to `colors` (PNG), at or under the target, '
-    + 'found by a bounded search of at most about ten encodes. When even the lowest setting is larger, the answer is 422 TARGET_UNREACHABLE naming the smallest size reached, and nothing is charged.',
+    + 'The result is the highest quality up to `quality` (JPEG, WebP, AVIF), or the most colours among `colors` and the powers of two below it (PNG), at or under the target, '
+    + 'found by a search of a few encodes on measured sizes. When even the lowest setting is larger, the answer is 422 TARGET_UNREACHABLE naming the smallest size reached, and nothing is charged.',
 };
 
 export const imageCompress = defineOperation({
