@@ -170,7 +170,7 @@ export function openapiDocument(app: PublicView): Record<string, unknown> {
     'x-agentcash-guidance': { llmsTxtUrl: llms },
     servers: [{ url: app.config.baseUrl }],
     tags: [
-      { name: 'image', description: 'Image operations (JPEG, PNG, WebP in): paid per call.' },
+      { name: 'image', description: 'Image operations (JPEG, PNG, WebP, AVIF in): paid per call.' },
       { name: 'pdf', description: 'PDF operations: paid per call or per page.' },
       { name: 'free', description: 'Free endpoints: health, this document, the catalog, discovery documents.' },
     ],
