@@ -114,6 +114,24 @@ describe('AVIF input and output', () => {
     expect(max).to.equal(0);
   });
 
+  it('an AVIF turned by its irot property is handled upright: its size, a crop\'s coordinates and the pixels', async () => {
+    // Stored 96 x 64 with the left half red; orientation 6 (sharp writes irot) shows it turned 90 degrees clockwise.
+    const raw = Buffer.alloc(W * H * 3);
+    for (let i = 0; i < raw.length; i += 3) if ((i / 3) % W < W / 2) raw[i] = 255;
+    const turned = await sharp(raw, { raw: { width: W, height: H, channels: 3 } }).avif({ quality: 90 }).withMetadata({ orientation: 6 }).toBuffer();
+    expect(turned.includes('irot', 0, 'latin1')).to.be.true();
+    expect(await readImageHeader(turned)).to.include({ format: 'avif', width: H, height: W });
+    const whole = await run('crop', turned, { x: 0, y: 0, width: H, height: W, format: 'png' });
+    const { data, info } = await sharp(whole.body).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).to.equal([H, W]);
+    const red = (x: number, y: number) => data[(y * info.width + x) * info.channels];
+    // The left half went to the top.
+    expect(red(H / 2, 10)).to.be.above(200);
+    expect(red(H / 2, W - 10)).to.be.below(50);
+    const refused = await refusal(run('crop', turned, { x: 0, y: 0, width: W, height: H }));
+    expect(refused.message).to.contain('the crop reaches past the right edge');
+  });
+
   it('format=avif from JPEG, PNG and WebP; quality applies (lower quality, smaller file); alpha is kept', async () => {
     const raw = pictureRaw(320, 240);
     const jpeg = await sharp(raw, { raw: { width: 320, height: 240, channels: 3 } }).jpeg({ quality: 95 }).toBuffer();
