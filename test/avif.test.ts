@@ -11,6 +11,7 @@ import type { OperationId } from '../operations/index.js';
 import { plannedJob } from './support/jobs.js';
 import { jobRoot } from './pdf-helpers.js';
 import { startTestService, form, type TestService } from './support/service.js';
+import { FAKE_MODEL, startFakeProvider } from './support/fake-provider.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -198,6 +199,24 @@ describe('AVIF input and output', () => {
     const planned = await plannedJob('image.ocr', [text], {}, { root: jobRoot() });
     const out = await planned.run().finally(() => planned.jobDir.remove());
     expect(JSON.parse(Buffer.from(out.body).toString('utf8')).text).to.contain('Invoice 4711');
+  });
+});
+
+describe('AVIF to the model provider', () => {
+  it('image.ocr sends an AVIF as JPEG (providers take JPEG, PNG and WebP), upright and at its size', async () => {
+    const fake = await startFakeProvider(() => ({ content: 'avif text' }));
+    try {
+      const planned = await plannedJob('image.ocr', [avif], {}, {
+        root: jobRoot(), settings: { ocrEngine: 'model', modelBaseUrl: fake.baseUrl, modelApiKey: 'sk-test', modelName: FAKE_MODEL },
+      });
+      const out = await planned.run().finally(() => planned.jobDir.remove());
+      expect(JSON.parse(Buffer.from(out.body).toString('utf8'))).to.equal({ text: 'avif text' });
+      const url = fake.received[0]?.imageUrls[0] as string;
+      expect(url.startsWith('data:image/jpeg;base64,')).to.be.true();
+      expect(await sharp(Buffer.from(url.split(',')[1], 'base64')).metadata()).to.include({ format: 'jpeg', width: W, height: H });
+    } finally {
+      await fake.close();
+    }
   });
 });
 
