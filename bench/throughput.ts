@@ -190,7 +190,7 @@ async function main(): Promise<void> {
     clients.send({ kind: 'stop' });
     payments.send({ kind: 'stop' });
     await service?.stop();
-    await Promise.all([payments, clients].map((child) => (child.exitCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+    await Promise.all([payments, clients].map((child) => (child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve)))));
     await rm(scratch, { recursive: true, force: true });
   }
   const median = (batches: Batch[], pick: (b: Batch) => number) => summarize(batches.map(pick)).median;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The two-command set-up: `npm start` and `npm test` (and `npm run bench`, `npm run test:image`) come through here.
 // It installs what is missing (Debian packages as root, npm ci), builds, then runs the service,
-// the whole test suite or the benchmarks. Plain JavaScript: it runs before anything is built.
+// the whole test suite (with lint and the coverage floor) or the benchmarks. Plain JavaScript: it runs before anything is built.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -76,7 +76,10 @@ build();
 if (mode === 'start') {
   process.exit(run('node', ['dist/bin/start.js', ...extraArgs]));
 } else if (mode === 'test') {
-  process.exit(run('node', ['dist/bin/run-tests.js', ...extraArgs]));
+  // The whole suite also runs the two gates: lint first, and the coverage floor (.c8rc.json)
+  // after the tests; `npm test -- dist/test/<name>.test.js` runs only the files named.
+  const gates = extraArgs.length ? [] : ['--lint', '--coverage'];
+  process.exit(run('node', ['dist/bin/run-tests.js', ...gates, ...extraArgs]));
 } else if (mode === 'image') {
   process.exit(run('node', ['dist/bin/run-tests.js', 'dist/container-test', ...extraArgs]));
 } else if (mode === 'bench') {

@@ -25,7 +25,7 @@ function invalid(message: string): never {
 function describeJsonError(text: string, err: unknown): string {
   const raw = err instanceof Error ? err.message : '';
   // "Expected ':' after property name in JSON at position 5": V8's own wording, no input quoted.
-  const match = /^([\w\s':{}\[\],-]{1,80}) in JSON at position (\d+)/.exec(raw);
+  const match = /^([\w\s':{}[\],-]{1,80}) in JSON at position (\d+)/.exec(raw);
   if (match) {
     const position = Number(match[2]);
     const before = text.slice(0, position);

@@ -79,7 +79,8 @@ interface SolcOutput {
 }
 
 async function compile(sources: Record<string, string>): Promise<{ compiler: string; contracts: Record<string, CompiledContract> }> {
-  const { default: solc } = await import('solc');
+  // solc declares its members `any`: the two used here, with their real types.
+  const solc = (await import('solc')).default as unknown as { compile(input: string): string; version(): string };
   const input = {
     language: 'Solidity',
     sources: Object.fromEntries(Object.entries(sources).map(([file, content]) => [file, { content }])),

@@ -20,7 +20,7 @@ export interface FacilitatorServer {
 }
 
 // Settle results carry BigInt values (Solana); JSON.stringify cannot write them.
-const json = (value: unknown) => JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+const json = (value: unknown) => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
 async function readBody(req: http.IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];

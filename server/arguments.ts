@@ -7,7 +7,6 @@ import { fail } from '../core/errors.js';
 import type { Delivery, FileInput, RawRequest } from './pipeline.js';
 import { MCP_MAX_DECODED_BYTES } from '../client/protocol.js';
 
-
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function decodeData(data: string, where: string): Buffer {

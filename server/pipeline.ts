@@ -67,7 +67,7 @@ function overLimit(size: number, limit: number): string {
 const isBytes = (input: FileInput): input is Uint8Array => input instanceof Uint8Array;
 
 function checkSizes(op: Operation, raw: RawRequest): void {
-  const { count, maxBytes, maxTotalBytes } = op.input;
+  const { count, maxBytes } = op.input;
   if (raw.uploads.length > count.max) {
     fail(count.max > 1 ? 'LIMIT_EXCEEDED' : 'FIELD_INVALID',
       count.max > 1 ? `at most ${count.max} files can be merged; ${raw.uploads.length} were sent`

@@ -181,7 +181,6 @@ const cases: Case[] = [];
 const op = (id: string) => operationById(id);
 const IMAGE_OPS = operations.filter((o) => o.input.kind === 'image');
 const PDF_OPS = operations.filter((o) => o.input.kind === 'pdf');
-const LOCKED_PDF_OPS = PDF_OPS.filter((o) => !o.input.acceptsEncrypted);
 const MERGE_OPS = PDF_OPS.filter((o) => o.input.count.max > 1);
 
 /** Fields that make a request valid apart from what a case breaks. */
@@ -386,10 +385,10 @@ for (const o of IMAGE_OPS) {
   http('/v1/pdf/from-markdown: Latin-1, not UTF-8', md, e(422, 'CORRUPT_INPUT', /^the Markdown is not valid UTF-8: the byte 0xe9 at offset \d+ \(line 3\)/), () => ({ files: [upload(fx.latin1Markdown, 'md', 'text/markdown')] }));
   mcp('svc_pdf_from_markdown: Latin-1, not UTF-8', md, e(422, 'CORRUPT_INPUT', /not valid UTF-8: the byte 0xe9/), () => ({ file: b64(fx.latin1Markdown) }));
   http('/v1/pdf/from-markdown: a PNG sent as Markdown', md, e(422, 'CORRUPT_INPUT', /not valid UTF-8: the byte 0x89 at offset 0/), () => ({ files: [upload(fx.png, 'md', 'text/markdown')] }));
-    http('/v1/pdf/render: a page of 200 x 200 units with /UserUnit 100 at 36 dpi (10000 x 10000 pixels)', op('pdf.render'),
+  http('/v1/pdf/render: a page of 200 x 200 units with /UserUnit 100 at 36 dpi (10000 x 10000 pixels)', op('pdf.render'),
     e(413, 'LIMIT_EXCEEDED', /^page 1 would render at 10000 x 10000 pixels at 36 dpi, more than the limit of 50 megapixels/),
     () => ({ files: [upload(makePdf([{ text: 'units', size: [200, 200], userUnit: 100 }]), 'pdf')], fields: { dpi: '36' } }));
-http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Markdown is empty/), () => ({ files: [upload(Buffer.from(' \n\t\n'), 'md')] }));
+  http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Markdown is empty/), () => ({ files: [upload(Buffer.from(' \n\t\n'), 'md')] }));
   http('/v1/pdf/from-markdown: an empty file', md, e(422, 'NO_CONTENT', /the Markdown is empty/), () => ({ files: [upload(Buffer.alloc(0), 'md')] }));
   http('/v1/pdf/from-markdown: a 1001-character title', md, e(422, 'FIELD_INVALID', /^"title" must be a string of at most 1000 characters/), () => ({ files: [upload(fx.markdown, 'md')], fields: { title: 't'.repeat(1001) } }));
   mcp('svc_pdf_from_markdown: two files', md, e(422, 'FIELD_INVALID', /takes one "file", not "files"/), () => ({ files: [b64(fx.markdown), b64(fx.markdown)] }));
@@ -506,8 +505,8 @@ http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Mar
       e(422, 'FIELD_INVALID', /^"quality" was sent as a file; only "file" carries a file/)],
     // Smuggling a second file through a field value: with the real boundary elsewhere, it is only text.
     ['a second "file" part hidden in a field value', compress, () => ({
-      raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), part('quality', `90\r\n--other\r\nContent-Disposition: form-data; name="file"; filename="${FILE_NAME}.pdf"\r\n\r\n%PDF-1.7`), close]), contentType: multipart }),
-      e(422, 'FIELD_INVALID', /^"quality" must be an integer from 1 to 100; received/)],
+      raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), part('quality', `90\r\n--other\r\nContent-Disposition: form-data; name="file"; filename="${FILE_NAME}.pdf"\r\n\r\n%PDF-1.7`), close]), contentType: multipart,
+    }), e(422, 'FIELD_INVALID', /^"quality" must be an integer from 1 to 100; received/)],
     ['more parts than the operation has fields', compress, () => ({ raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), ...Array.from({ length: 40 }, (_, i) => part(`f${i}`, 'x')), close]), contentType: multipart }),
       e(422, 'MALFORMED_BODY', /could not be parsed as multipart\/form-data: maximum parts exceeded/)],
     ['a field name of 10,000 characters (repeated shortened)', compress, () => ({ raw: Buffer.concat([part('file', fx.png, `${FILE_NAME}.png`), part('q'.repeat(10_000), '90'), close]), contentType: multipart }),
@@ -524,8 +523,8 @@ http('/v1/pdf/from-markdown: only whitespace', md, e(422, 'NO_CONTENT', /the Mar
     ['a preamble before the first boundary (accepted)', compress, () => ({ raw: Buffer.concat([Buffer.from('This is a multi-part message in MIME format.\r\n'), part('file', fx.png, `${FILE_NAME}.png`), close]), contentType: multipart }),
       e(402, 'PAYMENT_REQUIRED', /./)],
     ['a quoted boundary and unquoted parameters (accepted)', compress, () => ({
-      raw: Buffer.concat([Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name=file; filename=upload.png\r\n\r\n`), fx.png, Buffer.from('\r\n'), close]), contentType: `multipart/form-data; boundary="${boundary}"` }),
-      e(402, 'PAYMENT_REQUIRED', /./)],
+      raw: Buffer.concat([Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name=file; filename=upload.png\r\n\r\n`), fx.png, Buffer.from('\r\n'), close]), contentType: `multipart/form-data; boundary="${boundary}"`,
+    }), e(402, 'PAYMENT_REQUIRED', /./)],
   ];
   for (const [name, o, request, expectation] of rawCases) http(`${o.path}: ${name}`, o, expectation, request);
 }

@@ -14,7 +14,7 @@ import { ConfigError, loadConfig, type Config } from '../server/config.js';
 import { chainsFor } from '../server/payment/setup.js';
 import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../devchains/index.js';
 import { createSvmClientSigner, registerSvmPayer } from '../client/svm-payer.js';
-import { startTestService, form, signOnBase, type TestService } from './support/service.js';
+import { startTestService, form, signOnBase } from './support/service.js';
 import { balancesOf, paidAt, quoteAt } from './support/paying.js';
 import { cdpKey, checkToken, payaiKey, startJwtStandIn, type JwtStandIn } from './support/jwt-facilitator.js';
 import { makePdf, textPages } from './pdf-fixtures.js';

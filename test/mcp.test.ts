@@ -140,7 +140,7 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
       const started = performance.now();
       // No timeout given: the SDK's default of 60 s applies, reset by each progress notification.
       const result = await agent.callTool({ name: 'svc_image_ocr', arguments: args, _meta: { 'x402/payment': payload } }, undefined,
-        { resetTimeoutOnProgress: true, onprogress: (p) => { progress.push(performance.now() - started); } }) as ToolResult;
+        { resetTimeoutOnProgress: true, onprogress: () => { progress.push(performance.now() - started); } }) as ToolResult;
       expect(performance.now() - started).to.be.above(65_000);
       expect(result.isError, JSON.stringify(result.structuredContent)).to.not.equal(true);
       expect(result.structuredContent).to.equal({ text: 'slow words' });

@@ -136,7 +136,6 @@ describe('replicas sharing one Redis and one chain', () => {
     return client.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((x) => x.network === SOLANA) });
   }
 
-
   it('a quote made by replica A is paid at replica B, on Base and on Solana', async () => {
     const evmBefore = await evmBalances();
     const baseRes = await paidWith(b, '/v1/pdf/extract', form([pdf3]), await signBase(await quote(a, '/v1/pdf/extract', () => form([pdf3]))));

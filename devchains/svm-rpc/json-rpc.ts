@@ -14,7 +14,7 @@ export type RpcMethod = (params: unknown[]) => unknown;
 const BIGINT_MARK = '__svm_rpc_bigint__';
 const BIGINT_PATTERN = new RegExp(`"${BIGINT_MARK}(-?\\d+)"`, 'g');
 export function toJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? `${BIGINT_MARK}${v}` : v)).replace(BIGINT_PATTERN, '$1');
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${BIGINT_MARK}${v}` : v)).replace(BIGINT_PATTERN, '$1');
 }
 
 /** Answers one request object; `calls` counts every named method asked for, known or not. */

@@ -9,7 +9,7 @@ import { toUsd } from '../../client/usd.js';
 import { PAYMENT_META_KEY } from '../../client/protocol.js';
 import { MAX_TIMEOUT_SECONDS } from '../payment/gate.js';
 import { providerAvailable, runsLocally } from '../config.js';
-import { sendsContent, operationDescription } from './descriptions.js';
+import { operationDescription } from './descriptions.js';
 import type { PublicView } from './view.js';
 
 export const MCP_PROTOCOL_VERSION = '2025-11-25';

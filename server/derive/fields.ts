@@ -89,7 +89,8 @@ export function validateFields(op: Operation, raw: Record<string, unknown>): Fie
     if (v === '' && !f.required) delete input[f.name];
     else if (f.type === 'integer' && typeof v === 'string' && /^-?\d{1,15}$/.test(v)) input[f.name] = Number(v);
   }
-  const { value, error } = schemaFor(op).validate(input, { abortEarly: true, convert: false });
+  const result: { value: unknown; error?: Joi.ValidationError } = schemaFor(op).validate(input, { abortEarly: true, convert: false });
+  const { value, error } = result;
   if (error) {
     const detail = error.details[0];
     const name = String(detail.path[0] ?? detail.context?.key ?? '');

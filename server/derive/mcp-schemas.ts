@@ -4,7 +4,6 @@ import type { Operation } from '../../operations/define.js';
 import { fieldJsonSchema, fileDescription } from './fields.js';
 import { IMAGE_MEDIA_TYPES } from '../../checks/image.js';
 
-
 export function mediaTypesFor(op: Operation): string[] {
   if (op.input.kind === 'image') return Object.values(IMAGE_MEDIA_TYPES);
   if (op.input.kind === 'pdf') return ['application/pdf'];

@@ -70,7 +70,7 @@ function httpExtension(op: Operation): Record<string, unknown> {
 
 function mcpExtension(op: Operation, description: string): Record<string, unknown> {
   let byDescription = mcpCache.get(op);
-  if (!byDescription) mcpCache.set(op, byDescription = new Map());
+  if (!byDescription) mcpCache.set(op, byDescription = new Map<string, Record<string, unknown>>());
   let ext = byDescription.get(description);
   if (!ext) {
     ext = {

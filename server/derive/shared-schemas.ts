@@ -15,7 +15,7 @@ export const ERROR_SCHEMA: Record<string, unknown> = {
       },
     },
   },
-        };
+};
 
 export const PAYMENT_REQUIRED_SCHEMA: Record<string, unknown> = {
   type: 'object', required: ['x402Version', 'resource', 'accepts'],
@@ -36,4 +36,4 @@ export const PAYMENT_REQUIRED_SCHEMA: Record<string, unknown> = {
     },
     extensions: { type: 'object', additionalProperties: true },
   },
-        };
+};

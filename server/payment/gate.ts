@@ -55,7 +55,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-
 export class PaymentGate {
   // A quote depends only on the amount and the resource, so each is built once; frozen, since
   // every caller shares it.

@@ -3,7 +3,6 @@
 // to and from US dollars is the client layer's (client/usd.ts), shared with the paying clients.
 import type { Operation } from '../../operations/define.js';
 
-
 /** The exact price of one call: the flat rate, or the rate times the pages of all inputs. */
 export function priceOf(op: Operation, pageCounts: readonly number[]): bigint {
   const rate = BigInt(op.price.rate);

@@ -190,7 +190,7 @@ function hostnameOf(host: string): string {
  */
 function rebindingRefusal(request: Request, app: App): string | undefined {
   const base = new URL(app.config.baseUrl);
-  const host = hostnameOf(String(request.headers.host ?? ''));
+  const host = hostnameOf(typeof request.headers.host === 'string' ? request.headers.host : '');
   if (LOOPBACK.has(base.hostname) && !LOOPBACK.has(host)) {
     return `Forbidden: the Host "${shortened(host)}" is not a loopback name, and this server (BASE_URL ${base.host}) answers only on loopback (DNS-rebinding protection)`;
   }

@@ -38,7 +38,7 @@ function readPayment(request: Request): PaymentPayload | undefined {
   const header = request.headers['payment-signature'] ?? request.headers['x-payment'];
   if (header === undefined) return undefined;
   try {
-    return decodePaymentSignatureHeader(Array.isArray(header) ? header[0] : header);
+    return decodePaymentSignatureHeader(String(Array.isArray(header) ? header[0] : header));
   } catch {
     throw new ServiceError('PAYMENT_INVALID', 'the PAYMENT-SIGNATURE header is not base64-encoded x402 PaymentPayload JSON');
   }

@@ -183,7 +183,6 @@ const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   const source = await readFile(AXE_SOURCE, 'utf8');
   return page.evaluate(async (axeSource) => {
-    // eslint-disable-next-line no-eval
     (0, eval)(axeSource);
     const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
     const { violations } = await axe.run(document, { resultTypes: ['violations'] });

@@ -137,11 +137,11 @@ export async function startJwtStandIn(options: {
     const token = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined;
     const result = token
       ? checkToken(token, {
-        scheme: options.scheme, keyId: options.keyId, key: standIn.trusted[operation],
-        method: req.method!, host: req.headers.host ?? '', path,
-        now: Math.floor(Date.now() / 1000) + standIn.clockOffsetSeconds,
-        ...(options.scheme === 'cdp' ? { seenNonces } : {}),
-      })
+          scheme: options.scheme, keyId: options.keyId, key: standIn.trusted[operation],
+          method: req.method!, host: req.headers.host ?? '', path,
+          now: Math.floor(Date.now() / 1000) + standIn.clockOffsetSeconds,
+          ...(options.scheme === 'cdp' ? { seenNonces } : {}),
+        })
       : { reason: 'no bearer token' };
     if ('reason' in result) {
       standIn.calls.push({ operation, ...(token ? { token } : {}), accepted: false, reason: result.reason });

@@ -51,10 +51,12 @@ function retryable(err: unknown): boolean {
 
 /** The provider's own hint (Retry-After in seconds or retry-after-ms), when it gives one. */
 function suggestedDelayMs(err: unknown): number | undefined {
-  if (!(err instanceof APIError) || !err.headers) return undefined;
-  const ms = Number(err.headers.get('retry-after-ms'));
+  // instanceof leaves APIError's type parameters `any`; its headers are a Headers or undefined.
+  const headers = err instanceof APIError ? (err as APIError).headers : undefined;
+  if (!headers) return undefined;
+  const ms = Number(headers.get('retry-after-ms'));
   if (Number.isFinite(ms) && ms > 0) return ms;
-  const seconds = Number(err.headers.get('retry-after'));
+  const seconds = Number(headers.get('retry-after'));
   if (Number.isFinite(seconds) && seconds > 0) return seconds * 1000;
   return undefined;
 }

@@ -322,7 +322,7 @@ function spanHeaders(rows: Cell[][], width: number): void {
   if (head.some((row) => row.some((c) => c.rowspan > 1) || row.reduce((n, c) => n + c.colspan, 0) !== width)) return;
   // Each header row as the cell starting in every column (undefined under a colspan).
   const grid = head.map((row) => {
-    const at: (Cell | undefined)[] = new Array(width).fill(undefined);
+    const at: (Cell | undefined)[] = new Array<Cell | undefined>(width).fill(undefined);
     let x = 0;
     for (const c of row) { at[x] = c; x += c.colspan; }
     return at;
