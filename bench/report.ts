@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ROOT, type Machine } from './lib/common.js';
 import { barChart, scatterChart } from './lib/svg.js';
+import { chaosHeadline, chaosSection } from './lib/chaos-report.js';
 
 export interface StepRecord {
   name: string;
@@ -94,6 +95,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
   const cellRun: Json = md?.tableCells ? md : mdSubset;
   const fromMd = load('from-markdown.json', 'from-markdown');
   const ocr = load('ocr.json', 'ocr');
+  const chaos = load('chaos.json', 'chaos');
 
   // ---- Headlines --------------------------------------------------------------------------
   const headlines: string[] = [];
@@ -135,6 +137,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
     });
     headlines.push(`Tables without a model (TABLES_ENGINE=local), cell F1 against the ground-truth tables${cellRun.subset ? ` (on ${cellRun.pages} of the ${cellRun.subset.of} pages)` : ''}: ${cells.overall[cells.targetEngine].f1.toFixed(3)} over all styles; ${byStyle.join(', ')}.`);
   }
+  if (chaos) headlines.push(chaosHeadline(chaos));
   if (headlines.length) L.push('## Headline figures', '', ...headlines.map((h) => `- ${h}`), '');
 
   // ---- Operations -------------------------------------------------------------------------
@@ -290,8 +293,11 @@ export async function buildReport(input: ReportInput): Promise<string> {
     if (ocr.samples) L.push(...table(['Sample', 'Pages', 'Pages/s', 'CPU s/page', 'Word recall'], ocr.samples.map((s: Json) => [s.kind, s.pages, s.pagesPerSecond, s.toolCpuSecondsPerPage, s.wordRecall])), '');
   }
 
+  if (chaos) L.push(...chaosSection(chaos));
+
   L.push('## Reproducing', '', '```sh', 'npm run bench                 # the whole suite (15 minutes here on 2 cores shared with other work)', 'npm run bench -- --quick      # a subset in a few minutes, written under bench/quick/',
     'npm run bench -- --only operations,payment   # some steps; the report shows the others from their last results',
+    'npm run bench -- --only chaos                 # three replicas behind HAProxy under faults (2,000 paid calls, about 10 minutes here; --quick: 200)',
     'npm run bench -- --report-only                # rebuild this report and the charts from bench/results', '```', '');
   L.push('Raw results: `bench/results/*.json` (each carries the machine, the load average and the method).', '');
   if (provenance.length) L.push('Results not measured in this invocation:', '', ...provenance.map((p) => `- ${p}`), '');

@@ -37,6 +37,8 @@ const STEPS: Step[] = [
   { name: 'markdown-scanned', title: 'PDF to Markdown on 200 dpi scans (local tesseract), 20 pages in each style', script: 'dist/bench/markdown/run.js', args: ['--scanned', '--limit=20'], results: ['markdown-scanned.json', 'markdown-scanned.md'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 30 },
   { name: 'from-markdown', title: 'Markdown to PDF typesetting time vs Chromium', script: 'dist/bench/from-markdown.js', results: ['from-markdown.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 10 },
   { name: 'ocr', title: 'Local OCR pages per second and word recall', script: 'dist/bench/ocr.js', results: ['ocr.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 6 },
+  // Three service processes behind HAProxy with one Redis, 2,000 paid calls under SIGKILL, a Redis restart and a slow facilitator (200 with --quick).
+  { name: 'chaos', title: 'Three replicas behind HAProxy under faults: SIGKILL, Redis restart, slow facilitator', script: 'dist/bench/chaos.js', results: ['chaos.json'], quick: 'own', timeoutMinutes: 60 },
 ];
 
 function runStep(step: Step, quick: boolean): Promise<{ exitCode: number | null; output: string; timedOut: boolean }> {
@@ -128,7 +130,10 @@ async function main(): Promise<void> {
   }
   // A run of some steps keeps the record of the last run of the others, so the report lists every step.
   const runFile = path.join(resultsDir, 'run.json');
-  const now = { began: began.toISOString(), loadAtStart, loadAtEnd: os.loadavg(), wallSeconds: Math.round((Date.now() - began.getTime()) / 1000) };
+  // The machine is kept with the run it describes: a later run of some steps (--only) may be on another one.
+  const now: { began: string; loadAtStart: number[]; loadAtEnd: number[]; wallSeconds: number; machine?: ReturnType<typeof machine> } = {
+    began: began.toISOString(), loadAtStart, loadAtEnd: os.loadavg(), wallSeconds: Math.round((Date.now() - began.getTime()) / 1000), machine: machine(),
+  };
   let header = now;
   let allRecords = records.map((r) => ({ ...r, measured: now.began }));
   if (only && existsSync(runFile)) {
@@ -140,7 +145,7 @@ async function main(): Promise<void> {
   await writeFile(runFile, `${JSON.stringify({ header, records: allRecords }, null, 1)}\n`);
   const report = await buildReport({
     quick, outDir, resultsDir, fullResultsDir, records: allRecords, began: new Date(header.began), loadAtStart: header.loadAtStart, loadAtEnd: header.loadAtEnd,
-    machine: machine(), wallSeconds: header.wallSeconds, partial: only !== undefined && header !== now,
+    machine: header.machine ?? machine(), wallSeconds: header.wallSeconds, partial: only !== undefined && header !== now,
     ...(only && records.length ? { rerun: { steps: records.map((r) => r.name), at: now.began } } : {}),
   });
   console.log(`report: ${path.relative(ROOT, report)} (${Math.round((Date.now() - began.getTime()) / 1000)} s in all)`);
