@@ -436,9 +436,9 @@ async function main(): Promise<void> {
     } as const;
     const fateOf = (r: (typeof rows)[number]): keyof typeof FATES => r.throughLb > 0 ? 'delivered'
       : heldAtGiveUp(r) ? 'held'
-      : r.swept > 0 ? 'direct'
-      : lostToKill(r) ? 'killed'
-      : 'none';
+        : r.swept > 0 ? 'direct'
+          : lostToKill(r) ? 'killed'
+            : 'none';
     const chargedNoResultCut = chargedRows.filter((r) => fateOf(r) === 'killed');
     const chargedNoResultOther = chargedRows.filter((r) => fateOf(r) === 'none');
     const heldRows = chargedRows.filter((r) => fateOf(r) === 'held');
@@ -553,7 +553,7 @@ async function main(): Promise<void> {
       const last = [...c.answers].reverse().find((a) => !a.sweep);
       return c.answers.some((a) => a.status === 200 && !a.sweep) ? 'result delivered through the load balancer'
         : c.answers.some((a) => a.status === 200) ? 'result collected afterwards from the replica holding it'
-        : `no result: last answer through the load balancer ${last ? `${last.status} ${last.code}` : 'none'}`;
+          : `no result: last answer through the load balancer ${last ? `${last.status} ${last.code}` : 'none'}`;
     });
 
     const checks = {

@@ -1,6 +1,6 @@
 // The report's section for bench/chaos.ts (three replicas behind HAProxy under faults), written
 // from bench/results/chaos.json only, so that a rebuilt report says what the last run measured.
-/* eslint-disable @typescript-eslint/no-explicit-any */
+
 type Json = any;
 
 const pct = (part: number, whole: number) => (whole ? `${Math.round((part / whole) * 1000) / 10} %` : '–');
