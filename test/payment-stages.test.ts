@@ -123,6 +123,12 @@ describe('payment stage 3: verification', () => {
     expect(await verifyPayment(server(() => Promise.reject(answered)), paymentOf())).to.equal({ kind: 'invalid', reason: 'invalid_exact_evm_payload_signature' });
   });
 
+  it('an authorization the facilitator finds already spent is 409 PAYMENT_ALREADY_USED, never a request to pay again', async () => {
+    expect((await thrown(verifyPayment(server(async () => ({ isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' })), paymentOf()))).code).to.equal('PAYMENT_ALREADY_USED');
+    const answered = Object.assign(new Error('bad'), { statusCode: 400, invalidReason: 'invalid_exact_evm_nonce_already_used' });
+    expect((await thrown(verifyPayment(server(() => Promise.reject(answered)), paymentOf()))).status).to.equal(409);
+  });
+
   it('a facilitator that refuses this service\'s credentials is 502 FACILITATOR_REFUSED; one that fails is 502 FACILITATOR_UNREACHABLE', async () => {
     const refused = new FacilitatorRefusedError('facilitator.example', 'verify', 401, 'bad key', undefined);
     expect((await thrown(verifyPayment(server(() => Promise.reject(refused)), paymentOf()))).code).to.equal('FACILITATOR_REFUSED');
@@ -150,6 +156,14 @@ describe('payment stage 5: settlement', () => {
     expect(await settlePayment(spent, paymentOf(), false)).to.equal({ kind: 'spent', reason: 'invalid_exact_evm_nonce_already_used' });
     const retried = await settlePayment(spent, paymentOf(), true, { success: false, transaction: '0xfirst', network: BASE });
     expect(retried).to.equal({ kind: 'settled', receipt: { success: true, transaction: '0xfirst', network: BASE } });
+  });
+
+  it('on a retry, a Solana facilitator still settling the transaction, or failing to simulate it again, leaves the outcome unknown (the result stays held), never "failed"', async () => {
+    for (const reason of ['duplicate_settlement', 'transaction_simulation_failed', 'invalid_exact_svm_transaction_simulation_failed']) {
+      const answer = server(async () => ({ success: false, errorReason: reason, transaction: '', network: BASE }));
+      expect((await settlePayment(answer, paymentOf(), true)).kind, reason).to.equal('unknown');
+      expect((await settlePayment(answer, paymentOf(), false)).kind, reason).to.equal('failed');
+    }
   });
 });
 

@@ -10,7 +10,12 @@ import { describeFailure } from './refusals.js';
 
 const SETTLEMENT_PENDING = 'settlement_pending';
 // A facilitator's refusal to settle an authorization that has already been spent.
-const SPENT_REASONS = new Set(['invalid_exact_evm_nonce_already_used']);
+export const SPENT_REASONS = new Set(['invalid_exact_evm_nonce_already_used']);
+// On the retry of a Solana result held after an unknown outcome, these say nothing of whether the
+// first settlement landed: the facilitator still holds that transaction as settling
+// (duplicate_settlement, for 120 s), or simulating it again fails, as it does for a transaction
+// already processed. The result stays held rather than being dropped as unpaid.
+const UNPROVEN_ON_RETRY = new Set(['duplicate_settlement', 'transaction_simulation_failed', 'invalid_exact_svm_transaction_simulation_failed']);
 
 export type Settlement =
   | { kind: 'settled'; receipt: SettleResponse }
@@ -39,6 +44,7 @@ export async function settlePayment(server: Pick<x402ResourceServer, 'settlePaym
   if (receipt.success) return { kind: 'settled', receipt };
   const reason = receipt.errorReason ?? 'settlement failed';
   if (reason === SETTLEMENT_PENDING) return { kind: 'unknown', reason: 'the settlement is still pending', receipt };
+  if (retry && UNPROVEN_ON_RETRY.has(reason)) return { kind: 'unknown', reason: `the first settlement's outcome is not known yet (${reason})` };
   if (SPENT_REASONS.has(reason)) {
     if (!retry) return { kind: 'spent', reason };
     return { kind: 'settled', receipt: { success: true, transaction: pending?.transaction ?? receipt.transaction ?? '', network: payment.matched.network, ...(receipt.payer ? { payer: receipt.payer } : {}) } };

@@ -5,9 +5,16 @@ import type { x402ResourceServer } from '@x402/core/server';
 import { ServiceError } from '../../../core/errors.js';
 import { FacilitatorRefusedError } from '../facilitators.js';
 import type { Payment } from './payload.js';
-import { facilitatorRefused } from './refusals.js';
+import { alreadySpent, facilitatorRefused } from './refusals.js';
+import { SPENT_REASONS } from './settle.js';
 
 export type Verification = { kind: 'valid' } | { kind: 'invalid'; reason: string };
+
+/** An authorization the facilitator finds already spent is never answered with a request to pay again. */
+function refuseSpent(reason: string): Verification {
+  if (SPENT_REASONS.has(reason)) throw alreadySpent();
+  return { kind: 'invalid', reason };
+}
 
 export async function verifyPayment(server: Pick<x402ResourceServer, 'verifyPayment'>, payment: Payment): Promise<Verification> {
   let verified;
@@ -17,10 +24,10 @@ export async function verifyPayment(server: Pick<x402ResourceServer, 'verifyPaym
     if (err instanceof FacilitatorRefusedError) throw facilitatorRefused(err, 'nothing was charged and no work was done');
     const status = (err as { statusCode?: number }).statusCode;
     if (status !== undefined && status < 500 && 'invalidReason' in (err as object)) {
-      return { kind: 'invalid', reason: String((err as { invalidReason?: string }).invalidReason ?? 'payment invalid') };
+      return refuseSpent(String((err as { invalidReason?: string }).invalidReason ?? 'payment invalid'));
     }
     throw new ServiceError('FACILITATOR_UNREACHABLE', 'the payment facilitator could not verify the payment; nothing was charged and no work was done');
   }
-  if (!verified.isValid) return { kind: 'invalid', reason: verified.invalidReason ?? verified.invalidMessage ?? 'payment invalid' };
+  if (!verified.isValid) return refuseSpent(verified.invalidReason ?? verified.invalidMessage ?? 'payment invalid');
   return { kind: 'valid' };
 }
