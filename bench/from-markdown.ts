@@ -1,14 +1,21 @@
 // /v1/pdf/from-markdown typesetting time for about 10 and 100 pages, side by side with headless
-// Chromium printing the same HTML (the same document and print stylesheet).
-// Run: npx tsc -p tsconfig.json && node dist/bench/from-markdown.js  -> bench/results/from-markdown.json
+// Chromium printing the same HTML (the same document and print stylesheet); then hostile
+// Markdown, shapes built to make WeasyPrint slow, side by side with WeasyPrint on markdown-it's
+// plain HTML (the renderer before break opportunities, text-node bounds and the layout budget).
+// Run: npx tsc -p tsconfig.json && node dist/bench/from-markdown.js [--only=pages|hostile]
+//   -> bench/results/from-markdown.json (--only keeps the other part of an earlier result)
 // Chromium is optional (`apt-get install chromium`); without it only our renderer is measured.
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import MarkdownIt from 'markdown-it';
 import type { Job } from '../core/job.js';
-import { fromMarkdown, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
-import { runTool, runToolsInThisProcess } from '../tools/runner.js';
+import { ServiceError } from '../core/errors.js';
+import { inspectMarkdown, layoutUnits, LAYOUT_LIMIT } from '../checks/markdown.js';
+import { fromMarkdown, renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
+import { PRINT_STYLESHEET } from '../workers/pdf/markdown-html.js';
+import { RunFailure, runTool, runToolsInThisProcess } from '../tools/runner.js';
 
 // This benchmark counts the tools' CPU time from the children this process waits for
 // (/proc/self/stat cutime), so it starts them itself rather than through a launcher process.
@@ -131,39 +138,161 @@ async function chromium(binary: string, html: string, workDir: string): Promise<
   }
 }
 
-async function main(): Promise<void> {
-  const workDir = await mkdtemp(path.join(tmpdir(), 'bench-from-markdown-'));
+// ---- Hostile Markdown ------------------------------------------------------------------------
+// Each shape at 10 and 40 KB, and typeset by the service at the largest size its pre-payment
+// check accepts (up to the 1 MB limit; past it, the refusal and how long the check took). The
+// raw side is WeasyPrint (the same fetch-refusing script) on markdown-it's plain HTML with the
+// same stylesheet, stopped at RAW_CAP_MS; `one word` is also measured at 150 KB, the size that
+// ran past the 120 s job deadline. One run each: CPU seconds are the figure to read.
+const RAW_CAP_MS = 60_000;
+const HOSTILE_SIZES = [10_000, 40_000];
+const repeat = (unit: string, bytes: number) => unit.repeat(Math.max(1, Math.floor(bytes / unit.length)));
+const word = (bytes: number) => repeat('abcdefghij', bytes);
+const HOSTILE: Array<{ shape: string; make: (bytes: number) => string; extraSizes?: number[] }> = [
+  { shape: 'one word', make: (n) => `${word(n)}\n`, extraSizes: [150_000] },
+  { shape: 'one word across inline elements (ab**cd**ab**cd**…)', make: (n) => `${repeat('ab**cd**', n)}\n` },
+  { shape: 'one line in a code block', make: (n) => `\`\`\`\n${word(n)}\n\`\`\`\n` },
+  { shape: 'one inline code span', make: (n) => `\`${word(n)}\`\n` },
+  { shape: 'one URL (autolink)', make: (n) => `<https://example.com/${word(n)}>\n` },
+  { shape: 'one word in a table cell', make: (n) => `| a | b |\n|---|---|\n| ${word(n)} | x |\n` },
+  { shape: 'narrow letters (i i i …)', make: (n) => `${repeat('i ', n)}\n` },
+  { shape: 'tab-separated line in a code block', make: (n) => `\`\`\`\n${repeat('abc\t', n)}\n\`\`\`\n` },
+  { shape: 'one-letter list items', make: (n) => repeat('- a\n', n) },
+  { shape: 'one-letter code spans', make: (n) => `${repeat('`a` ', n)}\n` },
+  { shape: 'one-letter lines ending in a line break', make: (n) => `${repeat('a\\\n', n)}a\n` },
+  { shape: 'one-letter paragraphs', make: (n) => repeat('a\n\n', n) },
+  { shape: 'one-letter headings', make: (n) => repeat('# a\n', n) },
+  { shape: 'a table row of one-letter columns', make: (n) => { const row = `${repeat('|a', n / 3)}|\n`; return `${row}${row.replace(/a/g, '-')}${row}`; } },
+];
+
+interface Timing { cpuSeconds: number; wallSeconds: number }
+
+async function timed<T>(run: () => Promise<T>): Promise<Timing & { value: T }> {
+  const cpuBefore = await childCpuSeconds();
+  const started = performance.now();
+  const value = await run();
+  return { value, wallSeconds: Number(((performance.now() - started) / 1000).toFixed(2)), cpuSeconds: Number(((await childCpuSeconds()) - cpuBefore).toFixed(2)) };
+}
+
+const plainParser = new MarkdownIt('default', { html: false, linkify: false, typographer: false });
+
+async function raw(markdown: string, workDir: string): Promise<Timing & { pages?: number; stoppedAfterSeconds?: number }> {
+  const html = `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><style>${PRINT_STYLESHEET}</style></head>\n<body>\n${plainParser.render(markdown)}</body></html>\n`;
+  const jobDir = await mkdtemp(path.join(workDir, 'raw-'));
+  try {
+    const { value: pdf, ...timing } = await timed(async () => {
+      try {
+        return await renderHtmlToPdf(html, { workDir: jobDir, timeoutMs: RAW_CAP_MS });
+      } catch (error) {
+        if (error instanceof RunFailure && error.kind === 'timeout') return undefined;
+        throw error;
+      }
+    });
+    return pdf ? { ...timing, pages: await pageCount(pdf) } : { ...timing, stoppedAfterSeconds: RAW_CAP_MS / 1000 };
+  } finally {
+    await rm(jobDir, { recursive: true, force: true });
+  }
+}
+
+async function service(markdown: string, workDir: string): Promise<Partial<Timing> & { checkMilliseconds: number; pages?: number; refused?: string }> {
+  const bytes = new TextEncoder().encode(markdown);
+  const checkStarted = performance.now();
+  try {
+    inspectMarkdown(bytes);
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return { checkMilliseconds: Number((performance.now() - checkStarted).toFixed(1)), refused: `${error.status} ${error.code}` };
+  }
+  const checkMilliseconds = Number((performance.now() - checkStarted).toFixed(1));
+  const { value: pdf, ...timing } = await timed(() => ours(markdown, workDir));
+  return { checkMilliseconds, ...timing, pages: await pageCount(pdf) };
+}
+
+// The upload limit, less room for the few bytes a shape adds around its repeated part.
+const LARGEST = 1024 * 1024 - 64;
+
+/** The largest size, up to the upload limit, whose layout estimate the check accepts. */
+function largestAccepted(make: (bytes: number) => string): number {
+  const fits = (bytes: number) => layoutUnits(make(bytes)) <= LAYOUT_LIMIT;
+  let low = HOSTILE_SIZES[0]!;
+  let high = LARGEST;
+  if (fits(high)) return high;
+  while (high - low > low / 100) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(middle)) low = middle; else high = middle;
+  }
+  return low;
+}
+
+async function hostile(workDir: string): Promise<unknown[]> {
+  const results = [];
+  for (const { shape, make, extraSizes = [] } of HOSTILE) {
+    const sizes = [];
+    const largest = largestAccepted(make);
+    for (const target of [...HOSTILE_SIZES, ...extraSizes, largest, ...(largest < LARGEST ? [LARGEST] : [])]) {
+      const markdown = make(target);
+      const measured: Record<string, unknown> = { bytes: Buffer.byteLength(markdown), layoutUnits: Math.round(layoutUnits(markdown)) };
+      measured.service = await service(markdown, workDir);
+      if (target <= 150_000) measured.raw = await raw(markdown, workDir);
+      const show = (t: { cpuSeconds?: number; stoppedAfterSeconds?: number; refused?: string } | undefined) => !t ? '–'
+        : t.refused ? `refused (${t.refused})` : t.stoppedAfterSeconds ? `stopped after ${t.stoppedAfterSeconds} s` : `${t.cpuSeconds} s CPU`;
+      process.stdout.write(`${shape}, ${measured.bytes} bytes: service ${show(measured.service as never)}, raw WeasyPrint ${show(measured.raw as never)}\n`);
+      sizes.push(measured);
+    }
+    results.push({ shape, sizes });
+  }
+  return results;
+}
+
+async function pageSizes(workDir: string): Promise<{ browser?: string; sizes: unknown[] }> {
   const browser = await findChromium();
   if (!browser) process.stdout.write('chromium is not installed (apt-get install chromium): measuring only WeasyPrint\n');
   const sizes = [];
+  for (const [target, sections] of Object.entries(SECTIONS_FOR)) {
+    const markdown = document(sections);
+    const html = renderMarkdownHtml(markdown, 'Benchmark');
+    const weasyprint = await measure(() => ours(markdown, workDir));
+    process.stdout.write(`~${target} pages, WeasyPrint: ${weasyprint.pages} pages, median ${weasyprint.medianWallSeconds} s\n`);
+    const chrome = browser ? await measure(() => chromium(browser, html, workDir)) : undefined;
+    if (chrome) process.stdout.write(`~${target} pages, Chromium: ${chrome.pages} pages, median ${chrome.medianWallSeconds} s\n`);
+    sizes.push({ targetPages: Number(target), markdownBytes: Buffer.byteLength(markdown), layoutUnits: Math.round(layoutUnits(markdown)), weasyprint, chromium: chrome ?? null });
+  }
+  return { browser, sizes };
+}
+
+async function main(): Promise<void> {
+  const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+  const resultsDir = path.join(projectRoot, 'bench/results');
+  const resultsFile = path.join(resultsDir, 'from-markdown.json');
+  const earlier = only ? JSON.parse(await readFile(resultsFile, 'utf8').catch(() => '{}')) as Record<string, unknown> : {};
+  const workDir = await mkdtemp(path.join(tmpdir(), 'bench-from-markdown-'));
+  let pages: { browser?: string; sizes: unknown[] } | undefined;
+  let hostileShapes: unknown[] | undefined;
   try {
-    for (const [target, sections] of Object.entries(SECTIONS_FOR)) {
-      const markdown = document(sections);
-      const html = renderMarkdownHtml(markdown, 'Benchmark');
-      const weasyprint = await measure(() => ours(markdown, workDir));
-      process.stdout.write(`~${target} pages, WeasyPrint: ${weasyprint.pages} pages, median ${weasyprint.medianWallSeconds} s\n`);
-      const chrome = browser ? await measure(() => chromium(browser, html, workDir)) : undefined;
-      if (chrome) process.stdout.write(`~${target} pages, Chromium: ${chrome.pages} pages, median ${chrome.medianWallSeconds} s\n`);
-      sizes.push({ targetPages: Number(target), markdownBytes: Buffer.byteLength(markdown), weasyprint, chromium: chrome ?? null });
-    }
+    if (only !== 'hostile') pages = await pageSizes(workDir);
+    if (only !== 'pages') hostileShapes = await hostile(workDir);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
   const versionOf = async (tool: string, args: string[]) => Buffer.from((await runTool(tool, args, { timeoutMs: 30_000 })).stdout).toString('utf8').trim();
   const report = {
+    ...earlier,
     measured: new Date().toISOString(),
     weasyprint: await versionOf('weasyprint', ['--version']),
-    chromium: browser ? await versionOf(browser, ['--version']) : 'not installed',
+    ...(pages ? { chromium: pages.browser ? await versionOf(pages.browser, ['--version']) : 'not installed' } : {}),
     cpus: cpus().length,
     loadAverageAtEnd: Number(loadavg()[0]!.toFixed(2)),
     runsPerMeasurement: RUNS,
     note: 'Both engines print the same HTML (the service\'s Markdown rendering and print stylesheet). WeasyPrint time is the whole work function (markdown-it, Python start-up and import, typesetting). Chromium time is one headless --print-to-pdf process per document, start-up included. cpuSeconds is the CPU time of the finished child processes per run and does not depend on other load (for Chromium it likely undercounts: its renderer processes are forked by a zygote and may not be reaped through the chain that /proc/self/stat counts); wall times on a shared machine do.',
-    sizes,
+    ...(pages ? { sizes: pages.sizes } : {}),
+    ...(hostileShapes ? {
+      hostileNote: `Hostile Markdown, one run each. service: the pre-payment check (checkMilliseconds; a refusal is answered before payment), then the work function as for the documents above. raw: WeasyPrint through the same script on markdown-it's plain HTML with the same stylesheet (the renderer before break opportunities, text-node bounds and the layout budget), stopped after ${RAW_CAP_MS / 1000} s; measured up to 150 KB. Each shape is measured at 10 and 40 KB, at the largest size the check accepts (layoutUnits <= ${LAYOUT_LIMIT}, at most 1 MB) and, when that is smaller, at 1 MB.`,
+      hostile: hostileShapes,
+    } : {}),
   };
-  const resultsDir = path.join(projectRoot, 'bench/results');
   await mkdir(resultsDir, { recursive: true });
-  await writeFile(path.join(resultsDir, 'from-markdown.json'), `${JSON.stringify(report, null, 2)}\n`);
-  process.stdout.write(`wrote bench/results/from-markdown.json (${(await stat(path.join(resultsDir, 'from-markdown.json'))).size} bytes)\n`);
+  await writeFile(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`wrote bench/results/from-markdown.json (${(await stat(resultsFile)).size} bytes)\n`);
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,8 @@
-// Pre-payment checks for /v1/pdf/from-markdown: the upload must be UTF-8 and hold something
-// to typeset. Both are cheap, so nobody pays for a file the worker would refuse.
+// Pre-payment checks for /v1/pdf/from-markdown: the upload must be UTF-8, hold something to
+// typeset, and not more than one job can typeset in its time and memory. All are cheap, so nobody
+// pays for a file the worker would refuse.
 import { fail } from '../core/errors.js';
+import { BOX_LIMIT } from '../workers/pdf/markdown-html.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -65,7 +67,109 @@ export function decodeMarkdown(bytes: Uint8Array): string {
   return text;
 }
 
-/** The pre-payment check: throws CORRUPT_INPUT (not UTF-8) or NO_CONTENT (empty or whitespace only). */
+// The layout budget. WeasyPrint's time and memory grow with the elements and the lines of text
+// it lays out, about 0.3-0.8 ms and 10-30 KB each (bench/from-markdown.ts), so 1 MB of one-letter
+// list items, paragraphs, headings or table cells ran for minutes and past the 1.5 GiB cap.
+// Counting elements exactly means parsing the Markdown, which takes up to 2 s for 1 MB of tiny
+// blocks: too long on the server's main thread for a request nobody has paid for. This scan of the
+// source lines counts at least about as much as a parse would find, in milliseconds:
+// - every line: its lines of text at CHARS_PER_LINE characters (half as many in a heading; at
+//   least 1, even blank, as in a code block; a tab counts 8, as in a code block), plus one per
+//   BOX_LIMIT characters (the renderer's new text nodes), plus 1 when it starts a block (a
+//   paragraph or heading: after a blank line or a heading, or a heading itself);
+// - every `>` and list marker opening a line: 2 (a list and its item, or a quote and its paragraph);
+// - every `[`, `<` and `\` (a link, autolink or line break needs one) and every two of `*`, `_`,
+//   `` ` `` and `~` (an emphasis, code span or strikethrough needs two): 1, and a line ending in
+//   two spaces: 1 (a line break);
+// - every table cell: 2 (cell and line), plus its lines of text in the narrowest width its column
+//   can get: columns are sized from their longest cell (4 to 40 characters), so a long cell has at
+//   least 1/columns of the width, and in a table of 22 columns or more, a character per line.
+// Code blocks are not told apart: their lines count like any other, marks included. On 400 README
+// and CHANGELOG files the scan counts 1.2-3.3 times what a parse finds (median 1.6).
+export const LAYOUT_LIMIT = 30_000;
+const TEXT_WIDTH_PT = 493; // A4 less the 18 mm side margins
+const ADVANCE_PT = 6; // DejaVu Sans at 10 pt: 5.5 pt a character on average in running text
+const CHARS_PER_LINE = Math.floor(TEXT_WIDTH_PT / ADVANCE_PT);
+const CELL_INSET_PT = 10.5;
+const MAX_COLUMN_WEIGHT = 40;
+
+const linesOf = (characters: number, perLine: number) => Math.max(1, Math.ceil(characters / Math.max(1, Math.floor(perLine))));
+const marksIn = (text: string) => (text.match(OPENING_MARKS)?.length ?? 0) + (text.match(PAIRED_MARKS)?.length ?? 0) / 2;
+
+function cellUnits(cell: string, columns: number): number {
+  const length = cell.trim().length;
+  const share = Math.min(Math.max(length, 4), MAX_COLUMN_WEIGHT) / (MAX_COLUMN_WEIGHT * columns);
+  return 2 + linesOf(length, (TEXT_WIDTH_PT * share - CELL_INSET_PT) / ADVANCE_PT) + marksIn(cell);
+}
+
+const CONTAINER_PREFIX = /^(?:[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)))+/;
+const CONTAINER_MARK = />|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)/g;
+const OPENING_MARKS = /[[<\\]/g;
+const PAIRED_MARKS = /[*_`~]/g;
+// Any line of pipes, dashes, colons and spaces with a pipe and a dash: every delimiter row of a
+// table is one.
+const DELIMITER_ROW = /^[ \t|:-]*\|[ \t|:-]*$/;
+const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
+
+const withoutContainers = (line: string) => line.slice(CONTAINER_PREFIX.exec(line)?.[0].length ?? 0);
+const cellsOf = (row: string) => row.trim().replace(/^\|/, '').replace(/\|$/, '').split('|');
+const rowUnits = (row: string, columns: number) => cellsOf(row).reduce((sum, cell) => sum + cellUnits(cell, columns), 1);
+
+/** The lines of the Markdown, at markdown-it's line ends, one at a time. */
+function* sourceLines(markdown: string): Generator<string> {
+  const lineEnd = /\r\n?|\n/g;
+  let start = 0;
+  for (let match = lineEnd.exec(markdown); match; match = lineEnd.exec(markdown)) {
+    yield markdown.slice(start, match.index);
+    start = lineEnd.lastIndex;
+  }
+  yield markdown.slice(start);
+}
+
+/**
+ * The elements and lines of text the Markdown will typeset, counted from above: see
+ * LAYOUT_LIMIT. Counting stops once past `stopAbove`.
+ */
+export function layoutUnits(markdown: string, stopAbove = Infinity): number {
+  let units = 0;
+  let columns = 0; // of the table the line is in
+  let previous = { line: '', units: 0, endsBlock: true };
+  for (const line of sourceLines(markdown)) {
+    if (units > stopAbove) break;
+    // A tab in a code block is typeset as up to 8 spaces.
+    const width = line.length + 7 * (line.match(/\t/g)?.length ?? 0);
+    let lineUnits = linesOf(width, CHARS_PER_LINE) + Math.floor(width / BOX_LIMIT);
+    let endsBlock = line.trim() === '';
+    if (endsBlock) columns = 0;
+    else {
+      const rest = withoutContainers(line);
+      lineUnits += 2 * (line.slice(0, line.length - rest.length).match(CONTAINER_MARK)?.length ?? 0);
+      if (columns === 0 && rest.includes('-') && DELIMITER_ROW.test(rest)) {
+        // A table: the line before was its header row; count that again as one.
+        columns = cellsOf(rest).length;
+        units += rowUnits(withoutContainers(previous.line), columns) - previous.units;
+      } else if (columns > 0) {
+        lineUnits += rowUnits(rest, columns);
+      } else {
+        endsBlock = HEADING.test(rest);
+        if (endsBlock) lineUnits += linesOf(rest.length, CHARS_PER_LINE / 2);
+        lineUnits += (previous.endsBlock || endsBlock ? 1 : 0) + marksIn(rest) + (rest.endsWith('  ') ? 1 : 0);
+      }
+    }
+    units += lineUnits;
+    previous = { line, units: lineUnits, endsBlock };
+  }
+  return units;
+}
+
+/**
+ * The pre-payment check: throws CORRUPT_INPUT (not UTF-8), NO_CONTENT (empty or whitespace only)
+ * or LIMIT_EXCEEDED (more to typeset than one job can: LAYOUT_LIMIT).
+ */
 export function inspectMarkdown(bytes: Uint8Array): void {
-  decodeMarkdown(bytes);
+  if (layoutUnits(decodeMarkdown(bytes), LAYOUT_LIMIT) > LAYOUT_LIMIT) {
+    fail('LIMIT_EXCEEDED',
+      `the Markdown would typeset as more than ${LAYOUT_LIMIT} elements and lines of text, what one job typesets (about 100 pages mixing paragraphs, lists, code and tables; fewer of one-line paragraphs, list items or table cells); split it into smaller documents`,
+      { field: 'file' });
+  }
 }

@@ -8,9 +8,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../core/errors.js';
-import { firstInvalidUtf8Offset, inspectMarkdown } from '../checks/markdown.js';
+import { firstInvalidUtf8Offset, inspectMarkdown, LAYOUT_LIMIT, layoutUnits } from '../checks/markdown.js';
 import { plannedJob } from './support/jobs.js';
 import { renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
+import { BOX_LIMIT, LINK_LIMIT, RUN_LIMIT, RUN_STEP } from '../workers/pdf/markdown-html.js';
 import { runTool } from '../tools/runner.js';
 
 export const lab = Lab.script();
@@ -381,5 +382,186 @@ describe('fromMarkdown: refused inputs', () => {
     const error = await expect(typeset(new Uint8Array([0x23, 0x20, 0xff, 0x0a]))).to.reject(ServiceError);
     expect(error.code).to.equal('CORRUPT_INPUT');
     expect(error.message).to.contain('offset 2');
+  });
+});
+
+// WeasyPrint 57 lays out a run of text without a space again for every line it fills, and a
+// long text again for every line when its first ~120 characters fit on one: each shape below
+// took past the 120 s job deadline (a 40 KB word alone took 14 s) before the renderer gave long
+// runs break opportunities and bounded its text nodes (workers/pdf/markdown-html.ts).
+const ZWSP = '\u200b';
+const repeat = (unit: string, bytes: number) => unit.repeat(Math.floor(bytes / unit.length));
+const longWord = (bytes: number) => repeat('abcdefghij', bytes);
+const bodyOf = (html: string) => html.slice(html.indexOf('<body>'));
+/**
+ * The text layer without the page footers (`2 / 7`), and of the rest only the characters the
+ * expected text is made of: no line ends, and no table header repeated on each page.
+ */
+function joinedText(layer: string, expected: string): string {
+  const alphabet = new Set(expected);
+  return [...layer.replace(/\d+ \/ \d+/g, '')].filter((char) => alphabet.has(char)).join('');
+}
+/** The text nodes of the HTML body, in characters. */
+const textNodeLengths = (html: string) => bodyOf(html).split(/<[^>]*>/).map((node) => [...node].length);
+
+describe('renderMarkdownHtml: break opportunities in long runs', () => {
+  it('breaks a run of more than 32 characters after its 32nd character and every 16 after, and leaves shorter words alone', () => {
+    const html = renderMarkdownHtml(`${'a'.repeat(100)} ${'b'.repeat(RUN_LIMIT)}`);
+    const paragraph = /<p>(.*)<\/p>/.exec(html)![1]!;
+    const [run, word] = paragraph.split(' ');
+    expect(run!.split(ZWSP).map((piece) => piece.length)).to.equal([RUN_LIMIT, RUN_STEP, RUN_STEP, RUN_STEP, RUN_STEP, 4]);
+    expect(word).to.equal('b'.repeat(RUN_LIMIT));
+  });
+
+  it('counts a run across inline elements as one run', () => {
+    for (const unit of ['ab`cd`', 'ab[cd](https://e.com/)']) {
+      const html = renderMarkdownHtml(repeat(unit, unit.length * 20));
+      expect(bodyOf(html).replace(/<[^>]*>/g, '').trim().split(ZWSP).map((piece) => piece.length), unit).to.equal([RUN_LIMIT, RUN_STEP, RUN_STEP, RUN_STEP]);
+    }
+  });
+
+  it('breaks runs in code blocks, inline code, link text, table cells and image text too', () => {
+    const run = longWord(200);
+    for (const markdown of ['```\n' + run + '\n```', '    ' + run, '`' + run + '`', `<https://example.com/${run}>`, `| a |\n|---|\n| ${run} |`, `![${run}](https://example.com/a.png)`]) {
+      const html = bodyOf(renderMarkdownHtml(markdown));
+      expect(html.includes(ZWSP), markdown.slice(0, 30)).to.be.true();
+      expect(html.replace(/<[^>]*>/g, '').replaceAll(ZWSP, '').includes(run), markdown.slice(0, 30)).to.be.true();
+    }
+  });
+
+  it('never breaks between a letter and its accents', () => {
+    const accented = 'e\u0301\u0302'.repeat(40);
+    const html = renderMarkdownHtml(accented);
+    expect(html).to.contain(ZWSP);
+    for (const piece of /<p>(.*)<\/p>/.exec(html)![1]!.split(ZWSP)) expect(piece.startsWith('e'), JSON.stringify(piece)).to.be.true();
+  });
+
+  it(`starts a new text node every ${BOX_LIMIT} characters or so, at a space or break opportunity`, () => {
+    const shapes = [repeat('i ', 20_000), longWord(20_000), '```\n' + repeat('ab cd\n', 20_000) + '```', repeat('word ', 20_000), repeat('ab**cd**', 20_000)];
+    for (const markdown of shapes) {
+      const lengths = textNodeLengths(renderMarkdownHtml(markdown));
+      expect(Math.max(...lengths), markdown.slice(0, 12)).to.be.at.most(BOX_LIMIT + RUN_LIMIT + 1);
+    }
+  });
+
+  it(`keeps a link whose destination is longer than ${LINK_LIMIT} characters as text: the PDF repeats it on every line the link is on`, () => {
+    const long = `https://example.com/${'p'.repeat(LINK_LIMIT)}`;
+    const limit = long.slice(0, LINK_LIMIT);
+    const body = bodyOf(renderMarkdownHtml(`[long](${long}) [limit](${limit}) <${long}>`));
+    expect(body.match(/href="[^"]*"/g)?.map((href) => href.length)).to.equal([`href="${limit}"`.length]);
+    expect(body.replace(/<[^>]*>/g, '').replaceAll(ZWSP, '').includes(`long limit ${long}`)).to.be.true();
+  });
+});
+
+describe('fromMarkdown: hostile runs typeset within the job deadline', () => {
+  const cases: Array<{ name: string; markdown: string; text: string }> = [
+    { name: 'a 150 KB single word', markdown: longWord(150_000), text: longWord(150_000) },
+    { name: 'a 40 KB run across inline elements', markdown: repeat('ab`cd`', 40_000), text: repeat('abcd', 26_664) },
+    { name: 'a 200 KB line in a code block', markdown: '```\n' + longWord(200_000) + '\n```', text: longWord(200_000) },
+    { name: 'a 200 KB inline code span', markdown: '`' + longWord(200_000) + '`', text: longWord(200_000) },
+    { name: 'a 200 KB URL', markdown: `<https://example.com/${longWord(200_000)}>`, text: `https://example.com/${longWord(200_000)}` },
+    { name: 'a 150 KB word in a table cell', markdown: `| x | y |\n|---|---|\n| ${longWord(150_000)} | z |`, text: longWord(150_000) },
+    { name: '300 KB of narrow letters and spaces', markdown: repeat('i ', 300_000), text: repeat('i', 150_000) },
+  ];
+  for (const { name, markdown, text } of cases) {
+    it(`${name}: a valid PDF whose text layer holds the text whole`, async () => {
+      const pdf = await typeset(markdown);
+      await tool('qpdf', ['--check', await toFile(pdf, `hostile-${jobCounter}.pdf`)]);
+      const layer = await pdftotext(pdf);
+      // The break opportunities are not in the text layer: lines joined give the text back.
+      expect(layer.includes(ZWSP), 'U+200B in the text layer').to.be.false();
+      expect(joinedText(layer, text).includes(text), 'the text whole in the text layer').to.be.true();
+      expect(pdf.length).to.be.below(2 * 1024 * 1024);
+    });
+  }
+
+  it('a 200 KB URL is not clickable (longer than a link may be) but shows whole', async () => {
+    expect(await linkUris(await typeset(`<https://example.com/${longWord(200_000)}>`))).to.equal([]);
+  });
+});
+
+describe('fromMarkdown: tabs in code blocks', () => {
+  it('are typeset as the spaces up to the next tab stop, so the text layer copies out the code in order', async () => {
+    const pdf = await typeset('```\nall:\n\tcc -o x x.c\n\techo\tdone\n```\n\n    a\tb\n');
+    const text = await pdftotext(pdf, '-layout');
+    // WeasyPrint 57 garbled the characters around a tab: `echo<tab>done` came out as `e<tab>cho don<tab>e`.
+    expect(text).to.match(/^ +cc -o x x\.c$/m);
+    expect(text).to.match(/^ +echo {2,}done$/m);
+    expect(text).to.match(/^ *a {2,}b$/m);
+  });
+});
+
+describe('fromMarkdown: deep lists and quotes', () => {
+  it('keeps the text of lists and quotes 40 levels deep on the page', async () => {
+    let list = '';
+    for (let level = 0; level < 20; level += 1) list += `${'  '.repeat(level)}- level${level} item\n`;
+    const markdown = `${'>'.repeat(40)} deepest quoted words\n\n${list}`;
+    const pdf = await typeset(markdown);
+    const bbox = await tool('pdftotext', ['-bbox', '-', '-'], pdf);
+    const pageWidth = Number(/<page width="([\d.]+)"/.exec(bbox)![1]);
+    const placed = [...bbox.matchAll(/<word xMin="([\d.-]+)" yMin="[\d.-]+" xMax="([\d.-]+)" yMax="[\d.-]+">([^<]*)</g)].map((match) => ({ xMin: Number(match[1]), xMax: Number(match[2]), word: match[3]! }));
+    for (const word of ['deepest', 'quoted', 'words', 'level19']) expect(placed.map((p) => p.word), word).to.include(word);
+    for (const { xMin, xMax, word } of placed) {
+      expect(xMin, word).to.be.at.least(0);
+      expect(xMax, word).to.be.below(pageWidth - 50);
+    }
+  });
+
+  it('refuses lists and quotes nested deeper than markdown-it reads (100 levels) instead of leaving the rest out', async () => {
+    const error = await expect(typeset(`${'>'.repeat(100)} lost words\n\nafter`)).to.reject(ServiceError);
+    expect(error.code).to.equal('LIMIT_EXCEEDED');
+    expect(error.message).to.contain('100 levels');
+    await expect(typeset(`${'>'.repeat(99)} kept words\n\nafter`)).to.not.reject();
+  });
+});
+
+describe('inspectMarkdown: the layout budget (before payment)', () => {
+  const justOver = (unit: string, prefix = '') => {
+    let count = 1000;
+    while (layoutUnits(prefix + unit.repeat(count)) <= LAYOUT_LIMIT) count *= 2;
+    return prefix + unit.repeat(count);
+  };
+  const refuse = (markdown: string, name: string) => {
+    const error = (() => { try { inspectMarkdown(encoder.encode(markdown)); } catch (err) { return err; } return undefined; })();
+    expect(error, name).to.be.an.instanceof(ServiceError);
+    expect((error as ServiceError).code, name).to.equal('LIMIT_EXCEEDED');
+    expect((error as ServiceError).message, name).to.contain(`more than ${LAYOUT_LIMIT} elements and lines`);
+  };
+
+  it('refuses Markdown that would typeset as more elements and lines than one job can (each took minutes or ran out of memory)', () => {
+    refuse(justOver('- a\n'), 'list items');
+    refuse(justOver('- a\r'), 'list items on old Mac line ends');
+    refuse(justOver('a\n\n'), 'paragraphs');
+    refuse(justOver('# a\n'), 'headings');
+    refuse(justOver('a\\\n'), 'line breaks');
+    refuse(justOver('`a` '), 'code spans');
+    refuse(justOver('*a* '), 'emphasis');
+    refuse(justOver('[a](https://e.com/) '), 'links');
+    refuse(justOver('> a\n'), 'quotes');
+    const columns = (count: number) => `${'|a'.repeat(count)}|\n${'|-'.repeat(count)}|\n`;
+    refuse(columns(20_000), 'one row of 20,000 columns');
+    // 100 columns leave the first a character per line: its cells are counted that way.
+    refuse(columns(100) + repeat(`| ${longWord(400)} |\n`, 100_000), 'long cells in narrow columns');
+  });
+
+  it('accepts any running text, long words and long code lines up to the 1 MB upload limit', () => {
+    const prose = repeat('The quarterly figures were reviewed by the committee before the meeting closed. ', 1_000_000);
+    for (const markdown of [prose, longWord(1_000_000), '```\n' + longWord(1_000_000) + '\n```', repeat(`${prose.slice(0, 600)}\n\n`, 1_000_000)]) {
+      expect(() => inspectMarkdown(encoder.encode(markdown))).to.not.throw();
+    }
+  });
+
+  it('counts at least every element the renderer makes', () => {
+    const shapes = [
+      repeat('- a\n', 5000), repeat('a\n\n', 5000), repeat('# a\n', 5000), repeat('a\\\n', 5000), repeat('`a` ', 5000), repeat('*a* ', 5000),
+      repeat('**a** ', 5000), repeat('~~a~~ ', 5000), repeat('[a](https://e.com/) ', 5000), repeat('<https://e.com/> ', 5000), repeat('![a](b) ', 5000),
+      repeat('> a\n>\n', 5000), repeat('1. a\n', 5000), repeat('- - - a\n', 5000), repeat('a  \n', 5000), repeat('ab**cd**', 5000),
+      `${'|a'.repeat(2000)}|\n${'|-'.repeat(2000)}|\n${'|a'.repeat(2000)}|\n`, `| a | b |\n|---|---|\n${repeat('| a | b |\n', 3000)}`,
+      '```\n' + repeat('a\n', 5000) + '```', '```\n' + repeat('\n', 5000) + '```', repeat('i ', 50_000), longWord(50_000), RICH_MARKDOWN,
+    ];
+    for (const markdown of shapes) {
+      const elements = (bodyOf(renderMarkdownHtml(markdown)).match(/<[a-z]/g) ?? []).length - 1;
+      expect(layoutUnits(markdown), markdown.slice(0, 20)).to.be.at.least(elements);
+    }
   });
 });
