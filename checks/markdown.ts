@@ -2,7 +2,13 @@
 // typeset, and not more than one job can typeset in its time and memory. All are cheap, so nobody
 // pays for a file the worker would refuse.
 import { fail } from '../core/errors.js';
-import { BOX_LIMIT } from '../workers/pdf/markdown-html.js';
+
+/** A run of more characters than this without a space gets break opportunities (workers/pdf/markdown-html.ts). */
+export const RUN_LIMIT = 32;
+/** Within such a run, a break opportunity every this many characters after the first. */
+export const RUN_STEP = 16;
+/** A text node the renderer lays out is cut at its next space or break opportunity past this many characters (workers/pdf/markdown-html.ts). */
+export const BOX_LIMIT = 256;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../core/errors.js';
-import { firstInvalidUtf8Offset, inspectMarkdown, LAYOUT_LIMIT, layoutUnits } from '../checks/markdown.js';
+import { BOX_LIMIT, RUN_LIMIT, RUN_STEP, firstInvalidUtf8Offset, inspectMarkdown, LAYOUT_LIMIT, layoutUnits } from '../checks/markdown.js';
 import { plannedJob } from './support/jobs.js';
 import { renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
-import { BOX_LIMIT, LINK_LIMIT, RUN_LIMIT, RUN_STEP } from '../workers/pdf/markdown-html.js';
+import { LINK_LIMIT } from '../workers/pdf/markdown-html.js';
 import { runTool } from '../tools/runner.js';
 
 export const lab = Lab.script();

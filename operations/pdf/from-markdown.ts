@@ -1,5 +1,5 @@
 import { LAYOUT_LIMIT } from '../../checks/markdown.js';
-import { RUN_LIMIT, RUN_STEP } from '../../workers/pdf/markdown-html.js';
+import { RUN_LIMIT, RUN_STEP } from '../../checks/markdown.js';
 import { defineOperation, MB } from '../define.js';
 import { PDF_TIMEOUT_MS } from '../shared.js';
 

@@ -17,6 +17,7 @@
 import MarkdownIt from 'markdown-it';
 import type { StateCore, Token } from 'markdown-it';
 import { fail } from '../../core/errors.js';
+import { BOX_LIMIT, RUN_LIMIT, RUN_STEP } from '../../checks/markdown.js';
 
 // Fonts are the DejaVu faces weasy_render.py allows; nothing here names another family.
 export const PRINT_STYLESHEET = `
@@ -55,12 +56,6 @@ hr { border: 0; border-top: 0.5pt solid #999; margin: 1em 0; }
 .skipped-image { color: #666; font-style: italic; }
 `;
 
-/** A run of more characters than this without a space gets break opportunities. */
-export const RUN_LIMIT = 32;
-/** Within such a run, a break opportunity every this many characters after the first. */
-export const RUN_STEP = 16;
-/** A text node this long ends at its next space or break opportunity. */
-export const BOX_LIMIT = 256;
 /** Lists and quotes nested deeper than this are not indented further. */
 export const INDENTED_LEVELS = 8;
 /** A link whose destination is longer than this stays text: the PDF repeats it for every line the link is on. */
