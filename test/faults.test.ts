@@ -130,13 +130,17 @@ describe('injected faults, each followed by a normal paid request', () => {
 
   /** The pool is idle, nothing is left on the job tmpfs, and a normal paid request succeeds and costs exactly its price. */
   /** The job ended in 500 JOB_FAILED and the payer's balance did not move. */
-  async function failedUncharged(pending: Promise<Response>, before: bigint): Promise<void> {
-    const failed = await jobsEnded('failed');
+  /** The payer's balance and the failed jobs, read before the job starts (its failure may be counted before the fault's caller looks). */
+  async function baseline(): Promise<{ balance: bigint; failed: number }> {
+    return { balance: await payer(), failed: await jobsEnded('failed') };
+  }
+
+  async function failedUncharged(pending: Promise<Response>, before: { balance: bigint; failed: number }): Promise<void> {
     const res = await pending;
     expect(res.status).to.equal(500);
     expect(await errorCode(res)).to.equal('JOB_FAILED');
-    expect(await payer()).to.equal(before);
-    expect(await jobsEnded('failed')).to.equal(failed + 1);
+    expect(await payer()).to.equal(before.balance);
+    expect(await jobsEnded('failed')).to.equal(before.failed + 1);
   }
 
   async function recovered(): Promise<void> {
@@ -372,7 +376,7 @@ describe('injected faults, each followed by a normal paid request', () => {
 
   it('a worker thread dies mid-job: 500 JOB_FAILED, nothing charged, its subprocess is gone, the pool runs as many jobs at once as before', async () => {
     const { workers } = t.service.app.config;
-    const before = await payer();
+    const before = await baseline();
     const pending = slowRender();
     await waitForDrawing();
     // The pool's own piscina: terminating its threads is what a crashed thread looks like to it.
@@ -404,7 +408,7 @@ describe('injected faults, each followed by a normal paid request', () => {
   });
 
   it('a binary killed mid-job (SIGKILL): 500 JOB_FAILED, nothing charged', async () => {
-    const before = await payer();
+    const before = await baseline();
     const pending = slowRender();
     process.kill(await waitForDrawing(), 'SIGKILL');
     await failedUncharged(pending, before);
@@ -412,7 +416,7 @@ describe('injected faults, each followed by a normal paid request', () => {
   });
 
   it('a tool launcher killed mid-job: 500 JOB_FAILED, nothing charged, its tool gone, later jobs succeed', async () => {
-    const before = await payer();
+    const before = await baseline();
     const pending = slowRender();
     const drawing = await waitForDrawing();
     const stat = await readFile(`/proc/${drawing}/stat`, 'utf8');
