@@ -1,4 +1,4 @@
-// The operation table: all 21 operations in the order they are listed everywhere. Each is
+// The operation table: every operation in the order they are listed everywhere. Each is
 // declared whole in its own module; everything public is derived from these declarations.
 import type { Operation } from './define.js';
 import { imageCompress } from './image/compress.js';
