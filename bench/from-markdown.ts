@@ -15,7 +15,7 @@ import { ServiceError } from '../core/errors.js';
 import { inspectMarkdown, layoutUnits, LAYOUT_LIMIT } from '../checks/markdown.js';
 import { fromMarkdown, renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { PRINT_STYLESHEET } from '../workers/pdf/markdown-html.js';
-import { RunFailure, runTool, runToolsInThisProcess } from '../tools/runner.js';
+import { RunFailure, runTool, runToolsInThisProcess } from '../tools/process/run-tool.js';
 
 // This benchmark counts the tools' CPU time from the children this process waits for
 // (/proc/self/stat cutime), so it starts them itself rather than through a launcher process.

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Job } from '../core/job.js';
 import { pdfOcr } from '../workers/model/ocr.js';
 import { TESSERACT_DPI } from '../workers/model/pages.js';
-import { runTool, runToolsInThisProcess } from '../tools/runner.js';
+import { runTool, runToolsInThisProcess } from '../tools/process/run-tool.js';
 import { wordRecall } from '../test/support/word-recall.js';
 
 // This benchmark counts the tools' CPU time from the children this process waits for

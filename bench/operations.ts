@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { operations } from '../operations/index.js';
-import { runTool } from '../tools/runner.js';
+import { runTool } from '../tools/process/run-tool.js';
 import { gsArgs, QPDF_LOSSLESS } from '../workers/pdf/compress.js';
 import { MERGE_OUTLINE_SCRIPT } from '../workers/pdf/assemble.js';
 import { markdown as markdownWork } from '../workers/pdf/markdown/index.js';

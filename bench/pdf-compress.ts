@@ -10,7 +10,7 @@ import { renderer, searchTarget } from '../workers/image/transform.js';
 import { readImageHeader } from '../checks/image.js';
 import { ServiceError } from '../core/errors.js';
 import type { ImageJob } from '../operations/image/image-job.js';
-import { runTool } from '../tools/runner.js';
+import { runTool } from '../tools/process/run-tool.js';
 import type { Job } from '../core/job.js';
 import { makePdf, photographedPage } from '../test/pdf-fixtures.js';
 import { CORPUS, parseStepArgs, progress, start, writeResult, photoJpeg } from './lib/common.js';

@@ -5,8 +5,8 @@
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fail } from '../core/errors.js';
-import { runTool, RunFailure, type RunResult } from '../tools/runner.js';
-import { isWrongPassword, qpdfSucceeded, runQpdfJob } from '../tools/tool-run.js';
+import { runTool, RunFailure, type RunResult } from '../tools/process/run-tool.js';
+import { isWrongPassword, qpdfSucceeded, runQpdfJob } from '../tools/engines/qpdf.js';
 
 /** Each inspection step gets this long; a PDF that qpdf cannot count in 10 s is treated as unreadable. */
 const INSPECT_TIMEOUT_MS = 10_000;

@@ -114,7 +114,7 @@ async function rpcAnswers(rpcUrl: string): Promise<boolean> {
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // anvil is a long-lived local daemon, not a bounded job, so it is spawned here rather than
-// through tools/runner.ts (which kills what outlives its deadline).
+// through tools/process/run-tool.ts (which kills what outlives its deadline).
 async function startAnvil(port: number): Promise<{ child: ChildProcess; rpcUrl: string }> {
   const child = spawn(anvilBinary(), ['--chain-id', '8453', '--host', '127.0.0.1', '--port', String(port), '--quiet'], {
     stdio: 'ignore',

@@ -56,7 +56,7 @@ export interface Service {
 
 export { VERSION } from '../core/version.js';
 import { VERSION } from '../core/version.js';
-import { warmLauncher } from '../tools/runner.js';
+import { warmLauncher } from '../tools/process/run-tool.js';
 
 export async function createServer(options: CreateServerOptions = {}): Promise<Service> {
   const config = loadConfig(options.config, options.env);

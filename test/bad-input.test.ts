@@ -16,7 +16,7 @@ import { startTestService, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { operations, operationById } from '../operations/index.js';
 import type { Operation } from '../operations/define.js';
-import { runTool } from '../tools/runner.js';
+import { runTool } from '../tools/process/run-tool.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

@@ -71,7 +71,7 @@ async function waitForDrawing(timeoutMs = 20_000): Promise<number> {
   throw new Error(`no mutool draw subprocess appeared within ${timeoutMs} ms`);
 }
 
-const isLauncher = (c: { args: string[] }) => c.args.some((a) => a.endsWith('/tools/launcher.js'));
+const isLauncher = (c: { args: string[] }) => c.args.some((a) => a.endsWith('/tools/process/launcher-process.js'));
 
 async function launchersAtMost(count: number, timeoutMs = 10_000): Promise<boolean> {
   const until = Date.now() + timeoutMs;
@@ -421,7 +421,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     const drawing = await waitForDrawing();
     const stat = await readFile(`/proc/${drawing}/stat`, 'utf8');
     const launcher = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    expect((await children()).find((c) => c.pid === launcher)?.args.some((a) => a.endsWith('/tools/launcher.js'))).to.be.true();
+    expect((await children()).find((c) => c.pid === launcher)?.args.some((a) => a.endsWith('/tools/process/launcher-process.js'))).to.be.true();
     process.kill(launcher, 'SIGKILL');
     await failedUncharged(pending, before);
     expect(await noneDrawing()).to.be.true();

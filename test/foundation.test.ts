@@ -15,8 +15,8 @@ import { ERROR_CATALOG, ServiceError, type ErrorCode } from '../core/errors.js';
 import { loadConfig, ConfigError, ENVIRONMENT_VARIABLES } from '../server/config.js';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { runTool, RunFailure } from '../tools/runner.js';
-import { asToolError, NO_SPACE_MESSAGE } from '../tools/tool-run.js';
+import { runTool, RunFailure } from '../tools/process/run-tool.js';
+import { asToolError, NO_SPACE_MESSAGE } from '../tools/process/tool-errors.js';
 import { LazyJobDir, SYNC_BYTES } from '../server/jobdir.js';
 import { startTestService, form, type TestService } from './support/service.js';
 import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
@@ -181,7 +181,7 @@ describe('the subprocess runner', () => {
 
   it('starts tools from a launcher process of its own, replaced once large outputs have grown it', async () => {
     const launchers = () => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
-      .split('\n').filter((line) => line.includes('/tools/launcher.js')).map((line) => Number(line.trim().split(/\s+/)[0]));
+      .split('\n').filter((line) => line.includes('/tools/process/launcher-process.js')).map((line) => Number(line.trim().split(/\s+/)[0]));
     const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
     // The tool's parent is the launcher, not this (large) process.
     const own = await runTool('sh', ['-c', 'echo $PPID'], { timeoutMs: 5000 });

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { runTool } from '../tools/runner.js';
+import { runTool } from '../tools/process/run-tool.js';
 import { form, startTestService, type TestService } from './support/service.js';
 import { wordRecall } from './support/word-recall.js';
 import { ocrEmptyNote, ocrNote } from '../workers/pdf/markdown/convert.js';

@@ -12,7 +12,7 @@ import { compileUserSchema, loadUserSchema } from '../checks/schema.js';
 import type { Job, WorkerSettings } from '../core/job.js';
 import type { OperationId } from '../operations/index.js';
 import { plannedJob } from './support/jobs.js';
-import { runTool } from '../tools/runner.js';
+import { runTool } from '../tools/process/run-tool.js';
 import { imageOcr, pdfOcr } from '../workers/model/ocr.js';
 import { pdfTables, PAGE_TABLES_SCHEMA } from '../workers/model/tables.js';
 import { pdfStructured, qualifiesForStrict } from '../workers/model/structured.js';

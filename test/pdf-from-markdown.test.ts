@@ -12,7 +12,7 @@ import { BOX_LIMIT, RUN_LIMIT, RUN_STEP, firstInvalidUtf8Offset, inspectMarkdown
 import { plannedJob } from './support/jobs.js';
 import { renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { LINK_LIMIT } from '../workers/pdf/markdown-html.js';
-import { runTool } from '../tools/runner.js';
+import { runTool } from '../tools/process/run-tool.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

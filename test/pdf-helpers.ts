@@ -6,7 +6,7 @@ import os from 'node:os';
 import type { JobOutput } from '../core/job.js';
 import type { OperationId } from '../operations/index.js';
 import { plannedJob, type PlannedJob } from './support/jobs.js';
-import { runTool } from '../tools/runner.js';
+import { runTool } from '../tools/process/run-tool.js';
 
 export const jobRoot = (): string => (os.platform() === 'linux' ? '/dev/shm' : os.tmpdir());
 

@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { runTool } from '../tools/runner.js';
+import { runTool } from '../tools/process/run-tool.js';
 import { markdown } from '../workers/pdf/markdown/index.js';
 import { convertStext } from '../workers/pdf/markdown/convert.js';
 import { blocksOf } from '../workers/pdf/markdown/structure.js';

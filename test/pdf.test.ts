@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { parsePageList, parseRanges } from '../core/page-ranges.js';
 import { inspectPdf } from '../checks/pdf.js';
 import { ServiceError } from '../core/errors.js';
-import { runTool } from '../tools/runner.js';
+import { runTool } from '../tools/process/run-tool.js';
 import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
 import { jobRoot, pdfFacts, runOperation, tool, withFile, zipEntries } from './pdf-helpers.js';
 import { InspectionCache } from '../checks/cache.js';

@@ -3,8 +3,8 @@
 // the thread boundary. The result's bytes are transferred, not copied.
 import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { killAllChildren, warmLauncher } from '../tools/runner.js';
-import { asToolError } from '../tools/tool-run.js';
+import { killAllChildren, warmLauncher } from '../tools/process/run-tool.js';
+import { asToolError } from '../tools/process/tool-errors.js';
 import type { Job, JobResult, WorkerSettings } from '../core/job.js';
 import { pathOf } from '../operations/define.js';
 import { workFunctionFor } from './work-functions.js';

@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
-import { launcherPids, RunFailure, runTool, warmLauncher } from '../../tools/runner.js';
+import { launcherPids, RunFailure, runTool, warmLauncher } from '../../tools/process/run-tool.js';
 import type { JobInput } from '../../core/job.js';
 import { canonicalize, cellCounts, cellF1, scorePage, type CellCounts, type PageScores, type ShapedTable } from './metrics.js';
 import { shapeTable } from '../../workers/pdf/markdown/tables.js';

@@ -3,7 +3,7 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Code from '@hapi/code';
-import { runTool } from '../../tools/runner.js';
+import { runTool } from '../../tools/process/run-tool.js';
 import { plannedJob } from './jobs.js';
 
 const { expect } = Code;

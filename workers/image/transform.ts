@@ -8,8 +8,8 @@ import { IMAGE_MEDIA_TYPES, MAX_IMAGE_PIXELS, type ImageHeader } from '../../che
 import { DEFAULT_QUALITY, type Encoding, type ImageJob, type ImageTransform } from '../../operations/image/image-job.js';
 import type { Job, JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
-import { RunFailure, runTool } from '../../tools/runner.js';
-import { toolFailure } from '../../tools/tool-run.js';
+import { RunFailure, runTool } from '../../tools/process/run-tool.js';
+import { toolFailure } from '../../tools/process/tool-errors.js';
 
 // This module is loaded only inside pool workers: one libvips thread per worker (the pool
 // provides the parallelism) and a small operation cache, since no two jobs share an image.

@@ -2,8 +2,8 @@
 // are produced only as fast as they are sent and a job never holds more than a few in memory.
 import { fail } from '../../core/errors.js';
 import { MODEL_DPI, timeLeft, type JobFile, type Job } from '../../core/job.js';
-import { runTool } from '../../tools/runner.js';
-import { toolFailure } from '../../tools/tool-run.js';
+import { runTool } from '../../tools/process/run-tool.js';
+import { toolFailure } from '../../tools/process/tool-errors.js';
 import { drawFormFieldValues } from '../pdf/forms.js';
 
 /** The service's limit for ocr, tables and structured (also enforced before payment). */

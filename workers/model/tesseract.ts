@@ -2,8 +2,8 @@
 // (OpenMP threads made it 3 to 4 times slower on 2 shared cores), killed at the job's deadline.
 import { fail } from '../../core/errors.js';
 import { timeLeft, type Job } from '../../core/job.js';
-import { runTool } from '../../tools/runner.js';
-import { toolFailure } from '../../tools/tool-run.js';
+import { runTool } from '../../tools/process/run-tool.js';
+import { toolFailure } from '../../tools/process/tool-errors.js';
 
 export const DEFAULT_OCR_LANGUAGES = 'eng';
 

@@ -6,9 +6,9 @@ import type { Job, JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
 import type { PagesJob } from '../../operations/pdf/pages.js';
 import type { SplitJob } from '../../operations/pdf/split.js';
-import { runTool } from '../../tools/runner.js';
+import { runTool } from '../../tools/process/run-tool.js';
 import { inputPath, inputsContain, PDF, qpdf, qpdfPageSpec, readBytes, ZIP } from './common.js';
-import { withScratch } from '../../tools/tool-run.js';
+import { withScratch } from '../../tools/process/scratch-directory.js';
 import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
 
 /**

@@ -4,8 +4,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Job } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
-import { runTool, type RunResult } from '../../tools/runner.js';
-import { asToolError, damaged, qpdfSucceeded } from '../../tools/tool-run.js';
+import { runTool, type RunResult } from '../../tools/process/run-tool.js';
+import { asToolError, damaged } from '../../tools/process/tool-errors.js';
+import { qpdfSucceeded } from '../../tools/engines/qpdf.js';
 
 /** The seekable copy of file i (the front end writes PDFs to the job directory; tests may not). */
 export async function inputPath(input: Job, index = 0): Promise<string> {

@@ -2,7 +2,8 @@
 // looks scanned. Nothing leaves the server.
 import type { JobOutput, WorkFunction } from '../../core/job.js';
 import { inputPath, runIn } from './common.js';
-import { damaged, withScratch } from '../../tools/tool-run.js';
+import { damaged } from '../../tools/process/tool-errors.js';
+import { withScratch } from '../../tools/process/scratch-directory.js';
 
 /** A page with fewer visible characters than this has "almost no text" (page numbers, a stray header). */
 export const TEXTLESS_PAGE_CHARS = 16;

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { timeLeft, type Job } from '../../core/job.js';
-import { runTool } from '../../tools/runner.js';
+import { runTool } from '../../tools/process/run-tool.js';
 import { inputsContain } from './common.js';
 
 /** mutool-run JavaScript: defines `needAppearances` for `doc` and `drawFieldValues(page)`. */

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { fail } from '../../core/errors.js';
 import { decodeMarkdown } from '../../checks/markdown.js';
 import { timeLeft, type JobOutput, type WorkFunction } from '../../core/job.js';
-import { runTool } from '../../tools/runner.js';
+import { runTool } from '../../tools/process/run-tool.js';
 import { renderMarkdownHtml } from './markdown-html.js';
 
 export { renderMarkdownHtml };

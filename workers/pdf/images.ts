@@ -9,7 +9,7 @@ import type { JobOutput, WorkFunction } from '../../core/job.js';
 import { fail } from '../../core/errors.js';
 import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
 import { inputPath, readBytes, runIn, ZIP } from './common.js';
-import { withScratch } from '../../tools/tool-run.js';
+import { withScratch } from '../../tools/process/scratch-directory.js';
 
 sharp.concurrency(1);
 

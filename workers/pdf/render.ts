@@ -8,7 +8,8 @@ import { fail } from '../../core/errors.js';
 import { checkRenderPixels, pageBoxes, renderPixels } from '../../checks/pdf.js';
 import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
 import { inputPath, readBytes, runIn, ZIP } from './common.js';
-import { asToolError, damaged, withScratch } from '../../tools/tool-run.js';
+import { asToolError, damaged } from '../../tools/process/tool-errors.js';
+import { withScratch } from '../../tools/process/scratch-directory.js';
 import { drawFormFieldValues } from './forms.js';
 
 export const MAX_RENDER_PAGES = 50;

@@ -5,7 +5,9 @@ import type { JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
 import { fail } from '../../core/errors.js';
 import { inputPath, PDF, readBytes } from './common.js';
-import { asToolError, damaged, isWrongPassword, qpdfSucceeded, runQpdfJob, withScratch } from '../../tools/tool-run.js';
+import { asToolError, damaged } from '../../tools/process/tool-errors.js';
+import { withScratch } from '../../tools/process/scratch-directory.js';
+import { isWrongPassword, qpdfSucceeded, runQpdfJob } from '../../tools/engines/qpdf.js';
 
 export const protect: WorkFunction<{ password: string }> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);

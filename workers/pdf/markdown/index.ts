@@ -6,7 +6,7 @@
 // Scanned pages are then read by local OCR (scanned.ts) unless the deployment turned it off.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runTool } from '../../../tools/runner.js';
+import { runTool } from '../../../tools/process/run-tool.js';
 import { timeLeft, type JobInput, type WorkFunction } from '../../../core/job.js';
 import { fail } from '../../../core/errors.js';
 import { layoutStext, markdownOf, type PageDrawing } from './convert.js';

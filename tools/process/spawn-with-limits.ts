@@ -1,6 +1,8 @@
-// Running one tool in this process: argument arrays only (never a shell), a minimal environment,
-// a deadline that kills the whole process group, and bounded capture of stdout and stderr. The
-// launcher process runs tools with this; everything else asks its launcher (./runner.ts).
+// Spawning one tool in this process, within limits: argument arrays only (never a shell), a
+// minimal environment, a deadline that kills the whole process group, and bounded capture of
+// stdout and stderr; a run that does not complete becomes a RunFailure of a named kind
+// (./tool-errors.ts maps it to the catalog). The launcher process runs tools with this;
+// everything else asks its launcher through ./run-tool.ts.
 import { execa } from 'execa';
 import { statfs } from 'node:fs/promises';
 

@@ -1,18 +1,19 @@
-// The one subprocess runner. Every binary the service uses runs through runTool:
-// argument arrays only (never a shell), a minimal environment, a deadline that kills
-// the whole process group, and bounded capture of stdout and stderr (./run-here.ts).
+// Running a tool: the one entry every engine module (../engines/) runs its binary through. The
+// run itself (argument arrays only, never a shell; a minimal environment; a deadline that kills
+// the whole process group; bounded capture of stdout and stderr) is ./spawn-with-limits.ts; this
+// module decides where it happens and carries the request there and the answer back.
 //
 // Tools are not started from the service's own process. Node starts a child with fork(), whose
 // cost grows with the parent's resident memory: on this kind of virtual machine about 0.07 ms
 // per MB, so 20 ms or more per tool from a service holding uploads, sharp and three V8 heaps,
 // during which the calling thread is blocked and the other threads stall on page faults. Each
 // thread that runs tools therefore hands them to a small launcher process of its own
-// (tools/launcher.ts), which runs them with the same code at the cost of a lean fork.
+// (./launcher-process.ts), which runs them with the same code at the cost of a lean fork.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { killGroup, live, RunFailure, runToolHere, type RunFailureKind, type RunOptions, type RunResult } from './run-here.js';
+import { killGroup, live, RunFailure, runToolHere, type RunFailureKind, type RunOptions, type RunResult } from './spawn-with-limits.js';
 
-export { RunFailure, runToolHere, type RunFailureKind, type RunOptions, type RunResult } from './run-here.js';
+export { RunFailure, runToolHere, type RunFailureKind, type RunOptions, type RunResult } from './spawn-with-limits.js';
 
 /** Kills every tool this thread started, and its launchers (a worker torn down must leave nothing running). */
 export function killAllChildren(): void {
@@ -43,7 +44,7 @@ interface Launcher {
   retired: boolean;
 }
 
-const LAUNCHER_ENTRY = fileURLToPath(new URL('./launcher.js', import.meta.url));
+const LAUNCHER_ENTRY = fileURLToPath(new URL('./launcher-process.js', import.meta.url));
 // How long past a run's own deadline the client waits for the launcher before giving up on it.
 const LAUNCHER_GRACE_MS = 2000;
 
@@ -114,7 +115,7 @@ function startLauncher(): Launcher | undefined {
 /**
  * Called whenever a launcher's runs change. An idle launcher must not keep a script or a test
  * process alive, a busy one must; a retired one is let go (it exits when its channel closes,
- * see launcher.ts) once its last run is done.
+ * see launcher-process.ts) once its last run is done.
  */
 function runsChanged(l: Launcher): void {
   const channel = l.process.channel as { ref(): void; unref(): void } | undefined;

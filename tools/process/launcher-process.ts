@@ -1,8 +1,8 @@
-// The launcher: a small process that starts tools for one thread of the service (see runner.ts
-// for why). It runs each request with the runner's own code, so deadlines, process-group kills,
-// bounded capture and the minimal environment are exactly the same, and answers over the IPC
-// channel. It exits when its parent goes away, killing whatever it still runs.
-import { RunFailure, killAllChildren, runToolHere, runToolsInThisProcess, type LaunchMessage, type LaunchRequest } from './runner.js';
+// The launcher process: a small Node process that starts tools for one thread of the service
+// (./run-tool.ts says why, and forks it). It runs each request with ./spawn-with-limits.ts, so
+// deadlines, process-group kills, bounded capture and the minimal environment are exactly the
+// same as in the thread, and answers over the IPC channel. It exits when its parent goes away, killing whatever it still runs.
+import { RunFailure, killAllChildren, runToolHere, runToolsInThisProcess, type LaunchMessage, type LaunchRequest } from './run-tool.js';
 
 runToolsInThisProcess();
 
