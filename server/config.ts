@@ -15,7 +15,7 @@ const schema = {
   queueMax: { doc: 'Jobs allowed to wait for a worker; beyond it requests get 503 with Retry-After.', format: 'nat', default: 32, env: 'QUEUE_MAX' },
   uploadTimeoutMs: { doc: 'How long a request body may take to arrive, in milliseconds; a slower upload is answered 408 and its connection closed.', format: 'nat', default: 120000, env: 'UPLOAD_TIMEOUT_MS' },
   jobTimeoutMs: { doc: 'Upper bound on any job deadline in milliseconds (operations may have shorter ones).', format: 'nat', default: 240000, env: 'JOB_TIMEOUT_MS' },
-  tmpDir: { doc: 'RAM-backed directory for per-job private directories.', format: String, default: '/dev/shm/paydoc', env: 'TMP_DIR' },
+  tmpDir: { doc: 'RAM-backed directory for per-job private directories (replicas may share it: what a killed process left is removed once older than any request can last).', format: String, default: '/dev/shm/paydoc', env: 'TMP_DIR' },
   logLevel: { doc: 'pino log level.', format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', env: 'LOG_LEVEL' },
   maxZipBytes: { doc: 'Largest ZIP a job may produce, in bytes.', format: 'nat', default: 512 * 1024 * 1024, env: 'MAX_ZIP_BYTES' },
   urlInputs: { doc: 'on: a URL may be given wherever a file is taken (file_url, {url}) and results pushed to deliver_to; off: both answer 422 naming this setting.', format: ['on', 'off'], default: 'on', env: 'URL_INPUTS' },

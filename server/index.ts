@@ -6,7 +6,7 @@ import { corsOriginList, loadConfig, workerSettings, type Config } from './confi
 import { operations } from '../operations/index.js';
 import { WorkerPool } from './pool.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { ensureJobRoot } from './jobdir.js';
+import { ensureJobRoot, jobDirLifetimeMs, startJobDirSweeper } from './jobdir.js';
 import { createPaymentGate, startDevRigs, stopDevRigs, type DevRigs } from './payment/setup.js';
 import type { PaymentGate } from './payment/gate.js';
 import { InspectionCache } from '../checks/cache.js';
@@ -116,6 +116,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   // The /dev/ routes (the page's demo payer) exist only in dev mode; live mode never loads them.
   if (config.payments === 'dev') await server.register({ plugin: (await import('./plugins/dev.js')).devPlugin, options: { app } });
   await server.initialize();
+  const maxInputs = Math.max(...operations.map((op) => op.input.count.max));
+  const sweeper = startJobDirSweeper(config.tmpDir, jobDirLifetimeMs(config, maxInputs), (count) => {
+    logger.warn({ count }, 'removed job directories left by a process that was killed');
+  });
 
   let stopped = false;
   return {
@@ -124,6 +128,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     async stop({ timeout = 60_000 } = {}) {
       if (stopped) return;
       stopped = true;
+      sweeper.stop();
       await server.stop({ timeout });
       await pool.close();
       await gate.close();

@@ -8,7 +8,7 @@
 // of them. That was 2 to 3 ms of every small PDF request. Large uploads keep the async calls,
 // so that writing or freeing tens of megabytes never stalls other requests.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Up to this many bytes of uploads, a job directory is written and removed synchronously. */
@@ -54,6 +54,54 @@ export class LazyJobDir {
     if (this.written <= SYNC_BYTES) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
     else await rm(dir, { recursive: true, force: true, maxRetries: 3 });
   }
+}
+
+/** The settings that bound how long a request can hold its job directory. */
+export interface RequestDeadlines {
+  uploadTimeoutMs: number;
+  urlFetchTimeoutMs: number;
+  jobTimeoutMs: number;
+  facilitatorTimeoutMs: number;
+}
+
+/**
+ * The longest a request can keep its job directory: its upload, every URL input fetched one
+ * after another, verification, the job, a push to deliver_to and settlement, each at its
+ * deadline, and a minute to spare. Every request removes its directory in every outcome, so a
+ * directory untouched for longer belongs to no live request of any process sharing the root:
+ * it was left by a process killed outright (SIGKILL, out of memory).
+ */
+export function jobDirLifetimeMs(deadlines: RequestDeadlines, maxInputs: number): number {
+  const { uploadTimeoutMs, urlFetchTimeoutMs, jobTimeoutMs, facilitatorTimeoutMs } = deadlines;
+  return uploadTimeoutMs + (maxInputs + 1) * urlFetchTimeoutMs + jobTimeoutMs + 2 * facilitatorTimeoutMs + 60_000;
+}
+
+/** Removes the job directories under root untouched for longer than maxAgeMs; returns how many. */
+export async function sweepAbandonedJobDirs(root: string, maxAgeMs: number, now = Date.now()): Promise<number> {
+  let removed = 0;
+  for (const name of await leftoverJobDirs(root)) {
+    if (!name.startsWith('job-')) continue;
+    const dir = path.join(root, name);
+    try {
+      if (now - (await stat(dir)).mtimeMs <= maxAgeMs) continue;
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      removed += 1;
+    } catch {
+      // Removed meanwhile by its owner or by another replica's sweep.
+    }
+  }
+  return removed;
+}
+
+/** Sweeps the job root at start and then every quarter of the lifetime (at most every 5 minutes). */
+export function startJobDirSweeper(root: string, maxAgeMs: number, onRemoved: (count: number) => void): { stop(): void } {
+  const sweep = (): void => {
+    void sweepAbandonedJobDirs(root, maxAgeMs).then((count) => { if (count > 0) onRemoved(count); });
+  };
+  sweep();
+  const timer = setInterval(sweep, Math.min(maxAgeMs / 4, 5 * 60_000));
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /** Entries left in the job root (tests and health checks assert it is empty when idle). */
