@@ -129,6 +129,17 @@ describe('payment stage 3: verification', () => {
     expect((await thrown(verifyPayment(server(() => Promise.reject(answered)), paymentOf()))).status).to.equal(409);
   });
 
+  it('a Solana transaction the cluster already processed is 409 PAYMENT_ALREADY_USED; any other failed simulation stays the payer\'s 402', async () => {
+    const simulated = (invalidMessage: string, invalidReason = 'invalid_exact_svm_transaction_simulation_failed') => server(async () => ({ isValid: false, invalidReason, invalidMessage }));
+    expect((await thrown(verifyPayment(simulated('Simulation failed: "AlreadyProcessed"'), paymentOf()))).code).to.equal('PAYMENT_ALREADY_USED');
+    expect((await thrown(verifyPayment(server(async () => ({ isValid: false, invalidReason: 'invalid_exact_svm_smart_wallet_simulation_failed: Simulation failed: "AlreadyProcessed"' })), paymentOf()))).code).to.equal('PAYMENT_ALREADY_USED');
+    const answered = Object.assign(new Error('bad'), { statusCode: 400, invalidReason: 'invalid_exact_svm_transaction_simulation_failed', invalidMessage: 'Simulation failed: "AlreadyProcessed"' });
+    expect((await thrown(verifyPayment(server(() => Promise.reject(answered)), paymentOf()))).status).to.equal(409);
+    expect(await verifyPayment(simulated('Simulation failed: {"InstructionError":[2,{"Custom":1}]}'), paymentOf())).to.equal({ kind: 'invalid', reason: 'invalid_exact_svm_transaction_simulation_failed' });
+    expect(await verifyPayment(simulated('Simulation failed: "BlockhashNotFound"'), paymentOf())).to.equal({ kind: 'invalid', reason: 'invalid_exact_svm_transaction_simulation_failed' });
+    expect(await verifyPayment(simulated('AlreadyProcessed', 'invalid_exact_svm_payload_signature'), paymentOf())).to.equal({ kind: 'invalid', reason: 'invalid_exact_svm_payload_signature' });
+  });
+
   it('a facilitator that refuses this service\'s credentials is 502 FACILITATOR_REFUSED; one that fails is 502 FACILITATOR_UNREACHABLE', async () => {
     const refused = new FacilitatorRefusedError('facilitator.example', 'verify', 401, 'bad key', undefined);
     expect((await thrown(verifyPayment(server(() => Promise.reject(refused)), paymentOf()))).code).to.equal('FACILITATOR_REFUSED');

@@ -94,6 +94,28 @@ describe('payments on Solana (LiteSVM chain, its own facilitator, standard clien
     expect(before.payer - after.payer).to.equal(40000n);
   });
 
+  it('a transaction already settled, sent where no record of it is kept (a second instance, its own store): 409 PAYMENT_ALREADY_USED, never 402, nothing moved', async () => {
+    const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf2])));
+    const before = await balances();
+    expect((await paidWith('/v1/pdf/extract', form([pdf2]), payload)).status).to.equal(200);
+    const charged = await balances();
+    expect(before.payer - charged.payer).to.equal(20000n);
+    const other = await startTestService({ rigs: { evm: t.evm, svm: t.svm } });
+    try {
+      const jobs = await other.metric('paydoc_jobs_total', { outcome: 'started' });
+      const res = await paidAt(`${other.url}/v1/pdf/extract`, form([pdf2]), payload);
+      expect(res.status).to.equal(409);
+      expect(res.headers.get('payment-required')).to.not.exist();
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).to.equal('PAYMENT_ALREADY_USED');
+      expect(body.error.message).to.contain('already spent on the chain');
+      expect(await other.metric('paydoc_jobs_total', { outcome: 'started' })).to.equal(jobs);
+    } finally {
+      await other.stop();
+    }
+    expect(await balances()).to.equal(charged);
+  });
+
   it('a payment for a different file is refused before any work', async () => {
     const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf2])));
     const jobs = await jobsStarted();

@@ -11,6 +11,18 @@ import { describeFailure } from './refusals.js';
 const SETTLEMENT_PENDING = 'settlement_pending';
 // A facilitator's refusal to settle an authorization that has already been spent.
 export const SPENT_REASONS = new Set(['invalid_exact_evm_nonce_already_used']);
+// Solana has no nonce to look up: a transaction the cluster has already executed fails its
+// simulation with the TransactionError AlreadyProcessed (its status cache remembers the message
+// while its blockhash is valid), which the facilitator reports as a failed simulation carrying
+// the cluster's words.
+const SVM_SIMULATION_FAILED = /^invalid_exact_svm_(?:smart_wallet_)?(?:transaction_)?simulation_failed\b/;
+const ALREADY_PROCESSED = /\bAlreadyProcessed\b/;
+
+/** Whether a facilitator's refusal (its reason, and its message if any) says the payment was already spent on the chain. */
+export function spentOnChain(reason: string, message = ''): boolean {
+  if (SPENT_REASONS.has(reason)) return true;
+  return SVM_SIMULATION_FAILED.test(reason) && ALREADY_PROCESSED.test(`${reason} ${message}`);
+}
 // On the retry of a Solana result held after an unknown outcome, these say nothing of whether the
 // first settlement landed: the facilitator still holds that transaction as settling
 // (duplicate_settlement, for 120 s), or simulating it again fails, as it does for a transaction

@@ -6,13 +6,16 @@ import { ServiceError } from '../../../core/errors.js';
 import { FacilitatorRefusedError } from '../facilitators.js';
 import type { Payment } from './payload.js';
 import { alreadySpent, facilitatorRefused } from './refusals.js';
-import { SPENT_REASONS } from './settle.js';
+import { spentOnChain } from './settle.js';
 
 export type Verification = { kind: 'valid' } | { kind: 'invalid'; reason: string };
 
-/** An authorization the facilitator finds already spent is never answered with a request to pay again. */
-function refuseSpent(reason: string): Verification {
-  if (SPENT_REASONS.has(reason)) throw alreadySpent();
+/**
+ * An authorization the facilitator finds already spent (an EVM nonce used, a Solana transaction
+ * already processed) is never answered with a request to pay again.
+ */
+function refuseSpent(reason: string, message: string | undefined): Verification {
+  if (spentOnChain(reason, message)) throw alreadySpent();
   return { kind: 'invalid', reason };
 }
 
@@ -24,10 +27,11 @@ export async function verifyPayment(server: Pick<x402ResourceServer, 'verifyPaym
     if (err instanceof FacilitatorRefusedError) throw facilitatorRefused(err, 'nothing was charged and no work was done');
     const status = (err as { statusCode?: number }).statusCode;
     if (status !== undefined && status < 500 && 'invalidReason' in (err as object)) {
-      return refuseSpent(String((err as { invalidReason?: string }).invalidReason ?? 'payment invalid'));
+      const answered = err as { invalidReason?: string; invalidMessage?: string };
+      return refuseSpent(String(answered.invalidReason ?? 'payment invalid'), answered.invalidMessage);
     }
     throw new ServiceError('FACILITATOR_UNREACHABLE', 'the payment facilitator could not verify the payment; nothing was charged and no work was done');
   }
-  if (!verified.isValid) return refuseSpent(verified.invalidReason ?? verified.invalidMessage ?? 'payment invalid');
+  if (!verified.isValid) return refuseSpent(verified.invalidReason ?? verified.invalidMessage ?? 'payment invalid', verified.invalidMessage);
   return { kind: 'valid' };
 }
