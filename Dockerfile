@@ -29,7 +29,6 @@ WORKDIR /app
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY --from=build /app/package.json package.json
-COPY workers/pdf/weasy_render.py workers/pdf/weasy_render.py
 RUN useradd --system --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin paydoc
 USER 10001
 # Jobs live on a RAM-backed tmpfs: mount one at /jobs (docker run --tmpfs /jobs:size=2g,mode=1777,

@@ -97,6 +97,27 @@ export default defineConfig(
     languageOptions: { globals: globals.node },
   },
   {
+    // The MuPDF programs that `mutool run` runs (tools/engines/mupdf/): MuJS, an ES5 interpreter,
+    // with MuPDF's classes and mutool's few functions as globals instead of Node's; a file is a
+    // script, and a module for the others (require) sets properties of `exports`.
+    files: ['tools/engines/mupdf/**/*.js'],
+    languageOptions: {
+      ecmaVersion: 5,
+      sourceType: 'script',
+      globals: {
+        // mutool run: the arguments after the program's path, the program's own path, output, exit, modules.
+        scriptArgs: 'readonly', scriptPath: 'readonly', print: 'readonly', quit: 'readonly', require: 'readonly', exports: 'writable',
+        // MuPDF's document model, as the programs use it.
+        Document: 'readonly', PDFDocument: 'readonly', DocumentWriter: 'readonly', Identity: 'readonly',
+      },
+    },
+    rules: {
+      // MuJS has no optional catch binding (ES2019), so a catch that only skips a damaged object still
+      // names the error; device callbacks take MuPDF's positional arguments, used or not.
+      'no-unused-vars': ['error', { caughtErrors: 'none', args: 'none' }],
+    },
+  },
+  {
     // Tests, benchmarks and the local chains' servers read JSON answers and reports as `any`, and
     // hand async request handlers to http.createServer, which ignores the promise (a handler's own
     // failure ends its test).

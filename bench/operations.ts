@@ -8,8 +8,9 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { operations } from '../operations/index.js';
 import { runTool } from '../tools/process/run-tool.js';
-import { gsArgs, QPDF_LOSSLESS } from '../workers/pdf/compress.js';
-import { MERGE_OUTLINE_SCRIPT } from '../workers/pdf/assemble.js';
+import { gsArgs } from '../tools/engines/gs.js';
+import { QPDF_LOSSLESS } from '../tools/engines/qpdf.js';
+import { mupdfProgramPath } from '../tools/engines/mutool.js';
 import { markdown as markdownWork } from '../workers/pdf/markdown/index.js';
 import { renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { dataUrl } from '../workers/model/pages.js';
@@ -115,13 +116,11 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     await tool('gs', gsArgs('balanced', path.join(scratch, 'gs.pdf'), inputs), scratch);
     await tool('qpdf', [...QPDF_LOSSLESS, path.join(scratch, 'gs.pdf'), path.join(scratch, 'packed.pdf')], scratch);
   };
-  // merge's two commands: qpdf's merge, then the service's script appending the second outline.
+  // merge's two commands: qpdf's merge, then the service's MuPDF program appending the second outline.
   const mergeWithOutlines = async (scratch: string, [first, firstPages]: [string, number], [second, secondPages]: [string, number]) => {
     const merged = path.join(scratch, 'merged.pdf');
     await tool('qpdf', ['--empty', '--object-streams=generate', '--pages', first, second, '--', merged], scratch);
-    const script = path.join(scratch, 'merge-outline.js');
-    await writeFile(script, MERGE_OUTLINE_SCRIPT);
-    await tool('mutool', ['run', script, merged, path.join(scratch, 'out.pdf'), String(firstPages), first, String(secondPages), second], scratch);
+    await tool('mutool', ['run', mupdfProgramPath('merge-outline'), merged, path.join(scratch, 'out.pdf'), String(firstPages), first, String(secondPages), second], scratch);
   };
   const renderFirstPage = (source: string, dpi: number, scratch: string, gray = false) =>
     tool('mutool', ['draw', '-q', '-r', String(dpi), ...(gray ? ['-c', 'gray'] : []), '-F', 'png', '-o', '-', source, '1'], scratch);

@@ -4,7 +4,7 @@
 //
 // Add a step by appending to `steps` below.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -111,6 +111,37 @@ export async function ensureWebBuilt(): Promise<void> {
   if (hash) await writeFile(webStampPath, `${JSON.stringify({ hash, inputs }, null, 2)}\n`);
 }
 
+/** Where the engines' programs that are not TypeScript live: one folder per engine (mupdf/, weasyprint/). */
+const enginesSourceDir = path.join(projectRoot, 'tools/engines');
+const enginesDistDir = path.join(projectRoot, 'dist/tools/engines');
+
+/**
+ * Copies the engines' programs that tsc does not compile (the MuPDF JavaScript programs that
+ * `mutool run` runs, WeasyPrint's Python script) beside the compiled engine modules, which look
+ * for them there: so dist/ alone, as the image holds it, runs every engine. Files already equal
+ * are left alone; without the sources (a trimmed image) dist/ is used as it is.
+ */
+export async function copyEnginePrograms(): Promise<void> {
+  let folders;
+  try {
+    folders = (await readdir(enginesSourceDir, { withFileTypes: true })).filter((entry) => entry.isDirectory());
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  for (const folder of folders) {
+    const from = path.join(enginesSourceDir, folder.name);
+    const to = path.join(enginesDistDir, folder.name);
+    await mkdir(to, { recursive: true });
+    for (const entry of await readdir(from, { withFileTypes: true })) {
+      if (!entry.isFile() || entry.name.endsWith('.ts')) continue;
+      const bytes = await readFile(path.join(from, entry.name));
+      const existing = await readFile(path.join(to, entry.name)).catch(() => undefined);
+      if (!existing?.equals(bytes)) await writeFile(path.join(to, entry.name), bytes);
+    }
+  }
+}
+
 interface BuildStep {
   name: string;
   run(): Promise<void>;
@@ -120,6 +151,10 @@ const steps: BuildStep[] = [
   {
     name: 'web page (web/ -> dist/web/: app.js bundle, index.html, style.css)',
     run: ensureWebBuilt,
+  },
+  {
+    name: 'engine programs (tools/engines/*/ -> dist/tools/engines/: MuPDF .js programs, WeasyPrint\'s render.py)',
+    run: copyEnginePrograms,
   },
 ];
 

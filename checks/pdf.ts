@@ -5,8 +5,9 @@
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fail } from '../core/errors.js';
-import { runTool, RunFailure, type RunResult } from '../tools/process/run-tool.js';
-import { isWrongPassword, qpdfSucceeded, runQpdfJob } from '../tools/engines/qpdf.js';
+import { RunFailure, type RunResult } from '../tools/process/run-tool.js';
+import { checkStreams, isWrongPassword, printedPageCount, QPDF_EXIT, qpdfRepaired, qpdfSucceeded, rewritePdf, showPageCount, surveyPdf, type QpdfSurvey } from '../tools/engines/qpdf.js';
+import { listPages } from '../tools/engines/mutool.js';
 
 /** Each inspection step gets this long; a PDF that qpdf cannot count in 10 s is treated as unreadable. */
 const INSPECT_TIMEOUT_MS = 10_000;
@@ -89,7 +90,7 @@ async function checkPdfMagic(file: string): Promise<number> {
   }
 }
 
-async function inspectRun(run: () => Promise<RunResult>): Promise<RunResult> {
+async function inspectRun<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
@@ -101,7 +102,7 @@ async function inspectRun(run: () => Promise<RunResult>): Promise<RunResult> {
 }
 
 function pageCountFrom(result: RunResult): number {
-  const pages = Number.parseInt(Buffer.from(result.stdout).toString('utf8').trim(), 10);
+  const pages = printedPageCount(result);
   if (!qpdfSucceeded(result) || !Number.isFinite(pages)) {
     fail('CORRUPT_INPUT', 'the PDF cannot be read: its structure is damaged beyond repair', { field: 'file' });
   }
@@ -112,36 +113,6 @@ function pageCountFrom(result: RunResult): number {
 function deepCheckWanted(options: InspectOptions, bytes: number, pages: number): boolean {
   if (options.deep !== undefined) return options.deep;
   return bytes <= DEEP_CHECK_MAX_BYTES && pages <= DEEP_CHECK_MAX_PAGES;
-}
-
-/** What one qpdf run reports about an upload's encryption, declared page count and page tree. */
-interface Survey {
-  needsPassword: boolean;
-  encrypted: boolean;
-  /** The page tree's /Count: a claim, printed by --show-npages. */
-  declared?: number;
-  /** Pages found by walking the tree (--show-pages). */
-  walked: number;
-  result: RunResult;
-}
-
-/**
- * One qpdf run answers what used to take three (--requires-password, --show-npages,
- * --show-pages): qpdf prints each inspection in turn, and for a file that needs a password it
- * prints "Incorrect password supplied" and the encryption parameters instead of pages. Each qpdf
- * start costs 8 to 15 ms here, which the quote and the paid retry both paid three times over.
- */
-async function survey(file: string, run: { cwd: string; timeoutMs: number }): Promise<Survey> {
-  const result = await inspectRun(() => runTool('qpdf', ['--show-npages', '--show-encryption', '--show-pages', file], { ...run, maxStdout: 64 * 1024 * 1024 }));
-  const out = Buffer.from(result.stdout).toString('utf8');
-  const needsPassword = /^Incorrect password supplied$/m.test(out);
-  const encrypted = needsPassword || /^R = \d+$/m.test(out);
-  const count = /^(\d+)$/m.exec(out);
-  return {
-    needsPassword, encrypted, result,
-    ...(count ? { declared: Number.parseInt(count[1], 10) } : {}),
-    walked: out.match(/^page \d+:/gm)?.length ?? 0,
-  };
 }
 
 export async function inspectPdf(file: string, options: InspectOptions): Promise<PdfInspection> {
@@ -155,14 +126,14 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
   const earlyWanted = options.deep !== false && size <= DEEP_CHECK_MAX_BYTES;
   let early = earlyWanted && !options.acceptsEncrypted ? startDeepCheck(file, cwd) : undefined;
   try {
-    const found = await survey(file, run);
+    const found = await inspectRun(() => surveyPdf(file, run));
 
     if (found.needsPassword && !options.acceptsEncrypted) {
       fail('ENCRYPTED_PDF', 'the PDF is password-protected; remove the password with /v1/pdf/unlock first', { field: 'file' });
     }
 
     let pages: number;
-    let repaired = found.result.exitCode === QPDF_WARNED;
+    let repaired = qpdfRepaired(found.result);
     if (options.acceptsEncrypted) {
       if (!found.encrypted) {
         checkPageTree(found);
@@ -171,10 +142,10 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
       if (!options.password) fail('FIELD_INVALID', 'password is required to unlock the PDF', { field: 'password' });
       // With the password, the check can run beside the page count; a wrong password is still reported first.
       if (earlyWanted) early = startDeepCheck(file, cwd, options.password);
-      const counted = await inspectRun(() => runQpdfJob({ inputFile: file, password: options.password, showNpages: '' }, run));
+      const counted = await inspectRun(() => showPageCount(file, run, options.password));
       if (isWrongPassword(counted)) fail('WRONG_PASSWORD', 'the password does not open the PDF', { field: 'password' });
       pages = pageCountFrom(counted);
-      repaired = counted.exitCode === QPDF_WARNED;
+      repaired = qpdfRepaired(counted);
     } else {
       pages = checkPageTree(found);
     }
@@ -193,9 +164,6 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
   }
 }
 
-// qpdf's exit status when it succeeded with warnings: here, that it repaired the file to read it.
-const QPDF_WARNED = 3;
-
 /**
  * Rewrites an upload that needsRewrite into one clean document, qpdf's reading of it (the one
  * that was counted and priced), in place of the upload, and returns its bytes: every later tool
@@ -209,15 +177,11 @@ export async function normalisePdf(file: string, pages: number, password?: strin
   const unreadable = (why: string) => fail('CORRUPT_INPUT', `the PDF's structure is damaged (${why}), so PDF readers disagree on what it holds; rewrite it (for example: qpdf in.pdf out.pdf), check its pages, and send it again`, { field: 'file' });
   try {
     // The password travels in qpdf's job file, never on a command line; the encryption is kept.
-    const written = await inspectRun(() => (password
-      ? runQpdfJob({ inputFile: file, password, outputFile: rewritten }, run)
-      : runTool('qpdf', [file, rewritten], run)));
+    const written = await inspectRun(() => rewritePdf(file, rewritten, run, password));
     if (!qpdfSucceeded(written)) unreadable('qpdf could not rebuild it');
-    const reread = await inspectRun(() => (password
-      ? runQpdfJob({ inputFile: rewritten, password, showNpages: '' }, run)
-      : runTool('qpdf', ['--show-npages', rewritten], run)));
-    const count = Number.parseInt(Buffer.from(reread.stdout).toString('utf8').trim(), 10);
-    if (reread.exitCode !== 0) unreadable('its rebuilt form still needs repairs to be read');
+    const reread = await inspectRun(() => showPageCount(rewritten, run, password));
+    const count = printedPageCount(reread);
+    if (reread.exitCode !== QPDF_EXIT.ok) unreadable('its rebuilt form still needs repairs to be read');
     if (count !== pages) unreadable(`its rebuilt form has ${count} pages where ${pages} were counted`);
     await rename(rewritten, file);
     return await readFile(file);
@@ -248,7 +212,7 @@ function startDeepCheck(file: string, cwd: string, password?: string): { verdict
  * claim and tree disagree, whose tree loops, or whose page objects are too deeply nested to parse
  * is refused before anyone pays for it. Returns the page count.
  */
-function checkPageTree(found: Survey): number {
+function checkPageTree(found: QpdfSurvey): number {
   const { result, declared, walked } = found;
   if (/excessively deeply nested/.test(result.stderr)) {
     fail('CORRUPT_INPUT', 'the PDF is damaged: an object in its page tree is nested too deeply to be read', { field: 'file' });
@@ -262,19 +226,18 @@ function checkPageTree(found: Survey): number {
   return declared;
 }
 
-/** `qpdf --check` decodes every stream, the only check that finds corrupt content streams. */
+/** The deep check: qpdf decodes every stream (see checkStreams). */
 async function deepCheck(file: string, cwd: string, password: string | undefined, signal?: AbortSignal): Promise<void> {
   let result: RunResult;
   try {
     const run = { cwd, timeoutMs: DEEP_CHECK_TIMEOUT_MS, ...(signal ? { signal } : {}) };
-    // Only a password needs the job file (it keeps the secret off the command line).
-    result = password ? await runQpdfJob({ inputFile: file, password, check: '' }, run) : await runTool('qpdf', ['--check', file], run);
+    result = await checkStreams(file, run, password);
   } catch (err) {
     // Too slow to check now is not a verdict: the paid job finds real damage and is not charged.
     if (err instanceof RunFailure) return;
     throw err;
   }
-  if (result.exitCode === 2) fail('CORRUPT_INPUT', 'the PDF is damaged: qpdf --check found errors it cannot repair', { field: 'file' });
+  if (result.exitCode === QPDF_EXIT.failed) fail('CORRUPT_INPUT', 'the PDF is damaged: qpdf --check found errors it cannot repair', { field: 'file' });
 }
 
 export interface PageBox {
@@ -294,9 +257,7 @@ const MUPDF_DEFAULT_PAGE = { widthPt: 612, heightPt: 792 };
 
 /** Page sizes from `mutool pages`: 5 to 30 ms for a few dozen pages. */
 export async function pageBoxes(file: string, options: { cwd: string; timeoutMs: number; password?: string }): Promise<PageBox[]> {
-  const args = ['pages', ...(options.password ? ['-p', options.password] : []), file];
-  const result = await runTool('mutool', args, { cwd: options.cwd, timeoutMs: options.timeoutMs, maxStdout: 64 * 1024 * 1024 });
-  const text = Buffer.from(result.stdout).toString('utf8');
+  const text = await listPages(file, options);
   const boxes: PageBox[] = [];
   for (const match of text.matchAll(/<page pagenum="(\d+)">([\s\S]*?)<\/page>/g)) {
     const body = match[2];

@@ -4,6 +4,7 @@
 import { fail } from '../core/errors.js';
 import type { ImageHeader } from '../checks/image.js';
 import type { PageBox } from '../checks/pdf.js';
+import type { EngineCommand } from '../tools/engines/index.js';
 
 export type Category = 'image-processing' | 'pdf-processing' | 'pdf-extraction' | 'ocr';
 
@@ -116,8 +117,8 @@ export interface OperationSpec<Id extends string, Params> {
   readsScans?: boolean;
   /** Runs on the local layout engine instead of the provider when TABLES_ENGINE=local. */
   localTables?: boolean;
-  /** Binaries the work needs; /v1/health reports them. */
-  binaries: readonly string[];
+  /** Binaries the work needs, as their engines declare them (tools/engines/); /v1/health reports them. */
+  binaries: readonly EngineCommand[];
   /** The job's deadline; subprocess deadlines sit inside it and the pool abort just outside it. */
   timeoutMs: number;
   /** Checks on the fields that a per-field schema cannot express; throws the client's error (fail()). */

@@ -1,8 +1,11 @@
 // Which of the binaries the operations need are installed. /v1/health reports it and answers
-// 503 when one is missing, so an orchestrator never routes traffic to a half-installed box.
+// 503 when one is missing, so an orchestrator never routes traffic to a half-installed box. The
+// commands are the engines' own declarations (tools/engines/): an operation names them, and each
+// is checked as the engine that runs it declares it.
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import type { Operation } from '../operations/define.js';
+import { engineOf, type EngineCommand } from '../tools/engines/index.js';
 
 export type BinaryStatus = Record<string, boolean>;
 
@@ -16,9 +19,13 @@ async function onPath(name: string): Promise<boolean> {
   return false;
 }
 
-export async function checkBinaries(ops: readonly Operation[], extra: readonly string[] = []): Promise<BinaryStatus> {
+export async function checkBinaries(ops: readonly Operation[], extra: readonly EngineCommand[] = []): Promise<BinaryStatus> {
   const names = [...new Set([...ops.flatMap((op) => op.binaries), ...extra])].sort();
   const status: BinaryStatus = {};
-  for (const name of names) status[name] = await onPath(name);
+  for (const name of names) {
+    // A command no engine declares is a mistake in the code, not a missing package: it fails the boot.
+    engineOf(name);
+    status[name] = await onPath(name);
+  }
   return status;
 }

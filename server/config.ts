@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MODEL_DPI, type WorkerSettings } from '../core/job.js';
 import { ServiceError } from '../core/errors.js';
+import { TESSERACT } from '../tools/engines/tesseract.js';
 
 const schema = {
   port: { doc: 'TCP port to listen on.', format: 'port', default: 8080, env: 'PORT' },
@@ -97,7 +98,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   }
   const config = conf.getProperties() as unknown as Config;
   // The binary's presence is the machine's, not the environment's: PATH of this process decides.
-  if ((config.markdownOcr as string) === 'auto') config.markdownOcr = installed('tesseract') ? 'tesseract' : 'off';
+  if ((config.markdownOcr as string) === 'auto') config.markdownOcr = installed(TESSERACT.commands[0]) ? 'tesseract' : 'off';
   if (config.workers === 0) config.workers = Math.max(1, os.availableParallelism());
   if (!config.baseUrl) config.baseUrl = `http://localhost:${config.port}`;
   config.baseUrl = config.baseUrl.replace(/\/+$/, '');

@@ -28,10 +28,9 @@ const { expect } = Code;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // What the image has besides node_modules (see the Dockerfile): the build output without the
-// local chains, the tests, the benchmarks and the rig contracts' cache, package.json, and the one
-// uncompiled script the workers run.
+// local chains, the tests, the benchmarks and the rig contracts' cache, and package.json. The
+// engines' programs that are not TypeScript (MuPDF's .js, WeasyPrint's .py) are in dist/ too.
 const builtOutputLeftOut = new Set(['devchains', 'test', 'bench', 'container-test', 'vendor'].map((dir) => path.join(root, 'dist', dir)));
-const uncompiledFiles = ['workers/pdf/weasy_render.py'];
 const DEV_ONLY_PACKAGES = ['litesvm', 'solc', '@foundry-rs/anvil-linux-amd64/package.json'];
 // npm's cache, filled by the project's own install, makes this a copy rather than a download.
 const INSTALL_TIMEOUT_MS = 180_000;
@@ -83,7 +82,7 @@ describe('a production install (no development dependencies) in live mode', () =
     try {
       scratch = await mkdtemp(path.join(os.tmpdir(), 'paydoc-production-'));
       await cp(path.join(root, 'dist'), path.join(scratch, 'dist'), { recursive: true, filter: (source) => !builtOutputLeftOut.has(source) });
-      for (const file of ['package.json', 'package-lock.json', ...uncompiledFiles]) {
+      for (const file of ['package.json', 'package-lock.json']) {
         await mkdir(path.dirname(path.join(scratch, file)), { recursive: true });
         await cp(path.join(root, file), path.join(scratch, file));
       }

@@ -3,6 +3,7 @@
 import { fail } from '../../core/errors.js';
 import { IMAGE_FORMATS, IMAGE_MEDIA_TYPES, MAX_IMAGE_PIXELS, MAX_SIDE, type ImageFormat, type ImageHeader } from '../../checks/image.js';
 import type { FieldSpec, InspectedFile, PlanInput } from '../define.js';
+import type { EngineCommand } from '../../tools/engines/index.js';
 
 export const IMAGE_ENCODING_FIELDS: readonly FieldSpec[] = [
   { name: 'format', type: 'string', enum: IMAGE_FORMATS, description: 'Target format; defaults to the input format.' },
@@ -14,7 +15,7 @@ export const IMAGE_ENCODING_FIELDS: readonly FieldSpec[] = [
 ];
 
 // pngquant makes exact palette sizes; jpegtran rotates and mirrors JPEGs losslessly.
-export const IMAGE_BINARIES: readonly string[] = ['pngquant', 'jpegtran'];
+export const IMAGE_BINARIES: readonly EngineCommand[] = ['pngquant', 'jpegtran'];
 
 /** The quality below which a rotate or flip re-encodes rather than moving JPEG blocks losslessly. */
 export const DEFAULT_QUALITY = 90;

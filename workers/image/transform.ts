@@ -8,8 +8,8 @@ import { IMAGE_MEDIA_TYPES, MAX_IMAGE_PIXELS, type ImageHeader } from '../../che
 import { DEFAULT_QUALITY, type Encoding, type ImageJob, type ImageTransform } from '../../operations/image/image-job.js';
 import type { Job, JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
-import { RunFailure, runTool } from '../../tools/process/run-tool.js';
-import { toolFailure } from '../../tools/process/tool-errors.js';
+import { transformJpeg, type JpegTransform } from '../../tools/engines/jpegtran.js';
+import { quantisePng } from '../../tools/engines/pngquant.js';
 
 // This module is loaded only inside pool workers: one libvips thread per worker (the pool
 // provides the parallelism) and a small operation cache, since no two jobs share an image.
@@ -29,15 +29,15 @@ const SHARP_PALETTE_SIZES: readonly number[] = [2, 4, 16, 256];
 // A rotation or mirror as a 2x2 matrix on pixel coordinates (y pointing down), so that the
 // EXIF orientation and the requested operation compose into the one transform jpegtran applies.
 type Matrix = readonly [number, number, number, number];
-const TRANSFORMS: ReadonlyArray<{ matrix: Matrix; jpegtran: readonly string[] }> = [
-  { matrix: [1, 0, 0, 1], jpegtran: [] },
-  { matrix: [0, -1, 1, 0], jpegtran: ['-rotate', '90'] },
-  { matrix: [-1, 0, 0, -1], jpegtran: ['-rotate', '180'] },
-  { matrix: [0, 1, -1, 0], jpegtran: ['-rotate', '270'] },
-  { matrix: [-1, 0, 0, 1], jpegtran: ['-flip', 'horizontal'] },
-  { matrix: [1, 0, 0, -1], jpegtran: ['-flip', 'vertical'] },
-  { matrix: [0, 1, 1, 0], jpegtran: ['-transpose'] },
-  { matrix: [0, -1, -1, 0], jpegtran: ['-transverse'] },
+const TRANSFORMS: ReadonlyArray<{ matrix: Matrix; jpegtran: JpegTransform }> = [
+  { matrix: [1, 0, 0, 1], jpegtran: 'none' },
+  { matrix: [0, -1, 1, 0], jpegtran: 'rotate90' },
+  { matrix: [-1, 0, 0, -1], jpegtran: 'rotate180' },
+  { matrix: [0, 1, -1, 0], jpegtran: 'rotate270' },
+  { matrix: [-1, 0, 0, 1], jpegtran: 'flipHorizontal' },
+  { matrix: [1, 0, 0, -1], jpegtran: 'flipVertical' },
+  { matrix: [0, 1, 1, 0], jpegtran: 'transpose' },
+  { matrix: [0, -1, -1, 0], jpegtran: 'transverse' },
 ];
 // What each EXIF orientation value asks a viewer to do to the stored pixels.
 const ORIENTATION: Record<number, Matrix> = {
@@ -67,19 +67,7 @@ async function losslessJpegTransform(input: Job<ImageJob>, header: ImageHeader, 
   const total = multiply(requestedMatrix(turn), ORIENTATION[header.orientation] ?? ORIENTATION[1]);
   const transform = TRANSFORMS.find((t) => t.matrix.every((v, i) => v === total[i]));
   if (!transform) return undefined;
-  // The ICC profile keeps the colours right and identifies no one; EXIF, XMP and comments go.
-  const args = ['-copy', header.hasProfile ? 'icc' : 'none', '-optimize', '-perfect', ...transform.jpegtran];
-  try {
-    const result = await runTool('jpegtran', args, {
-      input: bytes, cwd: input.jobDir, timeoutMs: timeLeft(input), maxStdout: bytes.length * 2 + 1024 * 1024,
-    });
-    if (result.exitCode !== 0 || result.stdout.length < 4 || result.stdout[0] !== 0xff || result.stdout[1] !== 0xd8) return undefined;
-    return result.stdout;
-  } catch (err) {
-    // Without jpegtran, or past its output bound, the image is re-encoded instead.
-    if (err instanceof RunFailure && (err.kind === 'spawn-failed' || err.kind === 'output-too-large')) return undefined;
-    toolFailure(err, 'jpegtran');
-  }
+  return transformJpeg(bytes, transform.jpegtran, header.hasProfile, { cwd: input.jobDir, timeoutMs: timeLeft(input) });
 }
 
 // ---- The sharp pipeline ------------------------------------------------------------------
@@ -148,15 +136,8 @@ async function quantiseWithPngquant(image: Sharp, colors: number, input: Job<Ima
   // Fast deflate: this PNG only crosses a pipe. Colours are converted to sRGB first, since
   // this pngquant build cannot read ICC profiles.
   const { data: trueColour, info } = await image.png({ compressionLevel: 1 }).toBuffer({ resolveWithObject: true });
-  try {
-    const result = await runTool('pngquant', ['--speed', String(11 - PALETTE_EFFORT), '--strip', String(colors), '-'], {
-      input: trueColour, cwd: input.jobDir, timeoutMs: timeLeft(input), maxStdout: info.width * info.height * 2 + 1024 * 1024,
-    });
-    if (result.exitCode !== 0) throw new Error(`pngquant exited with ${result.exitCode}`);
-    return result.stdout;
-  } catch (err) {
-    toolFailure(err, 'pngquant');
-  }
+  // pngquant's speed runs the other way from sharp's effort (11 fastest).
+  return quantisePng(trueColour, colors, 11 - PALETTE_EFFORT, info.width * info.height * 2 + 1024 * 1024, { cwd: input.jobDir, timeoutMs: timeLeft(input) });
 }
 
 /** Runs a pipeline strictly, and once more failing on errors only when the file's one warning is harmless. */

@@ -10,7 +10,7 @@ import { mapInOrder } from './batch.js';
 import { dataUrl, MODEL_MAX_SIDE, modelDpi, modelPages, renderPage, TESSERACT_DPI, TESSERACT_MAX_SIDE } from './pages.js';
 import { complete, createProvider, type Provider } from './provider.js';
 import { stripFence } from './json.js';
-import { tesseractText } from './tesseract.js';
+import { tesseractText } from '../../tools/engines/tesseract.js';
 
 export const DEFAULT_MODEL_CONCURRENCY = 4;
 const MAX_MODEL_CONCURRENCY = 16;

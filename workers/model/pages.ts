@@ -2,7 +2,8 @@
 // are produced only as fast as they are sent and a job never holds more than a few in memory.
 import { fail } from '../../core/errors.js';
 import { MODEL_DPI, timeLeft, type JobFile, type Job } from '../../core/job.js';
-import { runTool } from '../../tools/process/run-tool.js';
+import { showPageCount, QPDF_EXIT } from '../../tools/engines/qpdf.js';
+import { drawPagePng } from '../../tools/engines/mutool.js';
 import { toolFailure } from '../../tools/process/tool-errors.js';
 import { drawFormFieldValues } from '../pdf/forms.js';
 
@@ -34,12 +35,12 @@ export async function pdfPageCount(input: Job, file: JobFile): Promise<number> {
   const path = requirePath(file);
   let out;
   try {
-    out = await runTool('qpdf', ['--show-npages', path], { timeoutMs: timeLeft(input), cwd: input.jobDir, maxStdout: 1024 });
+    out = await showPageCount(path, { timeoutMs: timeLeft(input), cwd: input.jobDir, maxStdout: 1024 });
   } catch (err) {
     toolFailure(err, 'counting the pages');
   }
   const pages = Number(Buffer.from(out.stdout).toString('utf8').trim());
-  if (out.exitCode !== 0 || !Number.isInteger(pages) || pages < 1) fail('CORRUPT_INPUT', 'the PDF cannot be read: its pages cannot be counted');
+  if (out.exitCode !== QPDF_EXIT.ok || !Number.isInteger(pages) || pages < 1) fail('CORRUPT_INPUT', 'the PDF cannot be read: its pages cannot be counted');
   return pages;
 }
 
@@ -71,23 +72,7 @@ export interface RenderOptions {
 
 export async function renderPage(input: Job, page: number, options: RenderOptions): Promise<Uint8Array> {
   const path = requirePath(input.files[0] as JobFile);
-  const args = [
-    'draw', '-q', '-r', String(options.dpi),
-    // With -r, -w and -h are upper bounds that keep the aspect ratio.
-    '-w', String(options.maxSide), '-h', String(options.maxSide),
-    ...(options.gray ? ['-c', 'gray'] : []),
-    '-F', 'png', '-o', '-', path, String(page),
-  ];
-  let result;
-  try {
-    result = await runTool('mutool', args, { timeoutMs: timeLeft(input), cwd: input.jobDir, signal: options.signal, maxStdout: 128 * 1024 * 1024 });
-  } catch (err) {
-    if (options.signal?.aborted) throw options.signal.reason ?? err;
-    toolFailure(err, `rendering page ${page}`);
-  }
-  // mutool writes warnings (ICC support) on stderr for good files: only the exit code and a PNG count.
-  if (result.exitCode !== 0 || result.stdout.length < 8) fail('CORRUPT_INPUT', `page ${page} of the PDF cannot be rendered`);
-  return result.stdout;
+  return drawPagePng(path, page, options, { timeoutMs: timeLeft(input), cwd: input.jobDir });
 }
 
 export function dataUrl(bytes: Uint8Array, mediaType: string): string {

@@ -1,7 +1,8 @@
 // extract: the text layer in reading order (pdftotext), the page count, and whether the PDF
 // looks scanned. Nothing leaves the server.
-import type { JobOutput, WorkFunction } from '../../core/job.js';
-import { inputPath, runIn } from './common.js';
+import { timeLeft, type JobOutput, type WorkFunction } from '../../core/job.js';
+import { pdfImageList, pdfText } from '../../tools/engines/poppler.js';
+import { inputPath } from './common.js';
 import { damaged } from '../../tools/process/tool-errors.js';
 import { withScratch } from '../../tools/process/scratch-directory.js';
 
@@ -43,10 +44,10 @@ export function pagesWithImagesFrom(list: string): Set<number> {
 export const extract: WorkFunction = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
   return withScratch(input.jobDir, async (dir) => {
-    const text = await runIn(input, 'pdftotext', ['-enc', 'UTF-8', '-q', source, '-'], 'pdftotext', dir, 256 * 1024 * 1024);
-    if (text.exitCode !== 0) damaged('its text could not be read');
+    const run = { cwd: dir, timeoutMs: timeLeft(input) };
+    const all = await pdfText(source, run);
+    if (all === undefined) damaged('its text could not be read');
     const pageCount = input.files[0].pages ?? 0;
-    const all = Buffer.from(text.stdout).toString('utf8');
     // pdftotext ends every page with a form feed.
     const pageTexts = all.split('\f');
     if (pageTexts.length > 1 && pageTexts[pageTexts.length - 1].trim() === '') pageTexts.pop();
@@ -55,8 +56,8 @@ export const extract: WorkFunction = async (input): Promise<JobOutput> => {
     // rule to hold, the answer is already no, and pdfimages is not run at all.
     let scanned = false;
     if (textlessPages(pageTexts, pages).length >= scannedThreshold(pages)) {
-      const list = await runIn(input, 'pdfimages', ['-list', '-q', source], 'pdfimages', dir, 64 * 1024 * 1024);
-      scanned = likelyScanned(pageTexts, pagesWithImagesFrom(Buffer.from(list.stdout).toString('utf8')), pages);
+      const list = await pdfImageList(source, { ...run, timeoutMs: timeLeft(input) });
+      scanned = likelyScanned(pageTexts, pagesWithImagesFrom(list), pages);
     }
     const body = { text: pageTexts.join('\f'), pageCount: pages, likelyScanned: scanned };
     return { body: new TextEncoder().encode(JSON.stringify(body)), mediaType: 'application/json' };

@@ -5,10 +5,11 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { JobOutput, WorkFunction } from '../../core/job.js';
+import { timeLeft, type JobOutput, type WorkFunction } from '../../core/job.js';
 import { fail } from '../../core/errors.js';
 import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
-import { inputPath, readBytes, runIn, ZIP } from './common.js';
+import { inputPath, readBytes, ZIP } from './common.js';
+import { extractImages, listImages } from '../../tools/engines/mutool.js';
 import { withScratch } from '../../tools/process/scratch-directory.js';
 
 sharp.concurrency(1);
@@ -54,16 +55,14 @@ async function toPng(bytes: Uint8Array): Promise<Uint8Array> {
 export const images: WorkFunction = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
   return withScratch(input.jobDir, async (dir) => {
-    const info = await runIn(input, 'mutool', ['info', '-I', source], 'mutool', dir, 64 * 1024 * 1024);
-    const listed = parseImageList(Buffer.from(info.stdout).toString('utf8'));
+    const listed = parseImageList(await listImages(source, { cwd: dir, timeoutMs: timeLeft(input) }));
     if (listed.length === 0) fail('NO_CONTENT', 'the PDF has no embedded raster images');
     for (const [index, image] of listed.entries()) {
       if (image.width * image.height > MAX_IMAGE_PIXELS) {
         fail('LIMIT_EXCEEDED', `image ${index + 1} is ${image.width} x ${image.height} pixels, more than the limit of 50 megapixels`);
       }
     }
-    // -a applies soft masks as alpha; -r converts CMYK and other colour spaces to RGB so the files are PNG or JPEG.
-    await runIn(input, 'mutool', ['extract', '-a', '-r', source, ...listed.map((image) => String(image.object))], 'mutool', dir);
+    await extractImages(source, listed.map((image) => image.object), { cwd: dir, timeoutMs: timeLeft(input) });
     const written = new Map<number, string>();
     for (const name of await readdir(dir)) {
       const match = /^image-0*(\d+)\.\w+$/.exec(name);

@@ -19,7 +19,7 @@ import type { StateCore, Token } from 'markdown-it';
 import { fail } from '../../core/errors.js';
 import { BOX_LIMIT, RUN_LIMIT, RUN_STEP } from '../../checks/markdown.js';
 
-// Fonts are the DejaVu faces weasy_render.py allows; nothing here names another family.
+// Fonts are the DejaVu faces tools/engines/weasyprint/render.py allows; nothing here names another family.
 export const PRINT_STYLESHEET = `
 @page {
   size: A4;

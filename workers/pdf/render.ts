@@ -7,7 +7,8 @@ import { timeLeft } from '../../core/job.js';
 import { fail } from '../../core/errors.js';
 import { checkRenderPixels, pageBoxes, renderPixels } from '../../checks/pdf.js';
 import { buildZip, checkZipSize, type ZipEntry } from '../../tools/zip.js';
-import { inputPath, readBytes, runIn, ZIP } from './common.js';
+import { inputPath, readBytes, ZIP } from './common.js';
+import { drawAllPages } from '../../tools/engines/mutool.js';
 import { asToolError, damaged } from '../../tools/process/tool-errors.js';
 import { withScratch } from '../../tools/process/scratch-directory.js';
 import { drawFormFieldValues } from './forms.js';
@@ -31,12 +32,13 @@ export const render: WorkFunction<{ dpi: number }> = async (input): Promise<JobO
     // A second line of defence: no page may come out larger than the checked sizes allow, should
     // mupdf ever scale a page in a way the check did not see (with -r, -w and -h only bound it).
     const sizes = boxes.map((box) => renderPixels(box, dpi));
-    const bounds = ['-w', String(Math.max(...sizes.map((s) => s.width)) + 1), '-h', String(Math.max(...sizes.map((s) => s.height)) + 1)];
+    const maxWidth = Math.max(...sizes.map((s) => s.width)) + 1;
+    const maxHeight = Math.max(...sizes.map((s) => s.height)) + 1;
     // One mutool run for all pages: the file is parsed once. Page numbers in the names come from mutool.
-    const result = await runIn(input, 'mutool', ['draw', '-q', '-r', String(dpi), ...bounds, '-F', 'png', '-o', path.join(dir, 'page-%d.png'), source], 'mutool', dir);
+    const completed = await drawAllPages(source, { dpi, maxWidth, maxHeight, outPattern: path.join(dir, 'page-%d.png') }, { cwd: dir, timeoutMs: timeLeft(input) });
     const rendered = (await readdir(dir)).map((name) => /^page-(\d+)\.png$/.exec(name)).filter((m): m is RegExpExecArray => m !== null)
       .map((m) => Number(m[1])).sort((a, b) => a - b);
-    if (result.exitCode !== 0 || rendered.length !== boxes.length) damaged('some pages could not be rendered');
+    if (!completed || rendered.length !== boxes.length) damaged('some pages could not be rendered');
     const entries: ZipEntry[] = [];
     for (const page of rendered) {
       entries.push({ name: renderEntryName(page), bytes: await readBytes(path.join(dir, `page-${page}.png`)) });

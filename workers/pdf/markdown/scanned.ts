@@ -6,7 +6,7 @@
 import { timeLeft, type Job } from '../../../core/job.js';
 import { ServiceError } from '../../../core/errors.js';
 import { renderPage, TESSERACT_DPI, TESSERACT_MAX_SIDE } from '../../model/pages.js';
-import { tesseractHocr } from '../../model/tesseract.js';
+import { tesseractHocr } from '../../../tools/engines/tesseract.js';
 import { rulesOf } from './rules.js';
 import type { StextLayout } from './convert.js';
 import type { Fragment } from './types.js';

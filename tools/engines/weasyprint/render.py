@@ -1,6 +1,6 @@
 """Typesets the HTML document read from stdin as PDF on stdout with WeasyPrint, fetching nothing.
 
-Run as `python3 -I weasy_render.py` from TMPDIR set to a private job directory. The HTML comes
+Run as `python3 -I render.py` (tools/engines/weasyprint.ts) from TMPDIR set to a private job directory. The HTML comes
 from the service's own Markdown renderer, but this script does not trust that: every URL
 WeasyPrint would load (images, stylesheets, @import, @font-face, SVG references, attachments,
 http(s)://, file://, data:) goes through a fetcher that refuses, so no input can trigger a

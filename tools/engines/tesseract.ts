@@ -1,9 +1,17 @@
-// The local OCR engine: nothing leaves the server. One tesseract run per image, single-threaded
-// (OpenMP threads made it 3 to 4 times slower on 2 shared cores), killed at the job's deadline.
+// tesseract, the local OCR engine: nothing leaves the server. One tesseract run per image,
+// single-threaded (OpenMP threads made it 3 to 4 times slower on 2 shared cores), killed at the
+// job's deadline. Its command line, its languages setting and what its failures mean are here.
 import { fail } from '../../core/errors.js';
 import { timeLeft, type Job } from '../../core/job.js';
-import { runTool } from '../../tools/process/run-tool.js';
-import { toolFailure } from '../../tools/process/tool-errors.js';
+import { runTool } from '../process/run-tool.js';
+import { toolFailure } from '../process/tool-errors.js';
+import { declareEngine } from './declare.js';
+
+/** The English model comes with the binary's package list (tesseract-ocr-eng); more languages are the deployment's to add. */
+export const TESSERACT = declareEngine({ name: 'tesseract', commands: ['tesseract'], package: 'tesseract-ocr' });
+
+/** tesseract's exit statuses: 0 when it read the image; anything else when it could not (the message on stderr says why). */
+export const TESSERACT_EXIT = { ok: 0 } as const;
 
 export const DEFAULT_OCR_LANGUAGES = 'eng';
 
@@ -24,17 +32,21 @@ export interface TesseractOptions {
 
 async function runTesseract(input: Job, image: Uint8Array, options: TesseractOptions, output: string[]): Promise<string> {
   const args = [
+    // The image on stdin, the text on stdout: nothing is written to disk.
     'stdin', 'stdout',
     '-l', ocrLanguages(input.settings.ocrLanguages),
+    // The resolution when known: tesseract otherwise guesses it from the image, badly for rendered pages.
     ...(options.dpi ? ['--dpi', String(options.dpi)] : []),
+    // Output configs (hocr): boxes and sizes besides the text.
     ...output,
   ];
   let result;
   try {
-    result = await runTool('tesseract', args, {
+    result = await runTool(TESSERACT.commands[0], args, {
       input: image,
       timeoutMs: timeLeft(input),
       cwd: input.jobDir,
+      // One thread: the pool gives the parallelism, and OpenMP's threads fought over the cores.
       env: { OMP_THREAD_LIMIT: '1' },
       signal: options.signal,
       maxStdout: 16 * 1024 * 1024,
@@ -43,7 +55,7 @@ async function runTesseract(input: Job, image: Uint8Array, options: TesseractOpt
     if (options.signal?.aborted) throw options.signal.reason ?? err;
     toolFailure(err, 'text recognition');
   }
-  if (result.exitCode !== 0) {
+  if (result.exitCode !== TESSERACT_EXIT.ok) {
     // A missing traineddata file is the deployment's fault, not the client's.
     if (/Failed loading language|Error opening data file/i.test(result.stderr)) {
       fail('UNAVAILABLE', 'the local OCR engine lacks a configured language (OCR_LANGUAGES)');

@@ -1,0 +1,29 @@
+// Every engine the service runs, one module per binary in this folder. The boot check
+// (server/binaries.ts) and the operations' `binaries` read the commands from these declarations,
+// so a command no engine declares cannot be required, and each command's package is known.
+//
+// Adding an engine: a module here that declares it (declareEngine), builds every command line of
+// that binary with a reason per flag, says what its exit codes mean and maps its failures to the
+// error catalog (../process/tool-errors.ts for runs that did not complete); then add it below,
+// its package to system-packages.txt, and a test in test/tools/engines/.
+import type { EngineDeclaration } from './declare.js';
+import { GS } from './gs.js';
+import { JPEGTRAN } from './jpegtran.js';
+import { MUTOOL } from './mutool.js';
+import { PNGQUANT } from './pngquant.js';
+import { POPPLER } from './poppler.js';
+import { QPDF } from './qpdf.js';
+import { TESSERACT } from './tesseract.js';
+import { WEASYPRINT } from './weasyprint.js';
+
+export const ENGINES = [QPDF, MUTOOL, GS, POPPLER, TESSERACT, JPEGTRAN, PNGQUANT, WEASYPRINT] as const;
+
+/** A command some engine runs: what an operation may list in its `binaries`. */
+export type EngineCommand = typeof ENGINES[number]['commands'][number];
+
+/** The engine that declares the command. */
+export function engineOf(command: EngineCommand): EngineDeclaration {
+  const engine = ENGINES.find((e) => (e.commands as readonly string[]).includes(command));
+  if (!engine) throw new Error(`no engine in tools/engines/ declares the command ${command}`);
+  return engine;
+}
