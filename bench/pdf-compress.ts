@@ -9,7 +9,7 @@ import { compress, compressToTarget } from '../workers/pdf/compress.js';
 import { renderer, searchTarget } from '../workers/image/transform.js';
 import { readImageHeader } from '../checks/image.js';
 import { ServiceError } from '../core/errors.js';
-import type { ImageJob } from '../operations/image/image-job.js';
+import type { ImagePlan } from '../operations/image/image-plan.js';
 import { runTool } from '../tools/process/run-tool.js';
 import type { Job } from '../core/job.js';
 import { makePdf, photographedPage } from '../test/pdf-fixtures.js';
@@ -119,8 +119,8 @@ async function imageTargetRows(): Promise<TargetRow[]> {
   const header = await readImageHeader(photo);
   const rows: TargetRow[] = [];
   for (const format of ['jpeg', 'webp', 'avif', 'png'] as const) {
-    const params: ImageJob = { header, transform: { kind: 'compress' }, encoding: { format, quality: 90, ...(format === 'png' ? { paletteColors: 256 } : {}) } };
-    const job: Job<ImageJob> = { operation: 'image.compress', files: [{ bytes: photo }], params, jobDir: '/dev/shm', deadline: Date.now() + 300_000, settings: SETTINGS };
+    const params: ImagePlan = { header, transform: { kind: 'compress' }, encoding: { format, quality: 90, ...(format === 'png' ? { paletteColors: 256 } : {}) } };
+    const job: Job<ImagePlan> = { operation: 'image.compress', files: [{ bytes: photo }], params, jobDir: '/dev/shm', deadline: Date.now() + 300_000, settings: SETTINGS };
     const render = renderer(job);
     const ceiling = (await render(params.encoding)).byteLength;
     const targetKb = Math.floor(ceiling / 2 / 1024);

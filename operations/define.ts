@@ -45,6 +45,23 @@ export interface StringField extends FieldBase {
 
 export type FieldSpec = IntegerField | StringField;
 
+/** The parsed value of one declared field: a member of its enumeration, else a number or a string. */
+type ValueOf<F extends FieldSpec> = F extends { enum: readonly (infer Choice)[] } ? Choice
+  : F extends { type: 'integer' } ? number : string;
+
+/** A field always holds a value when it is required or has a default (the validation applies it). */
+type AlwaysSet<F extends FieldSpec> = F extends { required: true } ? true : F extends { default: string | number } ? true : false;
+
+/**
+ * The validated fields of an operation, typed from its declarations (declared `as const` or
+ * inline): `{ name: 'fit', type: 'string', enum: ['contain', 'cover'], default: 'contain' }`
+ * gives `fit: 'contain' | 'cover'`; a field without a default or `required` may be undefined.
+ */
+export type FieldValuesOf<Fields extends readonly FieldSpec[]> = {
+  [F in Fields[number] as F['name']]: AlwaysSet<F> extends true ? ValueOf<F> : ValueOf<F> | undefined;
+};
+
+/** The fields of any operation, as the server validates them. */
 export type FieldValues = Record<string, string | number | undefined>;
 
 export type InputKind = 'image' | 'pdf' | 'markdown';
@@ -87,11 +104,11 @@ export type InspectedFile =
   | { kind: 'markdown'; bytes: Uint8Array };
 
 /** What an operation's plan sees: every check before it has passed. */
-export interface PlanInput {
+export interface PlanInput<Fields extends readonly FieldSpec[] = readonly FieldSpec[]> {
   /** Validated fields with defaults applied. */
-  fields: FieldValues;
+  fields: FieldValuesOf<Fields>;
   /** Whether the client sent the field itself (a default was not applied). */
-  sent(name: string): boolean;
+  sent(name: Fields[number]['name']): boolean;
   files: readonly InspectedFile[];
   /** Pages over all PDF inputs, as priced. */
   pages: number;
@@ -99,41 +116,52 @@ export interface PlanInput {
   pageBoxes(): Promise<PageBox[] | undefined>;
 }
 
-export interface OperationSpec<Id extends string, Params> {
+/**
+ * A setting and the value of it that has a local engine read an operation's content (each is
+ * resolved against the configuration in server/content-route.ts).
+ */
+export type LocalEngineSetting = 'OCR_ENGINE=tesseract' | 'TABLES_ENGINE=local' | 'MARKDOWN_OCR=tesseract';
+
+/**
+ * Where an operation's file content is read: on this server only (`local`), or by the third-party
+ * model provider configured by MODEL_BASE_URL (`provider: 'model'`), except where `localWhen`
+ * names a setting that has a local engine read it instead. A local operation may also read the
+ * pages without a text layer with local OCR, when `scansReadWhen` names the setting that allows it.
+ */
+export type ContentRoute =
+  | { local: true; scansReadWhen?: LocalEngineSetting }
+  | { provider: 'model'; localWhen?: LocalEngineSetting };
+
+export interface OperationSpec<Id extends string, Fields extends readonly FieldSpec[], Plan> {
   /** Stable id used in logs and metrics, e.g. 'pdf.split'; the path and tool name follow from it. */
   id: Id;
   title: string;
   description: string;
   category: Category;
-  fields: readonly FieldSpec[];
+  fields: Fields;
   input: InputSpec;
   price: PriceSpec;
   output: OutputSpec;
-  /** Sends file content to the third-party model provider (unless a local engine is configured). */
-  thirdParty: boolean;
-  /** Runs on the local OCR engine instead of the provider when OCR_ENGINE=tesseract. */
-  localOcr?: boolean;
-  /** Reads scanned pages with the local OCR engine when MARKDOWN_OCR allows (pdf.markdown). */
-  readsScans?: boolean;
-  /** Runs on the local layout engine instead of the provider when TABLES_ENGINE=local. */
-  localTables?: boolean;
+  /** Where the file content goes: the 503 without a provider, the catalog and the descriptions follow from it. */
+  content: ContentRoute;
   /** Binaries the work needs, as their engines declare them (tools/engines/); /v1/health reports them. */
   binaries: readonly EngineCommand[];
   /** The job's deadline; subprocess deadlines sit inside it and the pool abort just outside it. */
   timeoutMs: number;
   /** Checks on the fields that a per-field schema cannot express; throws the client's error (fail()). */
-  checkFields?: (fields: FieldValues) => void;
+  checkFields?: (fields: FieldValuesOf<Fields>) => void;
   /**
    * Runs before payment, after every generic check, on the inspection results: refuses what
-   * the operation cannot do (with the error the client sees) and returns the job's parameters,
-   * which the work function receives as they are.
+   * the operation cannot do (with the error the client sees) and returns the plan, the job's
+   * parameters, which the work function receives as they are.
    */
-  plan(input: PlanInput): Params | Promise<Params>;
+  plan(input: PlanInput<Fields>): Plan | Promise<Plan>;
   /** The result's media type when the plan decides it (an image's output format); the 402 names it. */
-  resultMediaType?(params: Params): string;
+  resultMediaType?(plan: Plan): string;
 }
 
-export interface Operation<Id extends string = string, Params = unknown> extends OperationSpec<Id, Params> {
+export interface Operation<Id extends string = string, Plan = unknown, Fields extends readonly FieldSpec[] = readonly FieldSpec[]>
+  extends OperationSpec<Id, Fields, Plan> {
   path: string;
   tool: string;
   /** The largest price the API description advertises, in atomic units: rate × page limit for per-page operations that have one. */
@@ -159,7 +187,10 @@ export function toolOf(id: string): string {
   return `svc_${id.replace(/[.-]/g, '_')}`;
 }
 
-export function defineOperation<const Id extends string, Params>(spec: OperationSpec<Id, Params>): Operation<Id, Params> {
+/** Declares an operation; `const` keeps the fields' literal types, from which the plan's `fields` are typed. */
+export function defineOperation<const Id extends string, const Fields extends readonly FieldSpec[], Plan>(
+  spec: OperationSpec<Id, Fields, Plan>,
+): Operation<Id, Plan, Fields> {
   const { model, rate } = spec.price;
   const maxPages = spec.input.maxPages;
   return {

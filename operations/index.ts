@@ -32,7 +32,7 @@ const table = [
 export type OperationTable = typeof table;
 export type OperationId = OperationTable[number]['id'];
 /** The job parameters of one operation, as its plan returns them and its work function takes them. */
-export type JobParams<Id extends OperationId> = Awaited<ReturnType<Extract<OperationTable[number], { id: Id }>['plan']>>;
+export type PlanOf<Id extends OperationId> = Awaited<ReturnType<Extract<OperationTable[number], { id: Id }>['plan']>>;
 
 export const operations: readonly Operation[] = table as unknown as readonly Operation[];
 

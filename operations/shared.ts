@@ -13,11 +13,11 @@ export const IMAGE_TIMEOUT_MS = 30_000;
 export const PDF_TIMEOUT_MS = 120_000;
 export const MODEL_TIMEOUT_MS = 240_000;
 
-export const LEVEL: FieldSpec = {
+export const LEVEL = {
   name: 'level', type: 'string', enum: ['lossless', 'balanced', 'max'], default: 'balanced',
   description: 'lossless: restructure and recompress streams only; balanced: images re-encoded at ebook quality; max: smallest file.',
-};
-export type CompressionLevel = 'lossless' | 'balanced' | 'max';
+} as const satisfies FieldSpec;
+export type CompressionLevel = (typeof LEVEL.enum)[number];
 
 /** Bounds of target_kb (compress to a size): 1 KB to about 1 GB, in KB of 1024 bytes. */
 export const TARGET_KB_BOUNDS = { minimum: 1, maximum: 1_000_000 } as const;

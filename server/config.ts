@@ -5,7 +5,6 @@ import { accessSync, constants } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MODEL_DPI, type WorkerSettings } from '../core/job.js';
-import { ServiceError } from '../core/errors.js';
 import { TESSERACT } from '../tools/engines/tesseract.js';
 
 const schema = {
@@ -139,25 +138,6 @@ function keyPair(id: string, secret: string, idName: string, secretName: string)
     throw new ConfigError(`invalid configuration: ${id ? secretName : idName} is missing: ${idName} and ${secretName} are set together or not at all`);
   }
   return Boolean(id);
-}
-
-/** Whether an operation runs on a local engine here, so its content never leaves the server. */
-export function runsLocally(config: Pick<Config, 'ocrEngine' | 'tablesEngine'>, op: { localOcr?: boolean; localTables?: boolean }): boolean {
-  return (op.localOcr === true && config.ocrEngine === 'tesseract') || (op.localTables === true && config.tablesEngine === 'local');
-}
-
-/** Refuses, before any payment, an operation that needs the model provider where none is configured. */
-export function requireProvider(config: Pick<Config, 'ocrEngine' | 'tablesEngine' | 'modelBaseUrl' | 'modelApiKey'>, op: { path: string; thirdParty?: boolean; localOcr?: boolean; localTables?: boolean }): void {
-  if (op.thirdParty && !providerAvailable(config, op)) {
-    throw new ServiceError('PROVIDER_DISABLED', `${op.path} is not enabled on this deployment: the model provider is not configured (MODEL_BASE_URL)`, { retryAfterSeconds: 3600 });
-  }
-}
-
-/** The model endpoints can run: a provider is configured, or a local engine is chosen for the operation. */
-export function providerAvailable(config: Pick<Config, 'ocrEngine' | 'tablesEngine' | 'modelBaseUrl' | 'modelApiKey'>, op: { localOcr?: boolean; localTables?: boolean }): boolean {
-  if (runsLocally(config, op)) return true;
-  // A key alone means OpenAI itself; a base URL alone means a keyless OpenAI-compatible server.
-  return config.modelBaseUrl !== '' || config.modelApiKey !== '';
 }
 
 /** The settings the pool's threads need, given to each thread once. */

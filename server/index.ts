@@ -18,7 +18,7 @@ import { webPlugin } from './plugins/web.js';
 import { resultsPlugin } from './plugins/results.js';
 import { bodyPrecheckPlugin } from './plugins/body.js';
 import { checkBinaries, type BinaryStatus } from './binaries.js';
-import { TESSERACT } from '../tools/engines/tesseract.js';
+import { localEngineBinaries } from './content-route.js';
 import { outboundRules, type OutboundRules } from './outbound/fetcher.js';
 import { ResultLinks } from './delivery.js';
 
@@ -78,9 +78,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     if (ownRigs) await stopDevRigs(rigs);
     throw err;
   }
-  // The local OCR engine is a required binary only when it is the configured engine (for OCR or
-  // for the scanned pages of /v1/pdf/markdown).
-  const binaries = await checkBinaries(operations, config.ocrEngine === 'tesseract' || config.markdownOcr === 'tesseract' ? TESSERACT.commands : []);
+  // A local engine's program is required only where the settings choose that engine.
+  const binaries = await checkBinaries(operations, localEngineBinaries(config, operations));
   const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }),
     outbound, links: new ResultLinks(config.resultLinkTtlS * 1000) };
 

@@ -3,7 +3,7 @@
 // The plugins only translate a request into a PaidCall and the outcome into their protocol.
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { priceRange } from './payment/pricing.js';
-import { requireProvider } from './config.js';
+import { requireProvider } from './content-route.js';
 import type { Operation } from '../operations/define.js';
 import type { JobOutput } from '../core/job.js';
 import { ServiceError } from '../core/errors.js';

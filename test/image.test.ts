@@ -394,13 +394,14 @@ describe('lossless JPEG rotate and flip', () => {
 
 describe('request checks', () => {
   const header = { format: 'png' as const, width: 1000, height: 800, orientation: 1, space: 'srgb', hasAlpha: false, hasProfile: false };
-  const planCrop = (fields: Record<string, number>) => imageCrop.plan({
-    fields: { x: 0, y: 0, quality: 90, colors: 256, ...fields }, sent: (name) => name in fields,
+  type Rectangle = { x: number; y: number; width: number; height: number };
+  const planCrop = (fields: Rectangle) => imageCrop.plan({
+    fields: { format: undefined, quality: 90, colors: 256, ...fields }, sent: (name) => name in fields,
     files: [{ kind: 'image', bytes: new Uint8Array(), header }], pages: 0, pageBoxes: async () => undefined,
   });
 
   it('refuses a crop reaching outside the image, naming the edge', async () => {
-    const refusal = (fields: Record<string, number>) => {
+    const refusal = (fields: Rectangle) => {
       try {
         void planCrop(fields); // the image plans throw synchronously
       } catch (err) {

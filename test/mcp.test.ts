@@ -101,7 +101,7 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     const { tools } = await client.listTools();
     for (const tool of tools) {
       const op = operations.find((o) => o.tool === tool.name)!;
-      expect(tool.annotations, tool.name).to.equal({ title: op.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: op.thirdParty });
+      expect(tool.annotations, tool.name).to.equal({ title: op.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: 'provider' in op.content });
       expect(tool.icons?.[0]?.src ?? '', tool.name).to.match(/^data:image\/svg\+xml;base64,/);
     }
     expect(tools.filter((tool) => tool.annotations?.openWorldHint).map((tool) => tool.name).sort()).to.equal(['svc_image_ocr', 'svc_pdf_ocr', 'svc_pdf_structured', 'svc_pdf_tables']);

@@ -69,7 +69,7 @@ describe('the document that was priced is the document processed', () => {
     const fields: Partial<Record<OperationId, Record<string, string>>> = {
       'pdf.pages': { pages: '1' }, 'pdf.split': { ranges: '1' }, 'pdf.protect': { password: 'secret' }, 'pdf.render': { dpi: '36' },
     };
-    const local = operations.filter((op) => op.input.kind === 'pdf' && op.input.count.max === 1 && !op.thirdParty && !op.input.acceptsEncrypted);
+    const local = operations.filter((op) => op.input.kind === 'pdf' && op.input.count.max === 1 && 'local' in op.content && !op.input.acceptsEncrypted);
     expect(local.length).to.be.at.least(8);
     for (const op of local) {
       const outcome = await runOperation(op.id as OperationId, [oneThenForty], fields[op.id as OperationId] ?? {});

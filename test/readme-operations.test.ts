@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { operations } from '../operations/index.js';
 import type { FieldSpec, Operation } from '../operations/define.js';
-import { IMAGE_ENCODING_FIELDS } from '../operations/image/image-job.js';
+import { IMAGE_ENCODING_FIELDS } from '../operations/image/image-plan.js';
 import { MAX_SPLIT_RANGES } from '../core/page-ranges.js';
 
 export const lab = Lab.script();

@@ -89,7 +89,7 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
       for (const a of item.accepts) expect(a).to.include({ amount: String(op.price.rate), asset: 'USDC', maxTimeoutSeconds: 300, scheme: 'exact' });
       expect(item.metadata).to.include({ bodyType: 'multipart/form-data', pricingModel: op.price.model, priceUsd: toUsd(BigInt(op.price.rate)) });
       expect(item).to.include({ category: op.category, method: 'POST', type: 'http', x402Version: 2 });
-      expect(item.metadata.thirdParty !== undefined, op.path).to.equal(op.thirdParty);
+      expect(item.metadata.thirdParty !== undefined, op.path).to.equal('provider' in op.content);
       expect(oa['x-x402']).to.include({ amount: String(op.price.rate), pricingModel: op.price.model });
       if (op.maxAmount !== undefined) expect((oa['x-x402'].dynamicPrice as { maxAmount: string }).maxAmount).to.equal(String(op.maxAmount));
       for (const status of ['200', '402', '413', '422', '501', '503']) expect(oa.responses[status], `${op.path} ${status}`).to.exist();

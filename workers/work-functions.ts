@@ -1,9 +1,9 @@
 // Which work function does each operation's job: the worker side of the operation table. The
 // type ties each function to the parameters its operation's plan returns.
 import type { WorkFunction } from '../core/job.js';
-import type { JobParams, OperationId } from '../operations/index.js';
+import type { PlanOf, OperationId } from '../operations/index.js';
 
-type WorkTable = { [Id in OperationId]: () => Promise<WorkFunction<JobParams<Id>>> };
+type WorkTable = { [Id in OperationId]: () => Promise<WorkFunction<PlanOf<Id>>> };
 
 export const workFunctions: WorkTable = {
   'image.compress': () => import('./image/transform.js').then((m) => m.transformImage),

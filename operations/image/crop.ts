@@ -1,7 +1,7 @@
 import { fail } from '../../core/errors.js';
 import { defineOperation } from '../define.js';
 import { IMAGE_INPUT, IMAGE_TIMEOUT_MS } from '../shared.js';
-import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImageJob, imageMediaType } from './image-job.js';
+import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImage, imageMediaType } from './image-plan.js';
 
 export const imageCrop = defineOperation({
   id: 'image.crop', title: 'Crop an image',
@@ -16,12 +16,9 @@ export const imageCrop = defineOperation({
   ],
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
   output: { mediaType: 'image', description: 'The cropped image (image/jpeg, image/png, image/webp or image/avif).' },
-  resultMediaType: imageMediaType, thirdParty: false, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
-  plan: (input) => planImageJob(input, 'crop', (image) => {
-    const width = input.fields.width as number;
-    const height = input.fields.height as number;
-    const left = input.fields.x as number;
-    const top = input.fields.y as number;
+  resultMediaType: imageMediaType, content: { local: true }, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
+  plan: (input) => planImage(input, 'crop', (image) => {
+    const { width, height, x: left, y: top } = input.fields;
     if (left >= image.width) {
       fail('FIELD_INVALID', `the crop starts past the right edge: x = ${left} but the image is ${image.width} pixels wide`, { field: 'x' });
     }

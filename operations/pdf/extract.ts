@@ -16,6 +16,6 @@ export const pdfExtract = defineOperation({
       },
     },
   },
-  thirdParty: false, binaries: ['pdftotext', 'mutool'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, binaries: ['pdftotext', 'mutool'], timeoutMs: PDF_TIMEOUT_MS,
   plan: () => ({}),
 });

@@ -1,5 +1,5 @@
 import { defineOperation } from '../define.js';
-import { LEVEL, MERGE_INPUT, PDF_TIMEOUT_MS, type CompressionLevel } from '../shared.js';
+import { LEVEL, MERGE_INPUT, PDF_TIMEOUT_MS } from '../shared.js';
 
 export const pdfMergeCompress = defineOperation({
   id: 'pdf.merge-compress', title: 'Merge and compress PDFs',
@@ -7,6 +7,6 @@ export const pdfMergeCompress = defineOperation({
   category: 'pdf-processing', fields: [LEVEL], input: MERGE_INPUT,
   price: { model: 'per-page', rate: 8000, note: 'Bundle rate; pages are summed over all inputs.' },
   output: { mediaType: 'application/pdf', description: 'One merged and compressed PDF.' },
-  thirdParty: false, binaries: ['qpdf', 'gs'], timeoutMs: PDF_TIMEOUT_MS,
-  plan: ({ fields }) => ({ level: fields.level as CompressionLevel }),
+  content: { local: true }, binaries: ['qpdf', 'gs'], timeoutMs: PDF_TIMEOUT_MS,
+  plan: ({ fields }) => ({ level: fields.level }),
 });

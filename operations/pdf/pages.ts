@@ -2,7 +2,7 @@ import { parsePageList } from '../../core/page-ranges.js';
 import { atLeastOneOf, defineOperation } from '../define.js';
 import { PDF_INPUT, PDF_TIMEOUT_MS } from '../shared.js';
 
-export interface PagesJob {
+export interface PagesPlan {
   /** The output pages in order (repeats allowed); undefined keeps every page. */
   pages?: number[];
   /** Clockwise rotation of every output page. */
@@ -20,9 +20,9 @@ export const pdfPages = defineOperation({
   checkFields: atLeastOneOf('pages', 'pages', 'rotate'),
   input: PDF_INPUT, price: { model: 'per-page', rate: 5000 },
   output: { mediaType: 'application/pdf', description: 'The recomposed PDF.' },
-  thirdParty: false, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,
-  plan: ({ fields, pages }): PagesJob => ({
-    ...(fields.pages !== undefined ? { pages: parsePageList(String(fields.pages), pages, { field: 'pages' }) } : {}),
-    ...(fields.rotate !== undefined ? { rotate: fields.rotate as 90 | 180 | 270 } : {}),
+  content: { local: true }, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,
+  plan: ({ fields, pages }): PagesPlan => ({
+    ...(fields.pages !== undefined ? { pages: parsePageList(fields.pages, pages, { field: 'pages' }) } : {}),
+    ...(fields.rotate !== undefined ? { rotate: fields.rotate } : {}),
   }),
 });

@@ -25,6 +25,6 @@ export const pdfTables = defineOperation({
       },
     },
   },
-  thirdParty: true, localTables: true, binaries: ['mutool'], timeoutMs: MODEL_TIMEOUT_MS,
+  content: { provider: 'model', localWhen: 'TABLES_ENGINE=local' }, binaries: ['mutool'], timeoutMs: MODEL_TIMEOUT_MS,
   plan: () => ({}),
 });

@@ -4,7 +4,7 @@
 import { operations } from '../../operations/index.js';
 import { priceRange } from '../payment/pricing.js';
 import { toUsd } from '../../client/usd.js';
-import { sendsContent } from './descriptions.js';
+import { resolveContent } from '../content-route.js';
 import type { PublicView } from './view.js';
 
 export function wellKnownX402(app: PublicView): { version: 1; resources: string[] } {
@@ -20,8 +20,10 @@ export function llmsTxt(app: PublicView): string {
     return op.price.model === 'flat' ? `${toUsd(min)} USD per call` : `${toUsd(min)} USD per page${max !== undefined ? ` (at most ${toUsd(max)} USD)` : ''}`;
   };
   // Whether the file leaves this server is what a buyer of the four model operations needs to know.
-  const where = (op: (typeof operations)[number]) => !op.thirdParty ? ''
-    : sendsContent(op, app) ? ' Sends the file\'s content to a third-party model provider.' : ' Runs on this server: the file\'s content is sent to no third party.';
+  const where = (op: (typeof operations)[number]) => {
+    const { forProvider, sendsContent } = resolveContent(app.config, op);
+    return !forProvider ? '' : sendsContent ? ' Sends the file\'s content to a third-party model provider.' : ' Runs on this server: the file\'s content is sent to no third party.';
+  };
   return [
     '# paydoc',
     '',

@@ -8,7 +8,7 @@ import { priceRange } from '../payment/pricing.js';
 import { toUsd } from '../../client/usd.js';
 import { PAYMENT_META_KEY } from '../../client/protocol.js';
 import { MAX_TIMEOUT_SECONDS } from '../payment/gate.js';
-import { providerAvailable, runsLocally } from '../config.js';
+import { resolveContent } from '../content-route.js';
 import { operationDescription } from './descriptions.js';
 import type { PublicView } from './view.js';
 
@@ -25,27 +25,21 @@ function pricingNote(op: Operation): string | undefined {
   return parts.length ? parts.join('; ') : undefined;
 }
 
-/** The local engine an operation runs on here, named for the catalog; undefined when it uses the provider. */
-function localEngine(op: Operation, app: PublicView): Record<string, unknown> | undefined {
-  if (!runsLocally(app.config, op)) return undefined;
-  if (op.localTables) return { engine: 'paydoc layout engine (local: tables read from the PDF\'s text layer and drawn rules, as for /v1/pdf/markdown)' };
-  return { engine: 'tesseract (local)', languages: app.config.ocrLanguages.split('+') };
-}
-
+/** For an operation declared for the model provider: whether content leaves here, to what, and whether it runs. */
 export function thirdPartyInfo(op: Operation, app: PublicView): Record<string, unknown> | undefined {
-  if (!op.thirdParty) return undefined;
-  const local = localEngine(op, app);
-  const available = providerAvailable(app.config, op);
-  return local
-    ? { sendsContent: false, ...local, available }
+  const { forProvider, localEngine, available } = resolveContent(app.config, op);
+  if (!forProvider) return undefined;
+  return localEngine
+    ? { sendsContent: false, ...localEngine.named(app.config), available }
     : { sendsContent: true, provider: 'OpenAI-compatible model provider', available, ...(available ? {} : { unavailableReason: 'the model provider is not configured on this deployment (answers 503)' }) };
 }
 
-/** For an operation that reads scanned pages: whether this deployment does, and with what. */
+/** For an operation that can read scanned pages: whether this deployment does, and with what. */
 export function scannedPagesInfo(op: Operation, app: PublicView): Record<string, unknown> | undefined {
-  if (!op.readsScans) return undefined;
-  return app.config.markdownOcr === 'tesseract'
-    ? { read: true, sendsContent: false, engine: 'tesseract (local)', languages: app.config.ocrLanguages.split('+') }
+  const { scans } = resolveContent(app.config, op);
+  if (!scans) return undefined;
+  return scans.engine
+    ? { read: true, sendsContent: false, ...scans.engine.named(app.config) }
     : { read: false, note: 'each page without a text layer is answered with a note that OCR is needed' };
 }
 

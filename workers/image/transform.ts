@@ -5,7 +5,7 @@
 import sharp, { type Sharp } from 'sharp';
 import { fail, ServiceError } from '../../core/errors.js';
 import { IMAGE_MEDIA_TYPES, MAX_IMAGE_PIXELS, type ImageHeader } from '../../checks/image.js';
-import { DEFAULT_QUALITY, type Encoding, type ImageJob, type ImageTransform } from '../../operations/image/image-job.js';
+import { DEFAULT_QUALITY, type Encoding, type ImagePlan, type ImageTransform } from '../../operations/image/image-plan.js';
 import type { Job, JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
 import { transformJpeg, type JpegTransform } from '../../tools/engines/jpegtran.js';
@@ -62,7 +62,7 @@ function requestedMatrix(turn: Turn): Matrix {
  * missing, the image's edge blocks are partial for this transform (-perfect refuses rather
  * than trimming the edge), or the data has errors it warns about.
  */
-async function losslessJpegTransform(input: Job<ImageJob>, header: ImageHeader, turn: Turn): Promise<Uint8Array | undefined> {
+async function losslessJpegTransform(input: Job<ImagePlan>, header: ImageHeader, turn: Turn): Promise<Uint8Array | undefined> {
   const bytes = input.files[0].bytes;
   const total = multiply(requestedMatrix(turn), ORIENTATION[header.orientation] ?? ORIENTATION[1]);
   const transform = TRANSFORMS.find((t) => t.matrix.every((v, i) => v === total[i]));
@@ -80,7 +80,7 @@ async function losslessJpegTransform(input: Job<ImageJob>, header: ImageHeader, 
 const DAMAGE_WARNING = /premature end of data segment|bad Huffman code|bad arithmetic code|instead of RST|Premature end of JPEG file|Inconsistent progression sequence/i;
 type Strictness = 'warning' | 'error';
 
-function decode(bytes: Uint8Array, input: Job<ImageJob>, failOn: Strictness): Sharp {
+function decode(bytes: Uint8Array, input: Job<ImagePlan>, failOn: Strictness): Sharp {
   return sharp(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
     failOn,
     limitInputPixels: MAX_IMAGE_PIXELS,
@@ -98,7 +98,7 @@ function applyTransform(image: Sharp, transform: ImageTransform): Sharp {
   }
 }
 
-async function encode(image: Sharp, compressing: boolean, encoding: Encoding, header: ImageHeader, input: Job<ImageJob>): Promise<Uint8Array> {
+async function encode(image: Sharp, compressing: boolean, encoding: Encoding, header: ImageHeader, input: Job<ImagePlan>): Promise<Uint8Array> {
   const colors = encoding.paletteColors;
   if (encoding.format === 'png' && colors !== undefined && !SHARP_PALETTE_SIZES.includes(colors)) {
     return quantiseWithPngquant(image, colors, input);
@@ -132,7 +132,7 @@ async function encode(image: Sharp, compressing: boolean, encoding: Encoding, he
  * libvips takes a palette size only as a PNG bit depth (2, 4, 16 or 256 entries), so other
  * counts go to pngquant, which runs the same quantiser (libimagequant) with an exact count.
  */
-async function quantiseWithPngquant(image: Sharp, colors: number, input: Job<ImageJob>): Promise<Uint8Array> {
+async function quantiseWithPngquant(image: Sharp, colors: number, input: Job<ImagePlan>): Promise<Uint8Array> {
   // Fast deflate: this PNG only crosses a pipe. Colours are converted to sRGB first, since
   // this pngquant build cannot read ICC profiles.
   const { data: trueColour, info } = await image.png({ compressionLevel: 1 }).toBuffer({ resolveWithObject: true });
@@ -152,7 +152,7 @@ async function strictly<T>(run: (failOn: Strictness) => Promise<T>): Promise<T> 
 }
 
 /** Whether the data itself fails to decode, as opposed to our own pipeline failing. */
-async function decodes(bytes: Uint8Array, input: Job<ImageJob>): Promise<boolean> {
+async function decodes(bytes: Uint8Array, input: Job<ImagePlan>): Promise<boolean> {
   try {
     await strictly((failOn) => decode(bytes, input, failOn).stats());
     return true;
@@ -291,13 +291,13 @@ function unreachable(encoding: Encoding, targetBytes: number, smallest: number, 
 }
 
 /** The job's whole pipeline (decode, transform, encode) at a given encoding: what the target search repeats. */
-export function renderer(input: Job<ImageJob>): (encoding: Encoding) => Promise<Uint8Array> {
+export function renderer(input: Job<ImagePlan>): (encoding: Encoding) => Promise<Uint8Array> {
   const { header, transform } = input.params;
   return (at) => strictly((failOn) => encode(applyTransform(decode(input.files[0].bytes, input, failOn), transform), transform.kind === 'compress', at, header, input));
 }
 
 /** The five image transforms: the plan settled the header, the transform and the encoding before payment. */
-export const transformImage: WorkFunction<ImageJob> = async (input): Promise<JobOutput> => {
+export const transformImage: WorkFunction<ImagePlan> = async (input): Promise<JobOutput> => {
   const file = input.files[0];
   const { header, encoding, transform } = input.params;
   const mediaType = IMAGE_MEDIA_TYPES[encoding.format];

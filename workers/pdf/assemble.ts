@@ -4,8 +4,8 @@ import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Job, JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
-import type { PagesJob } from '../../operations/pdf/pages.js';
-import type { SplitJob } from '../../operations/pdf/split.js';
+import type { PagesPlan } from '../../operations/pdf/pages.js';
+import type { SplitPlan } from '../../operations/pdf/split.js';
 import { appendOutlines } from '../../tools/engines/mutool.js';
 import { extractPageRange, mergeFiles, selectPages, type QpdfPacking } from '../../tools/engines/qpdf.js';
 import { inputPath, inputsContain, PDF, readBytes, ZIP } from './common.js';
@@ -52,7 +52,7 @@ export const merge: WorkFunction = async (input): Promise<JobOutput> => {
   });
 };
 
-export const pages: WorkFunction<PagesJob> = async (input): Promise<JobOutput> => {
+export const pages: WorkFunction<PagesPlan> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
   return withScratch(input.jobDir, async (dir) => {
     const { pages: selected, rotate } = input.params;
@@ -66,7 +66,7 @@ export function splitEntryName(index: number, first: number, last: number): stri
   return `part-${String(index + 1).padStart(2, '0')}-p${first}-${last}.pdf`;
 }
 
-export const split: WorkFunction<SplitJob> = async (input): Promise<JobOutput> => {
+export const split: WorkFunction<SplitPlan> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
   return withScratch(input.jobDir, async (dir) => {
     const { ranges } = input.params;

@@ -12,7 +12,7 @@ import { countPages, inputPath, inputsContain, PDF, readBytes } from './common.j
 import { mergeWithQpdf } from './assemble.js';
 import { withScratch } from '../../tools/process/scratch-directory.js';
 import type { CompressionLevel } from '../../operations/shared.js';
-import type { PdfCompressJob } from '../../operations/pdf/compress.js';
+import type { PdfCompressPlan } from '../../operations/pdf/compress.js';
 import { fail } from '../../core/errors.js';
 
 type Level = CompressionLevel;
@@ -155,7 +155,7 @@ export async function compressToTarget(input: Job, source: string, targetBytes: 
     { field: 'target_kb' });
 }
 
-export const compress: WorkFunction<PdfCompressJob> = async (input): Promise<JobOutput> => {
+export const compress: WorkFunction<PdfCompressPlan> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
   const { level, targetBytes } = input.params;
   return withScratch(input.jobDir, async (dir) => {

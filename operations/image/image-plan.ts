@@ -5,14 +5,14 @@ import { IMAGE_FORMATS, IMAGE_MEDIA_TYPES, MAX_IMAGE_PIXELS, MAX_SIDE, type Imag
 import type { FieldSpec, InspectedFile, PlanInput } from '../define.js';
 import type { EngineCommand } from '../../tools/engines/index.js';
 
-export const IMAGE_ENCODING_FIELDS: readonly FieldSpec[] = [
+export const IMAGE_ENCODING_FIELDS = [
   { name: 'format', type: 'string', enum: IMAGE_FORMATS, description: 'Target format; defaults to the input format.' },
   { name: 'quality', type: 'integer', minimum: 1, maximum: 100, default: 90, description: 'JPEG, WebP and AVIF quality (ignored for PNG).' },
   {
     name: 'colors', type: 'integer', minimum: 2, maximum: 256, default: 256,
     description: 'PNG palette size (PNG only). Sending it, or calling compress, makes a palette PNG; otherwise PNG output is true colour.',
   },
-];
+] as const satisfies readonly FieldSpec[];
 
 // pngquant makes exact palette sizes; jpegtran rotates and mirrors JPEGs losslessly.
 export const IMAGE_BINARIES: readonly EngineCommand[] = ['pngquant', 'jpegtran'];
@@ -34,7 +34,7 @@ export type ImageTransform =
   | { kind: 'rotate'; angle: 90 | 180 | 270 }
   | { kind: 'flip'; direction: 'horizontal' | 'vertical' };
 
-export interface ImageJob {
+export interface ImagePlan {
   /** The upload's header as read before payment: the worker does not read it again. */
   header: ImageHeader;
   encoding: Encoding;
@@ -49,24 +49,24 @@ export function imageHeaderOf(file: InspectedFile): ImageHeader {
 }
 
 /**
- * The whole job of an image transform. `transform` gives the operation from the upright size,
+ * The whole plan of an image transform. `transform` gives the operation from the upright size,
  * and `field` names the field a too-large result is blamed on.
  */
-export function planImageJob(
-  input: PlanInput, kind: ImageTransform['kind'],
+export function planImage(
+  input: PlanInput<typeof IMAGE_ENCODING_FIELDS>, kind: ImageTransform['kind'],
   transform: (header: ImageHeader) => { transform: ImageTransform; width: number; height: number },
   field = 'file',
-): ImageJob {
+): ImagePlan {
   const header = imageHeaderOf(input.files[0]);
   const { fields } = input;
   // Unless a format is asked for, the output keeps the input's format.
-  const format = (fields.format as ImageFormat | undefined) ?? header.format;
+  const format = fields.format ?? header.format;
   // PNG palette quantisation applies on compress or whenever colors is sent explicitly.
   const wantsPalette = kind === 'compress' || input.sent('colors');
   const encoding: Encoding = {
     format,
-    quality: fields.quality as number,
-    ...(format === 'png' && wantsPalette ? { paletteColors: fields.colors as number } : {}),
+    quality: fields.quality,
+    ...(format === 'png' && wantsPalette ? { paletteColors: fields.colors } : {}),
   };
   const planned = transform(header);
   const { width, height } = planned;
@@ -80,6 +80,6 @@ export function planImageJob(
 }
 
 /** The image the client will get is in the format the plan settled. */
-export function imageMediaType(params: ImageJob): string {
-  return IMAGE_MEDIA_TYPES[params.encoding.format];
+export function imageMediaType(plan: ImagePlan): string {
+  return IMAGE_MEDIA_TYPES[plan.encoding.format];
 }
