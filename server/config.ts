@@ -33,6 +33,7 @@ const schema = {
   evmFacilitatorAuth: { doc: 'One fixed Authorization header value sent to the EVM facilitator, if it needs one (not with the CDP key).', format: String, default: '', env: 'EVM_FACILITATOR_AUTH', sensitive: true },
   cdpApiKeyId: { doc: 'CDP API key id: the EVM facilitator calls carry a fresh JWT signed with the CDP key (live mode).', format: String, default: '', env: 'CDP_API_KEY_ID', sensitive: true },
   cdpApiKeySecret: { doc: 'CDP API key secret: Ed25519 (base64) or ES256 (PEM); never logged.', format: String, default: '', env: 'CDP_API_KEY_SECRET', sensitive: true },
+  evmRpcUrl: { doc: 'EVM JSON-RPC the service reads a payment\'s authorization from (USDC\'s authorizationState), when the retry of a held result can no longer be settled: charged, it is delivered; expired unspent, the buyer is told to pay again (live mode; empty: the chain\'s public RPC, https://mainnet.base.org on Base). Dev mode uses the local chain.', format: String, default: '', env: 'EVM_RPC_URL' },
   svmNetwork: { doc: 'CAIP-2 id of the Solana chain.', format: String, default: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', env: 'SVM_NETWORK' },
   svmPayTo: { doc: 'Owner address that receives USDC on Solana (dev: a local account).', format: String, default: '', env: 'SVM_PAY_TO' },
   svmAsset: { doc: 'Token mint on Solana (empty: the network\'s USDC from x402\'s own table, mainnet or devnet).', format: String, default: '', env: 'SVM_ASSET' },
@@ -116,6 +117,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     if (payai && config.svmFacilitatorAuth) {
       throw new ConfigError('invalid configuration: SVM_FACILITATOR_AUTH cannot be combined with PAYAI_API_KEY_ID and PAYAI_API_KEY_SECRET: the PayAI key signs the Authorization of every facilitator call; unset one of them');
     }
+    if (config.evmRpcUrl && !/^https?:\/\/[^/]/.test(config.evmRpcUrl)) throw new ConfigError('invalid configuration: EVM_RPC_URL (evmRpcUrl): must be an http or https URL');
     const evm = Boolean(config.evmFacilitatorUrl) || cdp;
     const svm = Boolean(config.svmFacilitatorUrl) || payai;
     if (!evm && !svm) {

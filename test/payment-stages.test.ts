@@ -12,6 +12,7 @@ import { PaymentLedger } from '../server/payment/stages/ledger.js';
 import { verifyPayment } from '../server/payment/stages/verify.js';
 import { settlePayment } from '../server/payment/stages/settle.js';
 import { ResultHolding } from '../server/payment/stages/holding.js';
+import { authorizationOf, classify, type AuthorizationReader, type AuthorizationState } from '../server/payment/stages/authorization.js';
 import { MemoryGuard, type PaymentGuard } from '../server/payment/guard.js';
 import { FacilitatorRefusedError } from '../server/payment/facilitators.js';
 import { createMetrics } from '../server/metrics.js';
@@ -218,5 +219,52 @@ describe('payment stage 6: holding and handing over', () => {
     expect((await thrown(holding.redeliver(second, holding.heldFor(second)!))).code).to.equal('SETTLEMENT_FAILED');
     expect(result.discarded).to.equal(before + 1);
     expect(holding.heldFor(second)).to.not.exist();
+  });
+
+  it('a Base retry whose settlement fails asks the chain: used is delivered, expired unspent is a 402 saying so, unreadable stays held, still valid keeps the failure', async () => {
+    const guard = new MemoryGuard();
+    let state: () => Promise<AuthorizationState | undefined> = async () => 'used';
+    const reader: AuthorizationReader = { stateOf: () => state() };
+    const expiredAnswer = async (): Promise<SettleResponse> => { throw Object.assign(new Error('x'), { name: 'SettleError', errorReason: 'invalid_exact_evm_payload_authorization_valid_before' }); };
+    const holding = new ResultHolding({ settlePayment: expiredAnswer }, new PaymentLedger(guard), createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }), reader);
+    const nonce = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+    const held = async (n: number) => {
+      const payment = paymentOf(payloadFor(requirement, nonce(n)));
+      await holding.holdUnconfirmed(payment, { ...result }, { success: false, errorReason: 'settlement_pending', transaction: '0xfirst', network: BASE });
+      return payment;
+    };
+
+    const used = await held(1);
+    const delivered = await holding.redeliver(used, holding.heldFor(used)!);
+    expect(delivered.kind === 'paid' && delivered.receipt).to.equal({ success: true, transaction: '0xfirst', network: BASE });
+
+    state = async () => 'expired-unused';
+    const expired = await held(2);
+    const refusal = await thrown(holding.redeliver(expired, holding.heldFor(expired)!));
+    expect(refusal.code).to.equal('SETTLEMENT_FAILED');
+    expect(refusal.message).to.contain('expired');
+    expect(refusal.message).to.contain('nothing was charged');
+    expect(holding.heldFor(expired)).to.not.exist();
+    expect(await guard.lookup(expired.id)).to.equal('settle-failed');
+
+    state = () => Promise.reject(new Error('rpc timed out'));
+    const unreadable = await held(3);
+    expect((await thrown(holding.redeliver(unreadable, holding.heldFor(unreadable)!))).code).to.equal('SETTLEMENT_UNCONFIRMED');
+    expect(holding.heldFor(unreadable)).to.exist();
+
+    state = async () => 'unused';
+    const valid = await held(4);
+    expect((await thrown(holding.redeliver(valid, holding.heldFor(valid)!))).message).to.contain('invalid_exact_evm_payload_authorization_valid_before');
+    expect(holding.heldFor(valid)).to.not.exist();
+  });
+
+  it('an authorization is expired only when unused at a block whose timestamp is not below validBefore; only a well-formed EIP-3009 one is read', () => {
+    expect(classify(true, 2000n, 1000n)).to.equal('used');
+    expect(classify(false, 1000n, 1000n)).to.equal('expired-unused');
+    expect(classify(false, 999n, 1000n)).to.equal('unused');
+    expect(authorizationOf(paymentOf())).to.equal({ from: '0x1111111111111111111111111111111111111111', nonce: `0x${'ab'.repeat(32)}`, validBefore: 9999999999n });
+    const odd = payloadFor(requirement);
+    (odd.payload as { authorization: { validBefore: string } }).authorization.validBefore = '-1';
+    expect(authorizationOf(paymentOf(odd))).to.not.exist();
   });
 });

@@ -16,6 +16,7 @@ import { MAX_TIMEOUT_SECONDS, PaymentLedger } from './stages/ledger.js';
 import { verifyPayment } from './stages/verify.js';
 import { settlePayment } from './stages/settle.js';
 import { ResultHolding, type GateResult, type PaidOutcome } from './stages/holding.js';
+import { ChainAuthorizationReader } from './stages/authorization.js';
 import { alreadySpent, describeFailure, facilitatorRefused, inProgress, unconfirmed } from './stages/refusals.js';
 
 export { MAX_TIMEOUT_SECONDS } from './stages/ledger.js';
@@ -33,6 +34,8 @@ export interface ChainConfig {
   facilitatorAuth?: FacilitatorAuth;
   /** EIP-712 domain of the token for EVM chains. */
   extra?: Record<string, unknown>;
+  /** EVM: the JSON-RPC the service reads an authorization's state from, to settle a held result's retry. */
+  rpcUrl?: string;
 }
 
 export interface ResourceDescription {
@@ -70,7 +73,8 @@ export class PaymentGate {
     private readonly metrics: Metrics,
   ) {
     this.ledger = new PaymentLedger(guard);
-    this.holding = new ResultHolding(server, this.ledger, metrics);
+    const rpcUrls = new Map(chains.filter((chain) => chain.network.startsWith('eip155:') && chain.rpcUrl).map((chain) => [chain.network, chain.rpcUrl!]));
+    this.holding = new ResultHolding(server, this.ledger, metrics, rpcUrls.size > 0 ? new ChainAuthorizationReader(rpcUrls) : undefined);
   }
 
   /** Connects to every facilitator; fails the boot when a chain has no facilitator that supports it. */

@@ -93,7 +93,7 @@ export async function chainsFor(config: Config, rigs: DevRigs | undefined): Prom
     if (rigs?.evm) {
       chains.push({
         network: rigs.evm.network, asset: rigs.evm.asset, payTo: config.evmPayTo || rigs.evm.payTo,
-        facilitatorUrl: rigs.evm.facilitatorUrl, extra: BASE_USDC_EXTRA,
+        facilitatorUrl: rigs.evm.facilitatorUrl, extra: BASE_USDC_EXTRA, rpcUrl: rigs.evm.rpcUrl,
       });
     }
     if (rigs?.svm) {
@@ -108,10 +108,12 @@ export async function chainsFor(config: Config, rigs: DevRigs | undefined): Prom
     const network = config.evmNetwork as ChainConfig['network'];
     const asset = config.evmAsset || knownAsset(() => evmUsdc(network).asset, 'EVM_ASSET', network);
     const known = findEvmAsset(asset, network);
+    const rpcUrl = await evmRpcUrl(config, network);
     chains.push({
       network, asset, payTo: config.evmPayTo,
       facilitatorUrl: facilitators.evm.url, ...(facilitators.evm.auth ? { facilitatorAuth: facilitators.evm.auth } : {}),
       extra: known ? { name: known.name, version: known.version } : BASE_USDC_EXTRA,
+      ...(rpcUrl ? { rpcUrl } : {}),
     });
   }
   if (facilitators.svm) {
@@ -122,6 +124,14 @@ export async function chainsFor(config: Config, rigs: DevRigs | undefined): Prom
     });
   }
   return chains;
+}
+
+/** EVM_RPC_URL, else the chain's public RPC as viem's table of chains knows it (Base: mainnet.base.org). */
+async function evmRpcUrl(config: Config, network: string): Promise<string | undefined> {
+  if (config.evmRpcUrl) return config.evmRpcUrl;
+  const id = Number(network.split(':')[1]);
+  const chains = Object.values(await import('viem/chains')) as Array<{ id?: number; rpcUrls?: { default?: { http?: readonly string[] } } }>;
+  return chains.find((chain) => chain.id === id)?.rpcUrls?.default?.http?.[0];
 }
 
 function knownAsset(lookup: () => string, variable: string, network: string): string {

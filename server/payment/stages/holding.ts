@@ -8,8 +8,9 @@ import { HeldResults, type HeldResult, type Holdable } from '../held-results.js'
 import type { Metrics } from '../../metrics.js';
 import type { PaymentLedger } from './ledger.js';
 import type { Payment } from './payload.js';
-import { settlePayment } from './settle.js';
-import { differentPayload, unconfirmed } from './refusals.js';
+import { settlePayment, type Settlement } from './settle.js';
+import { describeFailure, differentPayload, expiredUnspent, unconfirmed } from './refusals.js';
+import type { AuthorizationReader, AuthorizationState } from './authorization.js';
 
 /** What the gate runs the work for: a result ready to be sent, which it may hold for a retry. */
 export interface GateResult extends Holdable {
@@ -34,6 +35,8 @@ export class ResultHolding {
     private readonly server: Pick<x402ResourceServer, 'settlePayment'>,
     private readonly ledger: PaymentLedger,
     private readonly metrics: Metrics,
+    /** Reads a Base authorization on the chain, when a retry's settlement fails; none: the failure stands. */
+    private readonly authorizations?: AuthorizationReader,
   ) {}
 
   /** The result held here for this payment, if any. */
@@ -74,15 +77,13 @@ export class ResultHolding {
     if (held.settlement === 'unknown') {
       // Ask the facilitator again with the same payment: it settles it, reconciles a pending
       // settlement, or says the authorization is spent (the first settlement did reach the chain).
-      const settlement = await settlePayment(this.server, payment, true, held.receipt);
-      if (settlement.kind === 'unknown') throw unconfirmed(settlement.reason);
+      const answer = await settlePayment(this.server, payment, true, held.receipt);
+      if (answer.kind === 'unknown') throw unconfirmed(answer.reason);
       // The first settlement's outcome is still unknown: the result stays held for a later retry.
-      if (settlement.kind === 'refused') throw unconfirmed(settlement.error.message);
+      if (answer.kind === 'refused') throw unconfirmed(answer.error.message);
+      const settlement = answer.kind === 'failed' ? await this.askTheChain(payment, held, answer.reason) : answer;
       if (settlement.kind === 'failed' || settlement.kind === 'spent') {
-        held.result.discard?.();
-        this.held.drop(payment.id);
-        await this.ledger.markSettleFailed(payment);
-        this.metrics.payments.inc({ stage: 'settle_failed' });
+        await this.dropUnpaid(payment, held);
         throw new ServiceError('SETTLEMENT_FAILED', `settlement failed: ${settlement.reason}; nothing was charged and no result is returned`);
       }
       receipt = settlement.receipt;
@@ -90,6 +91,35 @@ export class ResultHolding {
     }
     this.metrics.payments.inc({ stage: 'redelivered' });
     return this.deliver(payment, held.result, receipt!);
+  }
+
+  /**
+   * A held Base result whose retry could not be settled: the authorization's record on the chain
+   * says whether the first settlement landed (the result is delivered, charged once), or that it
+   * expired unspent (dropped, uncharged; the buyer pays again). Unreadable, it stays held.
+   */
+  private async askTheChain<R extends GateResult>(payment: Payment, held: HeldResult<R>, reason: string): Promise<Extract<Settlement, { kind: 'settled' | 'failed' }>> {
+    let state: AuthorizationState | undefined;
+    try {
+      state = await this.authorizations?.stateOf(payment);
+    } catch (err) {
+      throw unconfirmed(`the settlement failed (${reason}) and the chain could not be read to learn whether the first one landed: ${describeFailure(err)}`);
+    }
+    if (state === 'used') {
+      return { kind: 'settled', receipt: { success: true, transaction: held.receipt?.transaction ?? '', network: payment.matched.network, ...(held.receipt?.payer ? { payer: held.receipt.payer } : {}) } };
+    }
+    if (state === 'expired-unused') {
+      await this.dropUnpaid(payment, held);
+      throw expiredUnspent();
+    }
+    return { kind: 'failed', reason };
+  }
+
+  private async dropUnpaid<R extends GateResult>(payment: Payment, held: HeldResult<R>): Promise<void> {
+    held.result.discard?.();
+    this.held.drop(payment.id);
+    await this.ledger.markSettleFailed(payment);
+    this.metrics.payments.inc({ stage: 'settle_failed' });
   }
 
   clear(): void {

@@ -35,6 +35,11 @@ export function alreadySpent(): ServiceError {
   return new ServiceError('PAYMENT_ALREADY_USED', 'this payment\'s authorization was already spent on the chain, by an earlier settlement or by its payer, so it cannot buy this result; nothing more was charged; if an earlier identical request was charged, send it again with the same payment to receive its result where it is held');
 }
 
+/** A held result's authorization expired on the chain without being executed: nothing was, or can be, charged. */
+export function expiredUnspent(): ServiceError {
+  return new ServiceError('SETTLEMENT_FAILED', 'this payment\'s authorization expired (its validBefore has passed on the chain) before its settlement could be confirmed, and the chain shows it was never executed: nothing was charged and nothing can be charged with it; the result it would have bought is not kept: pay again with a new payment');
+}
+
 export function describeFailure(err: unknown): string {
   return err instanceof Error ? err.message.slice(0, 300) : 'unknown error';
 }
