@@ -184,6 +184,38 @@ describe('layers', () => {
     expect(copied.sort()).to.equal([...IMAGE_SOURCES].sort());
   });
 
+  it('inside tools/, the process plumbing stands below the engines, and an engine runs only through it', () => {
+    const inTools = (sub: string) => filesIn(path.join(dist, 'tools', sub)).filter(hasSource);
+    const targets = (file: string) => [...readFileSync(file, 'utf8').matchAll(IMPORT)]
+      .map((match) => path.relative(dist, path.resolve(path.dirname(file), match[1])));
+    expect(inTools('process').length).to.be.above(3);
+    expect(inTools('engines').length).to.be.above(7);
+    const upwards = inTools('process').flatMap((file) => targets(file)
+      .filter((target) => !target.startsWith(`core${path.sep}`) && !target.startsWith(path.join('tools', 'process') + path.sep))
+      .map((target) => `${path.relative(dist, file)} imports ${target}`));
+    expect(upwards).to.equal([]);
+    // Engines spawn nothing themselves: their runs go through run-tool (the launcher, its limits).
+    const spawning = inTools('engines').filter((file) => /from ['"](node:)?child_process['"]|from ['"]execa['"]|spawn-with-limits\.js/.test(readFileSync(file, 'utf8')));
+    expect(spawning.map((f) => path.relative(dist, f))).to.equal([]);
+  });
+
+  it('outside tools/, nothing runs a binary itself: checks, operations, workers and the server call the engines', () => {
+    const found: string[] = [];
+    for (const layer of ['checks', 'operations', 'workers', 'server']) {
+      for (const file of filesIn(path.join(root, layer), '.ts')) {
+        const source = readFileSync(file, 'utf8');
+        // The launcher's lifecycle (warmLauncher, killAllChildren) is the only thing taken from the plumbing's runner.
+        for (const match of source.matchAll(/import\s*\{([^}]*)\}\s*from\s*['"][./]*tools\/process\/(run-tool|spawn-with-limits)\.js['"]/g)) {
+          const names = match[1].split(',').map((n) => n.trim().replace(/^type\s+/, '')).filter(Boolean);
+          const running = names.filter((n) => !['warmLauncher', 'killAllChildren', 'RunFailure', 'RunResult', 'RunOptions'].includes(n));
+          if (running.length) found.push(`${path.relative(root, file)} imports ${running.join(', ')} from tools/process/${match[2]}`);
+        }
+        if (/from ['"](node:)?child_process['"]|from ['"]execa['"]/.test(source)) found.push(`${path.relative(root, file)} imports a process spawner`);
+      }
+    }
+    expect(found).to.equal([]);
+  });
+
   it('the cycle check sees a cycle when there is one', () => {
     const edge = (from: string, to: string): Edge => ({ from, to, file: `${from}/a.js`, target: `${to}/b.js` });
     expect(findCycle([edge('core', 'tools'), edge('tools', 'checks')])).to.be.undefined();
