@@ -21,6 +21,7 @@ import { startEvmRig, type EvmRig } from '../devchains/index.js';
 import { createPayer } from '../client/payer.js';
 import { form } from './support/service.js';
 import { freePort } from './support/paying.js';
+import { makePdf, textPages } from './pdf-fixtures.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -199,5 +200,20 @@ describe('a production install (no development dependencies) in live mode', () =
     expect(evm!.facilitator.calls.settle).to.equal(settlementsBefore + 1);
     expect(signedAmount).to.equal('5000');
     expect(await evm!.balanceOf(evm!.payTo) - payeeBefore).to.equal(5000n);
+  });
+
+  it('runs the engines\' programs that are not TypeScript from the installed dist/: a MuPDF program and WeasyPrint\'s script', async () => {
+    const payFetch = wrapFetchWithPayment(fetch, await createPayer({ chain: 'base', evmKey: evm!.payerKey }));
+    // pdf/markdown reads the pages with tools/engines/mupdf/page-text.js.
+    const pdf = makePdf(textPages(1));
+    const markdown = await payFetch(`${baseUrl}/v1/pdf/markdown`, { method: 'POST', body: form([{ bytes: pdf, name: 'doc.pdf', type: 'application/pdf' }]) });
+    expect(markdown.status, serviceOutput).to.equal(200);
+    expect(await markdown.text()).to.contain('markerpage1');
+    // pdf/from-markdown typesets with tools/engines/weasyprint/render.py.
+    const source = new TextEncoder().encode('# Installed\n\nTypeset from the production install.\n');
+    const typeset = await payFetch(`${baseUrl}/v1/pdf/from-markdown`, { method: 'POST', body: form([{ bytes: source, name: 'doc.md', type: 'text/markdown' }]) });
+    expect(typeset.status, serviceOutput).to.equal(200);
+    expect(typeset.headers.get('content-type')).to.equal('application/pdf');
+    expect(Buffer.from(await typeset.arrayBuffer()).subarray(0, 5).toString('latin1')).to.equal('%PDF-');
   });
 });
