@@ -8,8 +8,7 @@ import { ServiceError } from '../core/errors.js';
 import { readImageHeader } from '../checks/image.js';
 import type { JobOutput } from '../core/job.js';
 import type { OperationId } from '../operations/index.js';
-import { plannedJob } from './support/jobs.js';
-import { jobRoot } from './pdf-helpers.js';
+import { plannedJob, jobRoot } from './support/jobs.js';
 import { startTestService, form, type TestService } from './support/service.js';
 import { FAKE_MODEL, startFakeProvider } from './support/fake-provider.js';
 

@@ -5,7 +5,8 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { pdfFacts, runOperation } from './pdf-helpers.js';
+import { runOperation } from './support/jobs.js';
+import { pdfFacts } from './support/independent-tools.js';
 import { startTestService, form, type TestService } from './support/service.js';
 import { balancesOf } from './support/paying.js';
 

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OperationId } from '../operations/index.js';
 import { TEXTLESS_PAGE_CHARS } from '../workers/pdf/extract.js';
-import { pdfFacts, runOperation, tool, withFile, zipEntries } from './pdf-helpers.js';
+import { runOperation } from './support/jobs.js';
+import { pdfFacts, tool, withFile, zipEntries } from './support/independent-tools.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;

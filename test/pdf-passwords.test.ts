@@ -7,7 +7,7 @@ import Code from '@hapi/code';
 import { readFile } from 'node:fs/promises';
 import { startTestService, form, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
-import { tool, withFile } from './pdf-helpers.js';
+import { tool, withFile } from './support/independent-tools.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

@@ -9,7 +9,8 @@ import { inspectPdf } from '../checks/pdf.js';
 import { ServiceError } from '../core/errors.js';
 import { runTool } from '../tools/process/run-tool.js';
 import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
-import { jobRoot, pdfFacts, runOperation, tool, withFile, zipEntries } from './pdf-helpers.js';
+import { jobRoot, runOperation } from './support/jobs.js';
+import { pdfFacts, tool, withFile, zipEntries } from './support/independent-tools.js';
 import { InspectionCache } from '../checks/cache.js';
 
 export const lab = Lab.script();

@@ -1,5 +1,8 @@
 // Jobs for the work-function tests, made the way the service makes them: the real checks and
-// the operation's own plan (prepare) on the uploads and fields, then the job the pool would run.
+// the operation's own plan (prepare) on the uploads and fields, then the job the pool would run
+// (plannedJob), or the whole run with what it answered and left behind (runOperation).
+import { readdir } from 'node:fs/promises';
+import os from 'node:os';
 import { loadConfig, type Config } from '../../server/config.js';
 import { prepare } from '../../server/pipeline.js';
 import { LazyJobDir } from '../../server/jobdir.js';
@@ -9,6 +12,9 @@ import type { WorkerPool } from '../../server/pool.js';
 import { operationById, type OperationId } from '../../operations/index.js';
 import { workFunctionFor } from '../../workers/work-functions.js';
 import type { Job, JobOutput, WorkerSettings } from '../../core/job.js';
+
+/** Where the tests' job directories go: RAM-backed on Linux, as in the service. */
+export const jobRoot = (): string => (os.platform() === 'linux' ? '/dev/shm' : os.tmpdir());
 
 export const TEST_SETTINGS: WorkerSettings = {
   modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 100 * 1024 * 1024,
@@ -53,4 +59,40 @@ export async function plannedJob(id: OperationId, uploads: readonly Uint8Array[]
     await jobDir.remove();
     throw err;
   }
+}
+
+export interface RunOutcome {
+  output?: JobOutput;
+  error?: { code: string; status: number; message: string; field?: string };
+  /** What was left in the job directory besides the inputs. */
+  leftovers: string[];
+  ms: number;
+}
+
+/** Runs the operation as the service does: its checks and plan, then its work function in a private job directory. */
+export async function runOperation(id: OperationId, inputs: readonly Uint8Array[], fields: Record<string, string | number | undefined>,
+  options: { timeoutMs?: number; maxZipBytes?: number } = {}): Promise<RunOutcome> {
+  const started = Date.now();
+  let planned: PlannedJob | undefined;
+  try {
+    planned = await plannedJob(id, inputs, Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)])), {
+      root: jobRoot(), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.maxZipBytes !== undefined ? { settings: { maxZipBytes: options.maxZipBytes } } : {}),
+    });
+    const output = await planned.run();
+    return { output, leftovers: await leftoversIn(planned.job.jobDir), ms: Date.now() - started };
+  } catch (err) {
+    const e = err as { code?: string; status?: number; message: string; extra?: { field?: string } };
+    return {
+      error: { code: e.code ?? 'THROWN', status: e.status ?? 0, message: e.message, field: e.extra?.field },
+      leftovers: planned ? await leftoversIn(planned.job.jobDir) : [], ms: Date.now() - started,
+    };
+  } finally {
+    await planned?.jobDir.remove();
+  }
+}
+
+/** What a job left in its directory besides the uploads the service wrote there. */
+async function leftoversIn(jobDir: string): Promise<string[]> {
+  return (await readdir(jobDir)).filter((n) => !/^input-\d+\.pdf$/.test(n));
 }

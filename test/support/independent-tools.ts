@@ -1,50 +1,9 @@
-// Shared by the PDF tests: run an operation the way the service does (inspection, then the
-// work function in a private job directory), and look at results with independent tools.
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+// The results of the tests, looked at with tools independent of the code under test (qpdf,
+// poppler, unzip): facts about a PDF, the entries of a ZIP, any tool on bytes in a scratch file.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import os from 'node:os';
-import type { JobOutput } from '../core/job.js';
-import type { OperationId } from '../operations/index.js';
-import { plannedJob, type PlannedJob } from './support/jobs.js';
-import { runTool } from '../tools/process/run-tool.js';
-
-export const jobRoot = (): string => (os.platform() === 'linux' ? '/dev/shm' : os.tmpdir());
-
-export interface RunOutcome {
-  output?: JobOutput;
-  error?: { code: string; status: number; message: string; field?: string };
-  /** What was left in the job directory besides the inputs. */
-  leftovers: string[];
-  ms: number;
-}
-
-/** Runs the operation as the service does: its checks and plan, then its work function in a private job directory. */
-export async function runOperation(id: OperationId, inputs: readonly Uint8Array[], fields: Record<string, string | number | undefined>,
-  options: { timeoutMs?: number; maxZipBytes?: number } = {}): Promise<RunOutcome> {
-  const started = Date.now();
-  let planned: PlannedJob | undefined;
-  try {
-    planned = await plannedJob(id, inputs, Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)])), {
-      root: jobRoot(), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.maxZipBytes !== undefined ? { settings: { maxZipBytes: options.maxZipBytes } } : {}),
-    });
-    const output = await planned.run();
-    return { output, leftovers: await leftoversIn(planned.job.jobDir), ms: Date.now() - started };
-  } catch (err) {
-    const e = err as { code?: string; status?: number; message: string; extra?: { field?: string } };
-    return {
-      error: { code: e.code ?? 'THROWN', status: e.status ?? 0, message: e.message, field: e.extra?.field },
-      leftovers: planned ? await leftoversIn(planned.job.jobDir) : [], ms: Date.now() - started,
-    };
-  } finally {
-    await planned?.jobDir.remove();
-  }
-}
-
-/** What a job left in its directory besides the uploads the service wrote there. */
-async function leftoversIn(jobDir: string): Promise<string[]> {
-  return (await readdir(jobDir)).filter((n) => !/^input-\d+\.pdf$/.test(n));
-}
+import { runTool } from '../../tools/process/run-tool.js';
+import { jobRoot } from './jobs.js';
 
 /** Runs a checking tool on bytes written to a scratch file. */
 export async function withFile<T>(bytes: Uint8Array, ext: string, fn: (file: string, dir: string) => Promise<T>): Promise<T> {
