@@ -1,7 +1,7 @@
 // The payment gate's stages one by one (server/payment/stages/), each against a stand-in for the
 // one thing it asks (the resource server's matching, verify or settle; the guard store), so each
-// rule is shown where it lives. The whole gate on the real chains is shown by payment-evm,
-// payment-svm, faults and scale.
+// rule is shown where it lives. The whole gate on the real chains is shown by payments, faults
+// and scale.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { x402ResourceServer } from '@x402/core/server';

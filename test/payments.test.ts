@@ -1,40 +1,235 @@
-// The x402 gate on the real local Base chain, the real facilitator code and the standard client.
+// The x402 gate on the real local chains (Base on anvil, Solana on LiteSVM), each with its own
+// facilitator built from x402's code, paid with the standard clients. The cases both chains
+// share run once per chain; what only one chain has (EIP-3009's signatures and reverts, Solana's
+// second offer and its already-processed transactions) runs on that chain.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
+import { x402Client } from '@x402/core/client';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { revertNextSettlement } from '../devchains/index.js';
+import { createSvmClientSigner, registerSvmPayer } from '../client/svm-payer.js';
 import { balancesOf, errorCode, paidAt, quoteAt } from './support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
 const { expect } = Code;
 
-describe('payments on Base (local chain, real facilitator, standard client)', () => {
+const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+
+/** One chain as the shared cases use it: its service, its payer and its facilitator's faults. */
+interface ChainUnderTest {
+  name: string;
+  network: `${string}:${string}`;
+  payFetch: 'base' | 'solana';
+  /** How a settled transaction is written in the receipt. */
+  transaction: RegExp;
+  start(): Promise<TestService>;
+  balances(t: TestService): Promise<{ payer: bigint; payTo: bigint }>;
+  sign(t: TestService, pr: PaymentRequired): Promise<PaymentPayload>;
+  faults(t: TestService): { verify?: string; settle?: string };
+}
+
+const BASE: ChainUnderTest = {
+  name: 'Base (local chain, real facilitator, standard client)',
+  network: 'eip155:8453',
+  payFetch: 'base',
+  transaction: /^0x[0-9a-f]{64}$/,
+  start: () => startTestService(),
+  balances: (t) => balancesOf(t.evm),
+  sign: (t, pr) => signOnBase(pr, t.evm.payerKey),
+  faults: (t) => t.evm.facilitator.faults,
+};
+
+const SOLANA_CHAIN: ChainUnderTest = {
+  name: 'Solana (LiteSVM chain, its own facilitator, standard client)',
+  network: SOLANA,
+  payFetch: 'solana',
+  // A transaction signature in base58.
+  transaction: /^[1-9A-HJ-NP-Za-km-z]{43,88}$/,
+  start: () => startTestService({ solana: true }),
+  balances: (t) => balancesOf(t.svm!),
+  sign: async (t, pr) => {
+    const client = registerSvmPayer(new x402Client(), await createSvmClientSigner(t.svm!.payerSecretKey), t.svm!.rpcUrl);
+    return client.createPaymentPayload({ ...pr, accepts: pr.accepts.filter((a) => a.network === SOLANA) });
+  },
+  faults: (t) => t.svm!.facilitator.faults,
+};
+
+for (const chain of [BASE, SOLANA_CHAIN]) {
+  describe(`payments on ${chain.name}`, () => {
+    let t: TestService;
+    const pdf3 = makePdf(textPages(3));
+    const pdf5 = makePdf(textPages(5));
+    const pdfNoImages = makePdf(textPages(1));
+
+    before(async () => { t = await chain.start(); });
+    after(async () => { await t?.stop(); });
+
+    const balances = () => chain.balances(t);
+    const jobsStarted = () => t.metric('paydoc_jobs_total', { outcome: 'started' });
+    const quote = (path: string, body: () => FormData): Promise<PaymentRequired> => quoteAt(`${t.url}${path}`, body());
+    const sign = (pr: PaymentRequired) => chain.sign(t, pr);
+    const paidWith = (path: string, body: FormData, payload: PaymentPayload) => paidAt(`${t.url}${path}`, body, payload);
+
+    it('per-page: a paid PDF call settles, answers 200 with a receipt, and costs rate x pages', async () => {
+      const before = await balances();
+      const payFetch = await t.payFetch(chain.payFetch);
+      const res = await payFetch(`${t.url}/v1/pdf/extract`, { method: 'POST', body: form([pdf3]) });
+      expect(res.status).to.equal(200);
+      expect(((await res.json()) as { pageCount: number }).pageCount).to.equal(3);
+      const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+      expect(receipt).to.include({ success: true, network: chain.network });
+      expect(receipt.transaction).to.match(chain.transaction);
+      const after = await balances();
+      expect(before.payer - after.payer).to.equal(30000n);
+      expect(after.payTo - before.payTo).to.equal(30000n);
+    });
+
+    it('a job that fails is not charged and the verified payment stays unspent', async () => {
+      const pr = await quote('/v1/pdf/images', () => form([pdfNoImages]));
+      const payload = await sign(pr);
+      const before = await balances();
+      const res = await paidWith('/v1/pdf/images', form([pdfNoImages]), payload);
+      expect(res.status).to.equal(422);
+      expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('NO_CONTENT');
+      expect(res.headers.get('payment-response')).to.be.null();
+      expect(await balances()).to.equal(before);
+    });
+
+    it('a job past its deadline is not charged', async () => {
+      const slow = await startTestService({ rigs: { evm: t.evm, ...(t.svm ? { svm: t.svm } : {}) }, config: { jobTimeoutMs: 1 } });
+      try {
+        const before = await balances();
+        const payFetch = await slow.payFetch(chain.payFetch);
+        const res = await payFetch(`${slow.url}/v1/pdf/render`, { method: 'POST', body: form([pdf5], { dpi: 300 }) });
+        expect(res.status).to.equal(504);
+        expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('JOB_TIMEOUT');
+        expect(await balances()).to.equal(before);
+        expect(await slow.jobDirsLeft()).to.equal([]);
+      } finally {
+        await slow.stop();
+      }
+    });
+
+    it('the same payment replayed, one after the other and concurrently, buys exactly one result', async () => {
+      const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
+      const payload = await sign(pr);
+      const before = await balances();
+      const first = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+      expect(first.status).to.equal(200);
+      // Delivered: the replay is told so (410), never asked to pay again.
+      const again = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+      expect(again.status).to.equal(410);
+      expect(await errorCode(again)).to.equal('RESULT_DELIVERED');
+      expect(again.headers.get('payment-required')).to.be.null();
+
+      const pr2 = await quote('/v1/pdf/extract', () => form([pdf3]));
+      const payload2 = await sign(pr2);
+      const results = await Promise.all(Array.from({ length: 4 }, () => paidWith('/v1/pdf/extract', form([pdf3]), payload2)));
+      expect(results.filter((r) => r.status === 200)).to.have.length(1);
+      // The others arrived while it ran (409, retry) or after it was delivered (410); none is asked to pay.
+      for (const res of results.filter((r) => r.status !== 200)) {
+        expect([409, 410]).to.include(res.status);
+        expect(['PAYMENT_IN_PROGRESS', 'RESULT_DELIVERED']).to.include(await errorCode(res));
+      }
+      const after = await balances();
+      expect(before.payer - after.payer).to.equal(60000n);
+      expect(after.payTo - before.payTo).to.equal(60000n);
+    });
+
+    it('a payment for a different file is refused before any work', async () => {
+      const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf3])));
+      const jobs = await jobsStarted();
+      const before = await balances();
+      const res = await paidWith('/v1/pdf/extract', form([pdf5]), payload);
+      expect(res.status).to.equal(402);
+      expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).error).to.contain('No matching payment requirements');
+      expect(await jobsStarted()).to.equal(jobs);
+      expect(await balances()).to.equal(before);
+    });
+
+    it('facilitator unreachable at verify: 502, no work, no charge; then it recovers', async () => {
+      const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
+      const payload = await sign(pr);
+      const jobs = await jobsStarted();
+      const before = await balances();
+      chain.faults(t).verify = 'down';
+      try {
+        const res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+        expect(res.status).to.equal(502);
+        expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('FACILITATOR_UNREACHABLE');
+      } finally {
+        delete chain.faults(t).verify;
+      }
+      expect(await jobsStarted()).to.equal(jobs);
+      expect(await balances()).to.equal(before);
+      // The pool and the gate recover: the same (unspent) payment now buys the result.
+      const retry = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+      expect(retry.status).to.equal(200);
+    });
+
+    it('the facilitator failing at settle: 503 unconfirmed, the result held; the identical retry gets it, charged once', async () => {
+      const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf3])));
+      const before = await balances();
+      chain.faults(t).settle = 'error';
+      let res: Response;
+      try {
+        res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+      } finally {
+        delete chain.faults(t).settle;
+      }
+      expect(res.status).to.equal(503);
+      expect(res.headers.get('retry-after')).to.equal('5');
+      expect(res.headers.get('payment-required')).to.be.null();
+      const body = await res.json() as { error: { code: string; message: string } };
+      expect(body.error.code).to.equal('SETTLEMENT_UNCONFIRMED');
+      expect(body.error.message).to.contain('you will not be charged twice');
+      expect(body.error.message).to.not.contain('nothing was charged');
+      expect(await balances()).to.equal(before);
+      const jobs = await jobsStarted();
+      const retry = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+      expect(retry.status).to.equal(200);
+      expect(((await retry.json()) as { pageCount: number }).pageCount).to.equal(3);
+      expect(decodePaymentResponseHeader(retry.headers.get('payment-response')!).success).to.be.true();
+      // The held result, not a second job.
+      expect(await jobsStarted()).to.equal(jobs);
+      const after = await balances();
+      expect(before.payer - after.payer).to.equal(30000n);
+      expect(after.payTo - before.payTo).to.equal(30000n);
+      expect((await paidWith('/v1/pdf/extract', form([pdf3]), payload)).status).to.equal(410);
+    });
+
+    if (chain === BASE) baseOnly(() => t);
+    else solanaOnly(() => t);
+
+    it('leaves no job directory behind', async () => {
+      expect(await t.jobDirsLeft()).to.equal([]);
+    });
+  });
+}
+
+/** What only Base has: the quotes in detail, an image paid for, EIP-3009's signatures and an on-chain revert. */
+function baseOnly(service: () => TestService): void {
   let t: TestService;
   let jpeg: Buffer;
   const pdf3 = makePdf(textPages(3));
   const pdf5 = makePdf(textPages(5));
-  const pdfNoImages = makePdf(textPages(1));
 
   before(async () => {
-    t = await startTestService();
+    t = service();
     jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } }).jpeg().toBuffer();
   });
-  after(async () => { await t?.stop(); });
 
   const post = (path: string, body: FormData, headers: Record<string, string> = {}) => fetch(`${t.url}${path}`, { method: 'POST', body, headers });
   const balances = () => balancesOf(t.evm);
   const jobsStarted = () => t.metric('paydoc_jobs_total', { outcome: 'started' });
-
   const quote = (path: string, body: () => FormData): Promise<PaymentRequired> => quoteAt(`${t.url}${path}`, body());
-
   const sign = (pr: PaymentRequired, key: string = t.evm.payerKey): Promise<PaymentPayload> => signOnBase(pr, key);
-
   const paidWith = (path: string, body: FormData, payload: PaymentPayload) => paidAt(`${t.url}${path}`, body, payload);
 
   it('quotes a flat price, a per-page price and a merge (summed pages) with a 402 and the header', async () => {
@@ -100,17 +295,6 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     expect(after.payTo - before.payTo).to.equal(5000n);
   });
 
-  it('per-page: a paid PDF call costs rate x pages', async () => {
-    const before = await balances();
-    const payFetch = await t.payFetch('base');
-    const res = await payFetch(`${t.url}/v1/pdf/extract`, { method: 'POST', body: form([pdf3]) });
-    expect(res.status).to.equal(200);
-    const json = await res.json() as { pageCount: number };
-    expect(json.pageCount).to.equal(3);
-    const after = await balances();
-    expect(before.payer - after.payer).to.equal(30000n);
-  });
-
   it('the paid retry reuses its quote\'s inspection of the same bytes instead of running qpdf again', async () => {
     const fresh = makePdf(textPages(2, 'Retry'));
     const cache = async () => ({ hit: await t.metric('paydoc_inspection_cache_total', { result: 'hit' }), miss: await t.metric('paydoc_inspection_cache_total', { result: 'miss' }) });
@@ -122,18 +306,7 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     expect(await cache()).to.equal({ hit: before.hit + 1, miss: before.miss + 1 });
   });
 
-  it('a job that fails is not charged and the verified payment stays unspent', async () => {
-    const pr = await quote('/v1/pdf/images', () => form([pdfNoImages]));
-    const payload = await sign(pr);
-    const before = await balances();
-    const res = await paidWith('/v1/pdf/images', form([pdfNoImages]), payload);
-    expect(res.status).to.equal(422);
-    expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('NO_CONTENT');
-    expect(res.headers.get('payment-response')).to.be.null();
-    expect(await balances()).to.equal(before);
-  });
-
-  it('tampered amount, wrong payTo, wrong network and a payment for a different file get 402 and no work', async () => {
+  it('tampered amount, wrong payTo and wrong network get 402 and no work', async () => {
     const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
     const good = await sign(pr);
     const jobs = await jobsStarted();
@@ -142,7 +315,6 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
       ['amount', { ...good, accepted: { ...good.accepted, amount: '1' } }, form([pdf3])],
       ['payTo', { ...good, accepted: { ...good.accepted, payTo: privateKeyToAccount(generatePrivateKey()).address } }, form([pdf3])],
       ['network', { ...good, accepted: { ...good.accepted, network: 'eip155:1' } }, form([pdf3])],
-      ['different file', good, form([pdf5])],
     ];
     for (const [what, payload, body] of variants) {
       const res = await paidWith('/v1/pdf/extract', body, payload);
@@ -203,52 +375,6 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     expect(await jobsStarted()).to.equal(jobs);
   });
 
-  it('the same signature replayed, one after the other and concurrently, buys exactly one result', async () => {
-    const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
-    const payload = await sign(pr);
-    const before = await balances();
-    const first = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-    expect(first.status).to.equal(200);
-    // Delivered: the replay is told so (410), never asked to pay again.
-    const again = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-    expect(again.status).to.equal(410);
-    expect(await errorCode(again)).to.equal('RESULT_DELIVERED');
-    expect(again.headers.get('payment-required')).to.be.null();
-
-    const pr2 = await quote('/v1/pdf/extract', () => form([pdf3]));
-    const payload2 = await sign(pr2);
-    const results = await Promise.all(Array.from({ length: 4 }, () => paidWith('/v1/pdf/extract', form([pdf3]), payload2)));
-    expect(results.filter((r) => r.status === 200)).to.have.length(1);
-    // The others arrived while it ran (409, retry) or after it was delivered (410).
-    for (const res of results.filter((r) => r.status !== 200)) {
-      expect([409, 410]).to.include(res.status);
-      expect(['PAYMENT_IN_PROGRESS', 'RESULT_DELIVERED']).to.include(await errorCode(res));
-    }
-    const after = await balances();
-    expect(before.payer - after.payer).to.equal(60000n);
-    expect(after.payTo - before.payTo).to.equal(60000n);
-  });
-
-  it('facilitator unreachable at verify: 502, no work, no charge', async () => {
-    const pr = await quote('/v1/pdf/extract', () => form([pdf3]));
-    const payload = await sign(pr);
-    const jobs = await jobsStarted();
-    const before = await balances();
-    t.evm.facilitator.faults.verify = 'down';
-    try {
-      const res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-      expect(res.status).to.equal(502);
-      expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('FACILITATOR_UNREACHABLE');
-    } finally {
-      delete t.evm.facilitator.faults.verify;
-    }
-    expect(await jobsStarted()).to.equal(jobs);
-    expect(await balances()).to.equal(before);
-    // The pool and the gate recover: the same (unspent) payment now buys the result.
-    const retry = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-    expect(retry.status).to.equal(200);
-  });
-
   it('the settlement reverting on chain: a 402 that says so, no result bytes and no transfer', async () => {
     const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf3])));
     const before = await balances();
@@ -260,37 +386,6 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     expect(body.error).to.contain('settlement failed');
     expect(JSON.stringify(body)).to.not.contain('marker');
     expect(await balances()).to.equal(before);
-  });
-
-  it('the facilitator answering 500 at settle: 503 unconfirmed, the result held; the identical retry gets it, charged once', async () => {
-    const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf3])));
-    const before = await balances();
-    t.evm.facilitator.faults.settle = 'error';
-    let res: Response;
-    try {
-      res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-    } finally {
-      delete t.evm.facilitator.faults.settle;
-    }
-    expect(res.status).to.equal(503);
-    expect(res.headers.get('retry-after')).to.equal('5');
-    expect(res.headers.get('payment-required')).to.be.null();
-    const body = await res.json() as { error: { code: string; message: string } };
-    expect(body.error.code).to.equal('SETTLEMENT_UNCONFIRMED');
-    expect(body.error.message).to.contain('you will not be charged twice');
-    expect(body.error.message).to.not.contain('nothing was charged');
-    expect(await balances()).to.equal(before);
-    const jobs = await jobsStarted();
-    const retry = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-    expect(retry.status).to.equal(200);
-    expect(((await retry.json()) as { pageCount: number }).pageCount).to.equal(3);
-    expect(decodePaymentResponseHeader(retry.headers.get('payment-response')!).success).to.be.true();
-    // The held result, not a second job.
-    expect(await jobsStarted()).to.equal(jobs);
-    const after = await balances();
-    expect(before.payer - after.payer).to.equal(30000n);
-    expect(after.payTo - before.payTo).to.equal(30000n);
-    expect((await paidWith('/v1/pdf/extract', form([pdf3]), payload)).status).to.equal(410);
   });
 
   // The standard client's authorization with a validBefore a few seconds away, signed again as
@@ -371,23 +466,48 @@ describe('payments on Base (local chain, real facilitator, standard client)', ()
     expect(again.status).to.equal(402);
     expect(await balances()).to.equal(before);
   });
+}
 
-  it('a job past its deadline is not charged', async () => {
-    const slow = await startTestService({ rigs: { evm: t.evm }, config: { jobTimeoutMs: 1 } });
+/** What only Solana has: the second offer beside Base's, and a transaction the chain already processed. */
+function solanaOnly(service: () => TestService): void {
+  let t: TestService;
+  const pdf2 = makePdf(textPages(2));
+
+  before(() => { t = service(); });
+
+  const balances = () => balancesOf(t.svm!);
+  const quote = (p: string, body: () => FormData): Promise<PaymentRequired> => quoteAt(`${t.url}${p}`, body());
+  const sign = (pr: PaymentRequired) => SOLANA_CHAIN.sign(t, pr);
+  const paidWith = (p: string, body: FormData, payload: PaymentPayload) => paidAt(`${t.url}${p}`, body, payload);
+
+  it('every 402 offers Base and Solana for the same amount, Solana with the mint and the fee payer', async () => {
+    const pr = await quote('/v1/pdf/extract', () => form([pdf2]));
+    expect(pr.accepts.map((a) => a.network)).to.equal(['eip155:8453', SOLANA]);
+    expect(pr.accepts[0].amount).to.equal('20000');
+    expect(pr.accepts[1].amount).to.equal('20000');
+    expect(pr.accepts[1]).to.include({ asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', payTo: t.svm!.payTo, maxTimeoutSeconds: 300 });
+    expect((pr.accepts[1].extra as { feePayer: string }).feePayer).to.equal(t.svm!.feePayerAddress);
+  });
+
+  it('a transaction already settled, sent where no record of it is kept (a second instance, its own store): 409 PAYMENT_ALREADY_USED, never 402, nothing moved', async () => {
+    const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf2])));
+    const before = await balances();
+    expect((await paidWith('/v1/pdf/extract', form([pdf2]), payload)).status).to.equal(200);
+    const charged = await balances();
+    expect(before.payer - charged.payer).to.equal(20000n);
+    const other = await startTestService({ rigs: { evm: t.evm, svm: t.svm } });
     try {
-      const before = await balances();
-      const payFetch = await slow.payFetch('base');
-      const res = await payFetch(`${slow.url}/v1/pdf/render`, { method: 'POST', body: form([pdf5], { dpi: 300 }) });
-      expect(res.status).to.equal(504);
-      expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('JOB_TIMEOUT');
-      expect(await balances()).to.equal(before);
-      expect(await slow.jobDirsLeft()).to.equal([]);
+      const jobs = await other.metric('paydoc_jobs_total', { outcome: 'started' });
+      const res = await paidAt(`${other.url}/v1/pdf/extract`, form([pdf2]), payload);
+      expect(res.status).to.equal(409);
+      expect(res.headers.get('payment-required')).to.not.exist();
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).to.equal('PAYMENT_ALREADY_USED');
+      expect(body.error.message).to.contain('already spent on the chain');
+      expect(await other.metric('paydoc_jobs_total', { outcome: 'started' })).to.equal(jobs);
     } finally {
-      await slow.stop();
+      await other.stop();
     }
+    expect(await balances()).to.equal(charged);
   });
-
-  it('leaves no job directory behind', async () => {
-    expect(await t.jobDirsLeft()).to.equal([]);
-  });
-});
+}
