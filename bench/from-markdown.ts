@@ -163,6 +163,13 @@ const HOSTILE: Array<{ shape: string; make: (bytes: number) => string; extraSize
   { shape: 'one-letter paragraphs', make: (n) => repeat('a\n\n', n) },
   { shape: 'one-letter headings', make: (n) => repeat('# a\n', n) },
   { shape: 'a table row of one-letter columns', make: (n) => { const row = `${repeat('|a', n / 3)}|\n`; return `${row}${row.replace(/a/g, '-')}${row}`; } },
+  { shape: 'rows of a two-column table', make: (n) => `| a | b |\n|---|---|\n${repeat('| a | b |\n', n)}` },
+  { shape: 'one-letter lists three deep', make: (n) => repeat('- - - a\n', n) },
+  { shape: 'one-letter numbered items', make: (n) => repeat('1. a\n', n) },
+  { shape: 'one-letter lines ending in two spaces', make: (n) => repeat('a  \n', n) },
+  { shape: 'one-letter emphasis', make: (n) => `${repeat('*a* ', n)}\n` },
+  { shape: 'links', make: (n) => `${repeat('[a](https://e.com/) ', n)}\n` },
+  { shape: 'autolinks', make: (n) => `${repeat('<https://e.com/> ', n)}\n` },
 ];
 
 interface Timing { cpuSeconds: number; wallSeconds: number }
@@ -225,7 +232,11 @@ function largestAccepted(make: (bytes: number) => string): number {
 }
 
 async function hostile(workDir: string): Promise<unknown[]> {
-  const results = [];
+  // The yardstick in the same run: the 100-page benchmark document, what one job is sized for.
+  const reference = document(SECTIONS_FOR[100]);
+  const referenceService = await service(reference, workDir);
+  process.stdout.write(`the 100-page benchmark document: service ${referenceService.cpuSeconds} s CPU\n`);
+  const results: unknown[] = [{ shape: 'the 100-page benchmark document (for comparison)', sizes: [{ bytes: Buffer.byteLength(reference), layoutUnits: Math.round(layoutUnits(reference)), service: referenceService }] }];
   for (const { shape, make, extraSizes = [] } of HOSTILE) {
     const sizes = [];
     const largest = largestAccepted(make);

@@ -82,36 +82,54 @@ export function decodeMarkdown(bytes: Uint8Array): string {
 // - every line: its lines of text at CHARS_PER_LINE characters (half as many in a heading; at
 //   least 1, even blank, as in a code block; a tab counts 8, as in a code block), plus one per
 //   BOX_LIMIT characters (the renderer's new text nodes), plus 1 when it starts a block (a
-//   paragraph or heading: after a blank line or a heading, or a heading itself);
-// - every `>` and list marker opening a line: 2 (a list and its item, or a quote and its paragraph);
-// - every `[`, `<` and `\` (a link, autolink or line break needs one) and every two of `*`, `_`,
-//   `` ` `` and `~` (an emphasis, code span or strikethrough needs two): 1, and a line ending in
-//   two spaces: 1 (a line break);
-// - every table cell: 2 (cell and line), plus its lines of text in the narrowest width its column
+//   paragraph or heading: after a blank line or a heading, or a heading itself), and a heading
+//   HEADING_UNITS - 1 more;
+// - every `>` and list marker opening a line: CONTAINER_UNITS (a list and its item, or a quote and
+//   its paragraph);
+// - every `[` and `<` (a link, image or autolink needs one): LINK_UNITS; every `\`: 1; every two
+//   of `*`, `_` and `~` (an emphasis or strikethrough needs two): EMPHASIS_UNITS; every two
+//   `` ` ``: CODE_SPAN_UNITS; a line ending in `\` or two spaces: LINE_BREAK_UNITS more;
+// - every table cell: CELL_UNITS (cell and line), plus its lines of text in the narrowest width its column
 //   can get: columns are sized from their longest cell (4 to 40 characters), so a long cell has at
 //   least 1/columns of the width, and in a table of 22 columns or more, a character per line.
 // Code blocks are not told apart: their lines count like any other, marks included. On 400 README
 // and CHANGELOG files the scan counts 1.2-3.3 times what a parse finds (median 1.6).
-export const LAYOUT_LIMIT = 30_000;
+// Elements are weighed by what they cost to lay out (bench/from-markdown.ts, hostile shapes), so
+// that none costs much more per unit than the 100-page benchmark document (0.25 ms a unit): a
+// list item takes about 1.4 ms, a link or image 0.5-0.7 ms, a code span 0.65 ms, an emphasis
+// 0.5 ms, a line break 0.8 ms, a paragraph 0.2 ms. The budget is that document's count and
+// about a tenth more, so the slowest shape it accepts takes about 1.5 times as long as that document.
+export const LAYOUT_LIMIT = 35_000;
 const TEXT_WIDTH_PT = 493; // A4 less the 18 mm side margins
 const ADVANCE_PT = 6; // DejaVu Sans at 10 pt: 5.5 pt a character on average in running text
 const CHARS_PER_LINE = Math.floor(TEXT_WIDTH_PT / ADVANCE_PT);
 const CELL_INSET_PT = 10.5;
 const MAX_COLUMN_WEIGHT = 40;
+const CONTAINER_UNITS = 5;
+const CELL_UNITS = 2;
+const LINK_UNITS = 3;
+const EMPHASIS_UNITS = 2.4;
+const CODE_SPAN_UNITS = 2.5;
+const LINE_BREAK_UNITS = 3;
+const HEADING_UNITS = 2;
 
 const linesOf = (characters: number, perLine: number) => Math.max(1, Math.ceil(characters / Math.max(1, Math.floor(perLine))));
-const marksIn = (text: string) => (text.match(OPENING_MARKS)?.length ?? 0) + (text.match(PAIRED_MARKS)?.length ?? 0) / 2;
+const count = (text: string, marks: RegExp) => text.match(marks)?.length ?? 0;
+const marksIn = (text: string) => count(text, LINK_MARKS) * LINK_UNITS + count(text, ESCAPE_MARKS)
+  + count(text, EMPHASIS_MARKS) * EMPHASIS_UNITS / 2 + count(text, CODE_MARKS) * CODE_SPAN_UNITS / 2;
 
 function cellUnits(cell: string, columns: number): number {
   const length = cell.trim().length;
   const share = Math.min(Math.max(length, 4), MAX_COLUMN_WEIGHT) / (MAX_COLUMN_WEIGHT * columns);
-  return 2 + linesOf(length, (TEXT_WIDTH_PT * share - CELL_INSET_PT) / ADVANCE_PT) + marksIn(cell);
+  return CELL_UNITS + linesOf(length, (TEXT_WIDTH_PT * share - CELL_INSET_PT) / ADVANCE_PT) + marksIn(cell);
 }
 
 const CONTAINER_PREFIX = /^(?:[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)))+/;
 const CONTAINER_MARK = />|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)/g;
-const OPENING_MARKS = /[[<\\]/g;
-const PAIRED_MARKS = /[*_`~]/g;
+const LINK_MARKS = /[[<]/g;
+const ESCAPE_MARKS = /\\/g;
+const EMPHASIS_MARKS = /[*_~]/g;
+const CODE_MARKS = /`/g;
 // Any line of pipes, dashes, colons and spaces with a pipe and a dash: every delimiter row of a
 // table is one.
 const DELIMITER_ROW = /^[ \t|:-]*\|[ \t|:-]*$/;
@@ -149,7 +167,7 @@ export function layoutUnits(markdown: string, stopAbove = Infinity): number {
     if (endsBlock) columns = 0;
     else {
       const rest = withoutContainers(line);
-      lineUnits += 2 * (line.slice(0, line.length - rest.length).match(CONTAINER_MARK)?.length ?? 0);
+      lineUnits += CONTAINER_UNITS * (line.slice(0, line.length - rest.length).match(CONTAINER_MARK)?.length ?? 0);
       if (columns === 0 && rest.includes('-') && DELIMITER_ROW.test(rest)) {
         // A table: the line before was its header row; count that again as one.
         columns = cellsOf(rest).length;
@@ -158,8 +176,8 @@ export function layoutUnits(markdown: string, stopAbove = Infinity): number {
         lineUnits += rowUnits(rest, columns);
       } else {
         endsBlock = HEADING.test(rest);
-        if (endsBlock) lineUnits += linesOf(rest.length, CHARS_PER_LINE / 2);
-        lineUnits += (previous.endsBlock || endsBlock ? 1 : 0) + marksIn(rest) + (rest.endsWith('  ') ? 1 : 0);
+        if (endsBlock) lineUnits += HEADING_UNITS - 1 + linesOf(rest.length, CHARS_PER_LINE / 2);
+        lineUnits += (previous.endsBlock || endsBlock ? 1 : 0) + marksIn(rest) + (rest.endsWith('  ') || rest.endsWith('\\') ? LINE_BREAK_UNITS : 0);
       }
     }
     units += lineUnits;

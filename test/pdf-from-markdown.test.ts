@@ -551,6 +551,21 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
     }
   });
 
+  it('counts every kind of element at least at its layout cost, at 0.3 ms a unit (bench/from-markdown.ts)', () => {
+    // WeasyPrint's CPU per element, measured at about 35,000 units. Counted at a paragraph's
+    // rate, 35,000 units of list items or code spans took 2-3 times as long as the 100-page
+    // benchmark document (0.25 ms a unit).
+    const milliseconds = [
+      ['a\n\n', 0.57], ['`a` ', 0.65], ['*a* ', 0.5], ['[a](https://e.com/) ', 0.6], ['<https://e.com/> ', 0.87],
+      ['a  \n', 0.79], ['# a\n', 0.95], ['- a\n', 1.4], ['1. a\n', 1.55], ['- - - a\n', 4.3], ['| a | b |\n', 2.4],
+    ] as const;
+    for (const [unit, cost] of milliseconds) {
+      const markdown = unit.startsWith('|') ? `| a | b |\n|---|---|\n${repeat(unit, 50_000)}` : repeat(unit, 50_000);
+      const elements = Math.floor(50_000 / unit.length);
+      expect(layoutUnits(markdown) / elements * 0.3, unit).to.be.at.least(cost);
+    }
+  });
+
   it('counts at least every element the renderer makes', () => {
     const shapes = [
       repeat('- a\n', 5000), repeat('a\n\n', 5000), repeat('# a\n', 5000), repeat('a\\\n', 5000), repeat('`a` ', 5000), repeat('*a* ', 5000),
