@@ -256,7 +256,7 @@ const MAX_USER_UNIT = 75_000;
 const MUPDF_DEFAULT_PAGE = { widthPt: 612, heightPt: 792 };
 
 /** Page sizes from `mutool pages`: 5 to 30 ms for a few dozen pages. */
-export async function pageBoxes(file: string, options: { cwd: string; timeoutMs: number; password?: string }): Promise<PageBox[]> {
+export async function pageBoxes(file: string, options: { cwd: string; timeoutMs: number }): Promise<PageBox[]> {
   const text = await listPages(file, options);
   const boxes: PageBox[] = [];
   for (const match of text.matchAll(/<page pagenum="(\d+)">([\s\S]*?)<\/page>/g)) {

@@ -101,12 +101,12 @@ export async function readPageText(pdf: string, first: number, last: number, ste
 
 // ---- Commands -----------------------------------------------------------------------------------
 
-/** `mutool pages`: each page's boxes and rotation as XML (5 to 30 ms for a few dozen pages). */
-export async function listPages(file: string, options: RunOptions & { password?: string }): Promise<string> {
-  const { password, ...run } = options;
-  // -p: the password of an encrypted file (unlock's quote sizes the pages it will render).
-  const args = ['pages', ...(password ? ['-p', password] : []), file];
-  const result = await runMutool(args, { ...run, maxStdout: 64 * 1024 * 1024 });
+/**
+ * `mutool pages`: each page's boxes and rotation as XML (5 to 30 ms for a few dozen pages). No
+ * password is taken: mutool would need it on its command line, where `ps` shows it.
+ */
+export async function listPages(file: string, options: RunOptions): Promise<string> {
+  const result = await runMutool(['pages', file], { ...options, maxStdout: 64 * 1024 * 1024 });
   return Buffer.from(result.stdout).toString('utf8');
 }
 
@@ -125,6 +125,7 @@ export async function drawAllPages(file: string, draw: DrawAllPages, options: Ru
     'draw',
     // -q: no progress lines on stderr.
     '-q',
+    // -r: the resolution the client asked for.
     '-r', String(draw.dpi),
     // With -r, -w and -h only bound the size: the aspect ratio is kept.
     '-w', String(draw.maxWidth), '-h', String(draw.maxHeight),
@@ -166,6 +167,7 @@ export async function drawPagePng(file: string, page: number, draw: DrawPage, op
 
 /** `mutool info -I`: the embedded images, one line each, for the caller to parse. */
 export async function listImages(file: string, options: RunOptions): Promise<string> {
+  // -I: the images section only (not fonts, shadings, patterns or forms).
   const result = await runForJob(['info', '-I', file], { ...options, maxStdout: 64 * 1024 * 1024 });
   return Buffer.from(result.stdout).toString('utf8');
 }

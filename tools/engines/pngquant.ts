@@ -14,8 +14,15 @@ export const PNGQUANT_EXIT = { ok: 0 } as const;
  * (fastest). Any failure fails the job (toolFailure maps a deadline or a missing binary).
  */
 export async function quantisePng(png: Uint8Array, colors: number, speed: number, outputBound: number, options: RunOptions): Promise<Uint8Array> {
-  // --strip: no metadata chunks in the output; "-": read stdin, write stdout.
-  const args = ['--speed', String(speed), '--strip', String(colors), '-'];
+  const args = [
+    // --speed: the caller's trade of time for size.
+    '--speed', String(speed),
+    // --strip: no metadata chunks in the output.
+    '--strip',
+    String(colors),
+    // "-": the PNG from stdin, the result to stdout.
+    '-',
+  ];
   try {
     const result = await runTool(PNGQUANT.commands[0], args, { ...options, input: png, maxStdout: outputBound });
     if (result.exitCode !== PNGQUANT_EXIT.ok) throw new Error(`pngquant exited with ${result.exitCode}`);
