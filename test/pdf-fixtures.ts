@@ -125,3 +125,24 @@ export async function photographedPage(width = 900, height = 1200): Promise<{ by
   const jpeg = await sharp(data, { raw: { width: page.info.width, height: page.info.height, channels: 1 } }).toColourspace('b-w').jpeg({ quality: 70 }).toBuffer();
   return { bytes: new Uint8Array(jpeg), width: page.info.width, height: page.info.height };
 }
+
+/** A one-page PDF with one filled text field (name = Alice) and no appearance for it; NeedAppearances as asked. */
+export function formPdf(needAppearances: boolean): Buffer {
+  const objects = [
+    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] ${needAppearances ? '/NeedAppearances true ' : ''}/DA (/Helv 12 Tf 0 g) /DR << /Font << /Helv 5 0 R >> >> >> >>`,
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Annots [4 0 R] /Resources << >> >>',
+    '<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /V (Alice) /Rect [20 100 200 130] /P 3 0 R /DA (/Helv 12 Tf 0 g) /F 4 >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ];
+  let out = '%PDF-1.7\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}

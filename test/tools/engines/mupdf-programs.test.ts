@@ -9,8 +9,8 @@ import path from 'node:path';
 import { appendOutlines, countNavigation, drawFormFields, MUPDF_PROGRAMS, mupdfProgramPath, readPageText, runMupdfProgram } from '../../../tools/engines/mutool.js';
 import { encryptPdf, mergeFiles } from '../../../tools/engines/qpdf.js';
 import { ServiceError } from '../../../core/errors.js';
-import { makePdf, photographedPage, textPages } from '../../pdf-fixtures.js';
-import { formPdf, inScratch, textOf } from './support.js';
+import { formPdf, makePdf, photographedPage, textPages } from '../../pdf-fixtures.js';
+import { inScratch, textOf } from './support.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
