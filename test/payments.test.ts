@@ -243,7 +243,7 @@ function baseOnly(service: () => TestService): void {
     expect(base).to.include({ scheme: 'exact', amount: '5000', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', payTo: t.evm.payTo, maxTimeoutSeconds: 300 });
     expect(base.extra).to.equal({ name: 'USD Coin', version: '2' });
     expect(header.resource?.url).to.equal(`${t.url}/v1/image/resize`);
-    expect((header.extensions as Record<string, { info: { input: { method: string; bodyType: string } } }>).bazaar.info.input).to.include({ method: 'POST', bodyType: 'form-data' });
+    expect((header.extensions as Record<string, { info: { input: { method: string; bodyType: string } } }>).bazaar.info.input).to.include({ method: 'POST', bodyType: 'json', body: { file: { url: 'https://example.com/photo.png' } } });
 
     const perPage = await quote('/v1/pdf/extract', () => form([pdf3]));
     expect(perPage.accepts[0].amount).to.equal('30000');

@@ -246,6 +246,11 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
       const http = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
       expect(http.resource.url).to.equal(`${t.url}${op.path}`);
       listable(http, op.path);
+      // Agent wallets read the Bazaar entry to build the call: the JSON body, the file by URL.
+      const input = (http.extensions!.bazaar as { info: { input: { bodyType: string; body: Record<string, unknown> } } }).info.input;
+      expect(input.bodyType, op.path).to.equal('json');
+      const example = (op.input.count.max > 1 ? (input.body.files as unknown[])[0] : input.body.file) as { url: string };
+      expect(example.url, op.path).to.match(/^https:\/\/example\.com\//);
 
       const encoded = uploads.map((bytes) => ({ data: bytes.toString('base64') }));
       const args = { ...(op.input.count.max > 1 ? { files: encoded } : { file: encoded[0] }), ...fields[op.id] };

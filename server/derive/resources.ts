@@ -7,7 +7,6 @@ import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/ext
 import type { Operation } from '../../operations/define.js';
 import type { ResourceDescription } from '../payment/gate.js';
 import { operationDescription } from './descriptions.js';
-import { formJsonSchema } from './fields.js';
 import { mcpInputSchema } from './mcp-schemas.js';
 import { LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA } from './delivery-schemas.js';
 import type { PublicView } from './view.js';
@@ -17,14 +16,20 @@ export function outputMediaTypes(op: Operation): string[] {
   return op.output.mediaType === 'image' ? Object.values(IMAGE_MEDIA_TYPES) : [op.output.mediaType];
 }
 
-const httpCache = new WeakMap<Operation, Record<string, unknown>>();
+// Keyed by whether URL inputs are on: the Bazaar's example gives the file by URL when they are.
+const httpCache = new WeakMap<Operation, Map<boolean, Record<string, unknown>>>();
 // Keyed by the description too: on a local engine it says where the content stays.
 const mcpCache = new WeakMap<Operation, Map<string, Record<string, unknown>>>();
 
-/** A body that satisfies the form's schema: the file and every required field, for the Bazaar's example. */
-function exampleBody(op: Operation): Record<string, unknown> {
-  const file = op.input.kind === 'image' ? '(the image file, as a multipart part)' : op.input.kind === 'pdf' ? '(the PDF file, as a multipart part)' : '(the Markdown file, as a multipart part)';
-  const body: Record<string, unknown> = { file: op.input.count.max > 1 ? Array.from({ length: op.input.count.min }, () => file) : file };
+const EXAMPLE_FILE_NAME = { image: 'photo.png', pdf: 'document.pdf', markdown: 'notes.md' } as const;
+
+/**
+ * A JSON body that satisfies the tool's schema, for the Bazaar's example: the file by URL (what an
+ * agent holds) or as base64, and every required field.
+ */
+function exampleBody(op: Operation, urls: boolean): Record<string, unknown> {
+  const file = urls ? { url: `https://example.com/${EXAMPLE_FILE_NAME[op.input.kind]}` } : { data: 'UGF5ZG9j' };
+  const body: Record<string, unknown> = op.input.count.max > 1 ? { files: Array.from({ length: op.input.count.min }, () => file) } : { file };
   for (const field of op.fields.filter((f) => f.required)) {
     body[field.name] = field.type === 'integer'
       ? field.enum?.[0] ?? field.default ?? field.minimum ?? 1
@@ -44,13 +49,17 @@ export function jsonAnswerSchema(op: Operation): Record<string, unknown> {
   };
 }
 
-function httpExtension(op: Operation): Record<string, unknown> {
-  let ext = httpCache.get(op);
+// The Bazaar describes the JSON body (the MCP tool's arguments): an agent wallet can send that
+// from what it holds; the multipart form, also accepted, is in the OpenAPI description.
+function httpExtension(op: Operation, urls: boolean): Record<string, unknown> {
+  let byUrls = httpCache.get(op);
+  if (!byUrls) httpCache.set(op, byUrls = new Map<boolean, Record<string, unknown>>());
+  let ext = byUrls.get(urls);
   if (!ext) {
     const declared = declareDiscoveryExtension({
-      bodyType: 'form-data',
-      input: exampleBody(op),
-      inputSchema: formJsonSchema(op),
+      bodyType: 'json',
+      input: exampleBody(op, urls),
+      inputSchema: mcpInputSchema(op),
     }) as Record<string, { info: { input: Record<string, unknown>; output?: unknown }; schema: { properties: Record<string, unknown> } }>;
     // The HTTP method is otherwise filled from a transport context we do not pass.
     declared.bazaar.info.input.method = 'POST';
@@ -63,7 +72,7 @@ function httpExtension(op: Operation): Record<string, unknown> {
       required: ['type'],
     };
     ext = { ...declared, [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
-    httpCache.set(op, ext);
+    byUrls.set(urls, ext);
   }
   return ext;
 }
@@ -83,7 +92,7 @@ function mcpExtension(op: Operation, description: string): Record<string, unknow
 }
 
 export function httpResource(op: Operation, app: PublicView): ResourceDescription {
-  return { key: `http ${op.id}`, url: `${app.config.baseUrl}${op.path}`, description: operationDescription(op, app), mimeType: outputMediaTypes(op)[0], extensions: httpExtension(op) };
+  return { key: `http ${op.id}`, url: `${app.config.baseUrl}${op.path}`, description: operationDescription(op, app), mimeType: outputMediaTypes(op)[0], extensions: httpExtension(op, app.config.urlInputs === 'on') };
 }
 
 /** The MCP server's own URL: the Bazaar lists a tool under the endpoint that serves it. */
