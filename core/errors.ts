@@ -83,6 +83,9 @@ export class ServiceError extends Error {
   }
 }
 
+/** A size as messages give it: megabytes to one decimal. */
+export const megabytes = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+
 export function fail(code: ErrorCode, message?: string, extra?: ServiceError['extra']): never {
   throw new ServiceError(code, message, extra);
 }

@@ -3,7 +3,7 @@
 // behind a one-time link, or PUT to the buyer's URL (settled only after a 2xx).
 import { createHash, randomBytes } from 'node:crypto';
 import type { JobOutput } from '../core/job.js';
-import { ServiceError, fail } from '../core/errors.js';
+import { ServiceError, fail, megabytes } from '../core/errors.js';
 import { pushToBuyerUrl, type OutboundRules } from './outbound/fetcher.js';
 import { HELD_RESULT_LIMITS } from './payment/held-results.js';
 import type { Delivery } from './pipeline.js';
@@ -41,7 +41,6 @@ export interface Surface<T> {
 }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-const mb = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 
 interface StoredResult {
   output: JobOutput;
@@ -65,7 +64,7 @@ export class ResultLinks {
     this.sweep(now);
     const size = output.body.byteLength;
     if (size > this.limits.maxBytes) {
-      fail('RESULT_TOO_LARGE', `the result is ${mb(size)}, more than the ${mb(this.limits.maxBytes)} a link can hold; nothing was charged`);
+      fail('RESULT_TOO_LARGE', `the result is ${megabytes(size)}, more than the ${megabytes(this.limits.maxBytes)} a link can hold; nothing was charged`);
     }
     if (this.bytes + size > this.limits.maxBytes || this.stored.size >= this.limits.maxCount) {
       throw new ServiceError('UNAVAILABLE', 'the service holds as many results for links as it can right now; retry in a minute, or ask for the result inline; nothing was charged', { retryAfterSeconds: 60 });
@@ -171,14 +170,14 @@ export async function prepareDelivery<T>(output: JobOutput, delivery: Delivery, 
     return { kind: 'pushed', heldBytes: 0, received: true, delivered: { status, bytes: size, sha256: sha256(output.body), mediaType: output.mediaType } };
   }
   if (size > surface.maxInlineBytes) {
-    fail('RESULT_TOO_LARGE', `the result is ${mb(size)} (${size} bytes), more than the ${mb(surface.maxInlineBytes)} this way of calling returns inline; nothing was charged: ${surface.linkHint}`);
+    fail('RESULT_TOO_LARGE', `the result is ${megabytes(size)} (${size} bytes), more than the ${megabytes(surface.maxInlineBytes)} this way of calling returns inline; nothing was charged: ${surface.linkHint}`);
   }
   let body: T;
   try {
     body = surface.encode(output);
   } catch {
     // A string or buffer past what the runtime can build: the same answer, never a 500 after payment.
-    fail('RESULT_TOO_LARGE', `the result is ${mb(size)}, too large to encode for this way of calling; nothing was charged: ${surface.linkHint}`);
+    fail('RESULT_TOO_LARGE', `the result is ${megabytes(size)}, too large to encode for this way of calling; nothing was charged: ${surface.linkHint}`);
   }
   return { kind: 'inline', body, heldBytes: size };
 }

@@ -4,7 +4,7 @@
 //   sizes (413) → fields (422) → input type and readability (422; GIF 501) → page and pixel
 //   limits (413) → model provider disabled (503) → queue full (503) → price.
 import type { InspectedFile, Operation } from '../operations/define.js';
-import { fail } from '../core/errors.js';
+import { fail, megabytes } from '../core/errors.js';
 import { validateFields } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import type { Config } from './config.js';
@@ -59,10 +59,9 @@ export interface Prepared {
   inputBytes: number;
 }
 
-const mb = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 // "the file is 50 MB; the limit is 50 MB" names nothing: when rounding hides the excess, say bytes.
 function overLimit(size: number, limit: number): string {
-  return mb(size) === mb(limit) ? `${size} bytes; the limit is ${limit} bytes (${mb(limit)})` : `${mb(size)}; the limit is ${mb(limit)}`;
+  return megabytes(size) === megabytes(limit) ? `${size} bytes; the limit is ${limit} bytes (${megabytes(limit)})` : `${megabytes(size)}; the limit is ${megabytes(limit)}`;
 }
 
 const isBytes = (input: FileInput): input is Uint8Array => input instanceof Uint8Array;
