@@ -100,7 +100,8 @@ export interface OutputSpec {
 /** An upload as the pre-payment checks found it. */
 export type InspectedFile =
   | { kind: 'image'; bytes: Uint8Array; header: ImageHeader }
-  | { kind: 'pdf'; bytes: Uint8Array; path: string; pages: number }
+  /** encrypted: any encryption, including an owner password that restricts use but opens without a password. */
+  | { kind: 'pdf'; bytes: Uint8Array; path: string; pages: number; encrypted: boolean }
   | { kind: 'markdown'; bytes: Uint8Array };
 
 /** What an operation's plan sees: every check before it has passed. */

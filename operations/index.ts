@@ -22,11 +22,12 @@ import { pdfFromMarkdown } from './pdf/from-markdown.js';
 import { pdfOcr } from './pdf/ocr.js';
 import { pdfTables } from './pdf/tables.js';
 import { pdfStructured } from './pdf/structured.js';
+import { pdfSearchable } from './pdf/searchable.js';
 
 const table = [
   imageCompress, imageResize, imageCrop, imageRotate, imageFlip, imageOcr,
   pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRender,
-  pdfImages, pdfExtract, pdfMarkdown, pdfFromMarkdown, pdfOcr, pdfTables, pdfStructured,
+  pdfImages, pdfExtract, pdfMarkdown, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
 ] as const;
 
 export type OperationTable = typeof table;

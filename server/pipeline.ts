@@ -205,7 +205,7 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
         // Every tool after the count reads what was counted: a repaired or prefixed upload is
         // replaced by qpdf's rewrite of it (the same on the quote and on the paid retry).
         const work = info.needsRewrite ? await normalisePdf(filePath, info.pages, password) : bytes;
-        files.push({ kind: 'pdf', bytes: work, path: filePath, pages: info.pages });
+        files.push({ kind: 'pdf', bytes: work, path: filePath, pages: info.pages, encrypted: info.encrypted });
         digests.push(digest);
       }
     } catch (err) {

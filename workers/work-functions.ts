@@ -25,6 +25,7 @@ export const workFunctions: WorkTable = {
   'pdf.markdown': () => import('./pdf/markdown/index.js').then((m) => m.markdown),
   'pdf.from-markdown': () => import('./pdf/from-markdown.js').then((m) => m.fromMarkdown),
   'pdf.ocr': () => import('./model/ocr.js').then((m) => m.pdfOcr),
+  'pdf.searchable': () => import('./pdf/searchable.js').then((m) => m.searchable),
   'pdf.tables': () => import('./model/tables.js').then((m) => m.pdfTables),
   'pdf.structured': () => import('./model/structured.js').then((m) => m.pdfStructured),
 };

@@ -28,7 +28,7 @@ import { launcherPids, RunFailure, runTool, warmLauncher } from '../../tools/pro
 import type { JobInput } from '../../core/job.js';
 import { canonicalize, cellCounts, cellF1, scorePage, type CellCounts, type PageScores, type ShapedTable } from './metrics.js';
 import { shapeTable } from '../../workers/pdf/markdown/tables.js';
-import { wordRecall } from '../../test/support/word-recall.js';
+import { groundTruthText, wordRecall } from '../../test/support/word-recall.js';
 
 import { ROOT } from '../lib/common.js';
 
@@ -623,12 +623,6 @@ async function scanPdf(pdf: string): Promise<string> {
     await rm(tmp, { recursive: true, force: true });
   }
   return out;
-}
-
-/** The ground truth's words as a reader sees them: its Markdown rendered, tags dropped. */
-function groundTruthText(markdown: string): string {
-  const html = new MarkdownIt({ html: true }).render(markdown).replace(/<img\b[^>]*>/gi, '');
-  return html.replace(/<[^>]+>/g, ' ').replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
 }
 
 interface ScannedSummary extends Summary { recall: number; recallMin: number; pagesAtLeast95: number }

@@ -1,4 +1,6 @@
-// How much of a PDF's own text layer an OCR result recovers: the accuracy figure for OCR.
+// How much of a PDF's own text layer, or of a ground-truth page, an OCR result recovers: the
+// accuracy figure for OCR.
+import MarkdownIt from 'markdown-it';
 
 // pdftotext joins words hyphenated at a line end; OCR keeps the hyphen and the break as printed.
 function words(text: string): string[] {
@@ -20,4 +22,10 @@ export function wordRecall(reference: string, recognised: string): number {
     }
   }
   return found / expected.length;
+}
+
+/** A ground-truth page's words as a reader sees them: its Markdown rendered, tags and images dropped. */
+export function groundTruthText(markdown: string): string {
+  const html = new MarkdownIt({ html: true }).render(markdown).replace(/<img\b[^>]*>/gi, '');
+  return html.replace(/<[^>]+>/g, ' ').replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
 }
