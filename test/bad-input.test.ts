@@ -1,4 +1,4 @@
-// The bad-input matrix: hostile, malformed and out-of-range requests against all 21 operations
+// The bad-input matrix: hostile, malformed and out-of-range requests against all 22 operations
 // on both surfaces (HTTP multipart and MCP tools) of one running service. Every case asserts the
 // exact status and code, that the answer came before any payment (no 402, no PAYMENT-REQUIRED,
 // no job started) and that the message names the problem. Afterwards: the job directory is
@@ -264,6 +264,30 @@ for (const o of PDF_OPS) {
   http('/v1/pdf/render: a 200 x 200 inch page (900 megapixels at 150 dpi)', render, e(413, 'LIMIT_EXCEEDED', /page 1 would render at 30000 x 30000 pixels at 150 dpi/), () => ({ files: [upload(fx.hugePage, 'pdf')] }));
   mcp('svc_pdf_render: a 200 x 200 inch page at 300 dpi', render, e(413, 'LIMIT_EXCEEDED', /page 1 would render at 60000 x 60000 pixels at 300 dpi/), () => ({ file: b64(fx.hugePage), dpi: 300 }));
   http('/v1/pdf/render: 51 pages', render, e(413, 'LIMIT_EXCEEDED', /the PDF has 51 pages; \/v1\/pdf\/render takes at most 50/), () => ({ files: [upload(fx.pdf51, 'pdf')] }));
+  const searchable = op('pdf.searchable');
+  http('/v1/pdf/searchable: 51 pages', searchable, e(413, 'LIMIT_EXCEEDED', /the PDF has 51 pages; \/v1\/pdf\/searchable takes at most 50/), () => ({ files: [upload(fx.pdf51, 'pdf')] }));
+  mcp('svc_pdf_searchable: 51 pages', searchable, e(413, 'LIMIT_EXCEEDED', /the PDF has 51 pages/), () => ({ file: b64(fx.pdf51) }));
+  http('/v1/pdf/searchable: a 200 x 200 inch page (too large to draw at 400 dpi)', searchable, e(413, 'LIMIT_EXCEEDED', /page 1 is too large to read: at 400 dpi it is 80000 x 80000 pixels/), () => ({ files: [upload(fx.hugePage, 'pdf')] }));
+}
+
+// 3b. The languages of /v1/pdf/searchable: only installed packs, by code, comma-separated.
+{
+  const searchable = op('pdf.searchable');
+  const languageCases: Array<[string, RegExp]> = [
+    ['klingon', /^"languages" holds "klingon", not among the installed language packs: eng, deu, fra, spa, ita, por/],
+    ['eng+deu', /^"languages" holds "eng\+deu"/],
+    ['eng,,deu', /^"languages" holds an empty code/],
+    ['deu,deu', /^"languages" names a language twice/],
+    ['eng,deu,fra,spa', /^"languages" names 4 languages; at most 3 are read at once/],
+    ['osd', /^"languages" holds "osd"/],
+  ];
+  for (const [value, message] of languageCases) {
+    http(`/v1/pdf/searchable: languages "${value}"`, searchable, e(422, 'FIELD_INVALID', message), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { languages: value } }));
+  }
+  http('/v1/pdf/searchable: languages of 65 characters', searchable, e(422, 'FIELD_INVALID', /^"languages" must be a string of 3 to 64 characters/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { languages: 'e'.repeat(65) } }));
+  mcp('svc_pdf_searchable: languages "chi_sim"', searchable, e(422, 'FIELD_INVALID', /^"languages" holds "chi_sim", not among the installed language packs/), () => ({ file: b64(fx.pdf3), languages: 'chi_sim' }));
+  mcp('svc_pdf_searchable: languages as an array', searchable, e(422, 'FIELD_INVALID', /^"languages" (must be a string|was sent 2 times)/), () => ({ file: b64(fx.pdf3), languages: ['eng', 'deu'] }));
+  http('/v1/pdf/searchable: a PNG sent as a PDF', searchable, e(422, 'UNSUPPORTED_TYPE', /^the file is not a PDF: it looks like a PNG image/), () => ({ files: [upload(fx.png, 'pdf', 'application/pdf')], fields: { languages: 'eng' } }));
 }
 
 // 4. Page ranges and integers.
@@ -668,7 +692,7 @@ describe('bad-input matrix (HTTP and MCP, one service, no provider configured)',
     }
   });
 
-  it('covers all 21 operations on both surfaces with at least 150 cases, none of which started a job', async () => {
+  it('covers all 22 operations on both surfaces with at least 150 cases, none of which started a job', async () => {
     const matrix = cases.filter((c) => c.status !== 402);
     const seen = cases.map((c) => ({ surface: c.surface, status: (outcomes.get(c) as Outcome | undefined)?.status ?? 0 }));
     expect(matrix.length).to.be.at.least(150);

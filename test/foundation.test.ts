@@ -32,12 +32,12 @@ const { describe, it, before, after } = lab;
 const { expect } = Code;
 
 describe('the operation table', () => {
-  it('declares 21 operations, 6 image and 15 PDF, with unique paths and svc_ tool names', async () => {
-    expect(operations.length).to.equal(21);
+  it('declares 22 operations, 6 image and 16 PDF, with unique paths and svc_ tool names', async () => {
+    expect(operations.length).to.equal(22);
     expect(operations.filter((op) => op.path.startsWith('/v1/image/')).length).to.equal(6);
-    expect(operations.filter((op) => op.path.startsWith('/v1/pdf/')).length).to.equal(15);
-    expect(new Set(operations.map((op) => op.path)).size).to.equal(21);
-    expect(new Set(operations.map((op) => op.tool)).size).to.equal(21);
+    expect(operations.filter((op) => op.path.startsWith('/v1/pdf/')).length).to.equal(16);
+    expect(new Set(operations.map((op) => op.path)).size).to.equal(22);
+    expect(new Set(operations.map((op) => op.tool)).size).to.equal(22);
     for (const op of operations) {
       expect(op.tool).to.match(/^svc_[a-z_]+$/);
       expect(op.price.rate).to.be.above(0);

@@ -57,10 +57,10 @@ describe('the paying stdio bridge (paydoc-mcp)', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('serves the same 21 tools, whose files may be local paths', async () => {
+  it('serves the same 22 tools, whose files may be local paths', async () => {
     const client = await bridge({ PAYER_KEY: svc.evm.payerKey, OUTPUT_DIR: path.join(dir, 'out-list') });
     const { tools } = await client.listTools();
-    expect(tools.length).to.equal(21);
+    expect(tools.length).to.equal(22);
     const resize = tools.find((t) => t.name === 'svc_image_resize')!;
     const file = resize.inputSchema.properties!.file as { anyOf: Array<{ required: string[] }> };
     // A local path beside the service's own choices: a URL it fetches, or base64 data.

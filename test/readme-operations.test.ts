@@ -12,6 +12,7 @@ import { operations } from '../operations/index.js';
 import type { FieldSpec, Operation } from '../operations/define.js';
 import { IMAGE_ENCODING_FIELDS } from '../operations/image/image-plan.js';
 import { MAX_SPLIT_RANGES } from '../core/page-ranges.js';
+import { MAX_OCR_LANGUAGES, OCR_LANGUAGE_PACKS } from '../tools/engines/ocrmypdf.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
@@ -98,6 +99,12 @@ function checkNote(op: Operation, field: FieldSpec, note: string, previous: List
   if ((m = /^≤ (\d+)$/.exec(note)) && field.name === 'ranges') {
     // Not a field bound: the number of ranges the parser takes.
     expect(Number(m[1]), `${where}: MAX_SPLIT_RANGES`).to.equal(MAX_SPLIT_RANGES);
+    return undefined;
+  }
+  if ((m = /^(.+); ≤ (\d+)$/.exec(note)) && field.name === 'languages') {
+    // The installed language packs, in order, and how many one call may name.
+    expect(m[1].split(', '), `${where}: the language packs`).to.equal(Object.keys(OCR_LANGUAGE_PACKS));
+    expect(Number(m[2]), `${where}: MAX_OCR_LANGUAGES`).to.equal(MAX_OCR_LANGUAGES);
     return undefined;
   }
   const values = note.split(', ');

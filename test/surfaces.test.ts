@@ -52,8 +52,8 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
     const free = new Set(['/v1/health', '/openapi.json', '/v1/openapi.json', '/v1/discovery', '/.well-known/x402', '/llms.txt', '/v1/results/{token}']);
     expect(Object.keys(openapi.paths).filter((p) => !free.has(p)).sort())
       .to.equal(operations.map((op) => op.path).sort());
-    expect(catalog.items.length).to.equal(21);
-    expect(tools.length).to.equal(21);
+    expect(catalog.items.length).to.equal(22);
+    expect(tools.length).to.equal(22);
     for (const op of operations) {
       const oa = openapi.paths[op.path].post;
       const form = oa.requestBody.content['multipart/form-data'].schema;
