@@ -11,6 +11,7 @@ import { runTool } from '../tools/process/run-tool.js';
 import { gsArgs } from '../tools/engines/gs.js';
 import { QPDF_LOSSLESS } from '../tools/engines/qpdf.js';
 import { mupdfProgramPath } from '../tools/engines/mutool.js';
+import { ocrmypdfArgs } from '../tools/engines/ocrmypdf.js';
 import { markdown as markdownWork } from '../workers/pdf/markdown/index.js';
 import { renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { dataUrl } from '../workers/model/pages.js';
@@ -33,7 +34,7 @@ interface OpCase {
   runRaw(scratch: string): Promise<void>;
   /** Part of the --quick subset. */
   quick?: boolean;
-  /** A second row for the same operation on a long document, reported apart from the 21 main rows. */
+  /** A second row for the same operation on a long document, reported apart from the main rows. */
   longDocument?: boolean;
   /** More pairs than the default, for a row whose target is close. */
   pairs?: number;
@@ -89,6 +90,11 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
   const imagePdfPath = await put('image.pdf', imagePdf);
   const writerPath = await put('writer1.pdf', writer1);
   const gdocPath = await put('gdoc1.pdf', gdoc1);
+  // A scanner's page: corpus 002 drawn at 200 dpi in grey and wrapped as an image-only PDF.
+  await tool('mutool', ['draw', '-q', '-r', '200', '-c', 'gray', '-o', path.join(work, 'scan.png'), writerPath, '1'], work);
+  await tool('mutool', ['convert', '-o', path.join(work, 'scanned1.pdf'), path.join(work, 'scan.png')], work);
+  const scannedPath = path.join(work, 'scanned1.pdf');
+  const scanned1 = new Uint8Array(await readFile(scannedPath));
   await tool('qpdf', ['--encrypt', PASSWORD, PASSWORD, '256', '--', latexPath, path.join(work, 'locked.pdf')], work);
   const locked = new Uint8Array(await readFile(path.join(work, 'locked.pdf')));
   const lockedPath = path.join(work, 'locked.pdf');
@@ -267,6 +273,13 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
       runRaw: async (scratch) => {
         const png = await renderFirstPage(writerPath, 300, scratch, true);
         await tool('tesseract', ['stdin', 'stdout', '-l', 'eng', '--dpi', '300'], scratch, { input: png, env: { OMP_THREAD_LIMIT: '1' } });
+      },
+    },
+    {
+      id: 'pdf.searchable', input: 'corpus 002 scanned (1 page, 200 dpi grey image)', files: [pdf(scanned1)], pairs: 5,
+      raw: 'ocrmypdf with the service\'s options (--skip-text --output-type pdf --optimize 0 --jobs 1, one tesseract thread)',
+      runRaw: async (scratch) => {
+        await tool('ocrmypdf', ocrmypdfArgs({ input: scannedPath, output: path.join(scratch, 'out.pdf'), languages: ['eng'] }), scratch, { env: { OMP_THREAD_LIMIT: '1' } });
       },
     },
     {

@@ -27,7 +27,7 @@ interface Step {
 }
 
 const STEPS: Step[] = [
-  { name: 'operations', title: 'All 21 operations, paid, vs the raw tool', script: 'dist/bench/operations.js', results: ['operations.json'], quick: 'own', timeoutMinutes: 12 },
+  { name: 'operations', title: 'Every operation, paid, vs the raw tool', script: 'dist/bench/operations.js', results: ['operations.json'], quick: 'own', timeoutMinutes: 12 },
   { name: 'payment', title: 'Payment path: quote, verify, settle', script: 'dist/bench/payment.js', results: ['payment.json'], quick: 'own', timeoutMinutes: 5 },
   { name: 'throughput', title: 'Throughput at concurrency 1, 2, 8 (12 MP JPEG to 1024 px WebP)', script: 'dist/bench/throughput.js', results: ['throughput.json'], quick: 'own', timeoutMinutes: 8 },
   { name: 'memory', title: 'Peak memory under eight concurrent 50 MB uploads', script: 'dist/bench/memory.js', results: ['memory.json'], quick: 'own', timeoutMinutes: 8 },
@@ -36,6 +36,7 @@ const STEPS: Step[] = [
   // A subset (20 pages, half with tables, in every style): OCR takes seconds per page on this shared machine.
   { name: 'markdown-scanned', title: 'PDF to Markdown on 200 dpi scans (local tesseract), 20 pages in each style', script: 'dist/bench/markdown/run.js', args: ['--scanned', '--limit=20'], results: ['markdown-scanned.json', 'markdown-scanned.md'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 30 },
   { name: 'from-markdown', title: 'Markdown to PDF typesetting time vs Chromium', script: 'dist/bench/from-markdown.js', results: ['from-markdown.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 10 },
+  { name: 'searchable', title: 'Searchable PDFs: OCRmyPDF\'s CPU time and word recall per scanned page beside tesseract\'s', script: 'dist/bench/searchable.js', results: ['searchable.json'], quick: 'flag', timeoutMinutes: 10 },
   { name: 'ocr', title: 'Local OCR pages per second and word recall', script: 'dist/bench/ocr.js', results: ['ocr.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 6 },
   // Three service processes behind HAProxy with one Redis, 2,000 paid calls under SIGKILL, a Redis restart and a slow facilitator (200 with --quick).
   { name: 'chaos', title: 'Three replicas behind HAProxy under faults: SIGKILL, Redis restart, slow facilitator', script: 'dist/bench/chaos.js', results: ['chaos.json'], quick: 'own', timeoutMinutes: 60 },

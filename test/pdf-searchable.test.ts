@@ -20,6 +20,7 @@ import { jobRoot, runOperation } from './pdf-helpers.js';
 import { form, signOnBase, startTestService, type TestService } from './support/service.js';
 import { balancesOf } from './support/paying.js';
 import { groundTruthText, wordRecall } from './support/word-recall.js';
+import { OCR_LANGUAGE_PACKS, OCRMYPDF } from '../tools/engines/ocrmypdf.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -182,6 +183,16 @@ describe('/v1/pdf/searchable: the work (OCRmyPDF)', () => {
     expect(error).to.not.exist();
     const text = await pageText(await write('german-out', output!.body), 1);
     for (const word of ['Größe', 'Straßenbäume', 'Frühjahr', 'während', 'Gärtner', 'über']) expect(text).to.contain(word);
+  });
+
+  it('every language offered is a pack that npm start and the image install (system-packages.txt), and is installed here', async () => {
+    const packages = (await readFile(path.join(root, 'system-packages.txt'), 'utf8')).split('\n').map((l) => l.trim());
+    expect(packages).to.include(OCRMYPDF.package);
+    const installed = (await run('tesseract', ['--list-langs'])).toString('utf8').split('\n').slice(1).map((l) => l.trim());
+    for (const code of Object.keys(OCR_LANGUAGE_PACKS)) {
+      expect(packages, code).to.include(`tesseract-ocr-${code}`);
+      expect(installed, code).to.include(code);
+    }
   });
 
   it('languages are checked before any work: unknown codes, duplicates and more than three are refused naming the field', async () => {

@@ -6,7 +6,8 @@
 // By default a deterministic subset runs (every file through the quote path of one endpoint, a
 // spread of files through every endpoint, paid). The whole corpus through every endpoint:
 //   FULL_CORPUS=1 npx lab dist/test/robustness.test.js
-// (ROBUSTNESS_VERBOSE=1 prints one line per call; FULL_CORPUS_FROM=name resumes a full run at that file, in sorted order.)
+// (ROBUSTNESS_VERBOSE=1 prints one line per call; FULL_CORPUS_FROM=name resumes a full run at that file, in sorted order;
+// ROBUSTNESS_ENDPOINTS=pdf.searchable,pdf.ocr sends the paid calls to those endpoints only.)
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { readFile, readdir } from 'node:fs/promises';
@@ -30,6 +31,7 @@ const corpusDir = path.resolve(projectRoot, '../shared/corpus/robustness');
 const FULL = process.env.FULL_CORPUS === '1';
 const VERBOSE = process.env.ROBUSTNESS_VERBOSE === '1';
 const FULL_FROM = process.env.FULL_CORPUS_FROM ?? '';
+const ONLY_ENDPOINTS = process.env.ROBUSTNESS_ENDPOINTS?.split(',');
 /** Files sent through every endpoint by default: a fixed spread over the sorted corpus, plus the named ones. */
 const SUBSET_SIZE = 10;
 /**
@@ -63,6 +65,7 @@ const ENDPOINTS: Record<string, { fields: Record<string, string | number>; pairW
   'pdf.extract': { fields: {} },
   'pdf.markdown': { fields: {} },
   'pdf.ocr': { fields: {} },
+  'pdf.searchable': { fields: {} },
   'pdf.tables': { fields: {} },
   'pdf.structured': { fields: { schema: STRUCTURED_SCHEMA } },
 };
@@ -188,8 +191,8 @@ describe('robustness corpus over HTTP, paid on the local chain', () => {
     const step = Math.ceil(files.length / SUBSET_SIZE);
     const chosen = FULL ? files.filter((name) => name >= FULL_FROM) : files.filter((name, i) => i % step === 0 || ALWAYS.includes(name));
     expect(files).to.include(ALWAYS);
-    const endpoints = operations.filter((o) => o.id in ENDPOINTS);
-    expect(endpoints.length).to.equal(Object.keys(ENDPOINTS).length);
+    const endpoints = operations.filter((o) => o.id in ENDPOINTS && (!ONLY_ENDPOINTS || ONLY_ENDPOINTS.includes(o.id)));
+    expect(endpoints.length).to.equal(ONLY_ENDPOINTS?.length ?? Object.keys(ENDPOINTS).length);
     const payerBefore = await t.evm.balanceOf(t.evm.payerAddress);
     const payToBefore = await t.evm.balanceOf(t.evm.payTo);
     const table = new Map<string, Map<string, number>>();

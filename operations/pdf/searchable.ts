@@ -1,6 +1,6 @@
 import { fail } from '../../core/errors.js';
 import { MAX_RENDER_PIXELS, renderPixels } from '../../checks/pdf.js';
-import { MAX_OCR_LANGUAGES, OCR_LANGUAGE_PACKS, OCRMYPDF_COMMANDS, OCRMYPDF_VECTOR_DPI, type OcrLanguage } from '../../tools/engines/ocrmypdf.js';
+import { MAX_OCR_LANGUAGES, OCR_LANGUAGE_PACKS, OCRMYPDF_VECTOR_DPI, type OcrLanguage } from '../../tools/engines/ocrmypdf.js';
 import { defineOperation, type FieldValues, type StringField } from '../define.js';
 import { PDF_INPUT } from '../shared.js';
 
@@ -44,7 +44,7 @@ export const pdfSearchable = defineOperation({
     mediaType: 'application/pdf', description: 'The same PDF with a text layer over its scanned pages.',
     unprocessable: 'Unsupported, corrupt or encrypted input, or an invalid field (an unknown language); or, after the work and uncharged, a PDF whose pages OCRmyPDF could not render.',
   },
-  thirdParty: false, binaries: OCRMYPDF_COMMANDS, timeoutMs: SEARCHABLE_TIMEOUT_MS,
+  thirdParty: false, binaries: ['ocrmypdf', 'tesseract', 'gs'], timeoutMs: SEARCHABLE_TIMEOUT_MS,
   checkFields: (fields: FieldValues) => { parseLanguages(String(fields.languages)); },
   plan: async ({ fields, files, pageBoxes }): Promise<PdfSearchableJob> => {
     const file = files[0];

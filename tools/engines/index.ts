@@ -10,13 +10,14 @@ import type { EngineDeclaration } from './declare.js';
 import { GS } from './gs.js';
 import { JPEGTRAN } from './jpegtran.js';
 import { MUTOOL } from './mutool.js';
+import { OCRMYPDF } from './ocrmypdf.js';
 import { PNGQUANT } from './pngquant.js';
 import { POPPLER } from './poppler.js';
 import { QPDF } from './qpdf.js';
 import { TESSERACT } from './tesseract.js';
 import { WEASYPRINT } from './weasyprint.js';
 
-export const ENGINES = [QPDF, MUTOOL, GS, POPPLER, TESSERACT, JPEGTRAN, PNGQUANT, WEASYPRINT] as const;
+export const ENGINES = [QPDF, MUTOOL, GS, POPPLER, TESSERACT, JPEGTRAN, PNGQUANT, WEASYPRINT, OCRMYPDF] as const;
 
 /** A command some engine runs: what an operation may list in its `binaries`. */
 export type EngineCommand = typeof ENGINES[number]['commands'][number];

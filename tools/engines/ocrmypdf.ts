@@ -4,9 +4,10 @@
 import { fail } from '../../core/errors.js';
 import { runTool, type RunResult } from '../process/run-tool.js';
 import { toolFailure } from '../process/tool-errors.js';
+import { declareEngine } from './declare.js';
 
-/** The programs the work runs: OCRmyPDF, and the tesseract and Ghostscript it drives. */
-export const OCRMYPDF_COMMANDS = ['ocrmypdf', 'tesseract', 'gs'] as const;
+/** OCRmyPDF is Python; it runs the tesseract and Ghostscript of their own engines (./tesseract.ts, ./gs.ts). */
+export const OCRMYPDF = declareEngine({ name: 'OCRmyPDF', commands: ['ocrmypdf'], package: 'ocrmypdf' });
 
 /**
  * The tesseract language packs the service installs (system-packages.txt lists tesseract-ocr-<code>
@@ -86,7 +87,7 @@ function explain(result: RunResult): never {
 export async function runOcrmypdf(run: SearchableRun): Promise<void> {
   let result: RunResult;
   try {
-    result = await runTool('ocrmypdf', ocrmypdfArgs(run), {
+    result = await runTool(OCRMYPDF.commands[0], ocrmypdfArgs(run), {
       cwd: run.cwd,
       timeoutMs: run.timeoutMs,
       // One tesseract thread: OpenMP's threads fought over the shared cores (see the tesseract engine).
