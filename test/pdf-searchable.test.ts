@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
 import { runTool } from '../tools/process/run-tool.js';
-import { jobRoot, runOperation } from './pdf-helpers.js';
+import { jobRoot, runOperation } from './support/jobs.js';
 import { form, signOnBase, startTestService, type TestService } from './support/service.js';
 import { balancesOf } from './support/paying.js';
 import { groundTruthText, wordRecall } from './support/word-recall.js';

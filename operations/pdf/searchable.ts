@@ -1,17 +1,17 @@
 import { fail } from '../../core/errors.js';
 import { MAX_RENDER_PIXELS, renderPixels } from '../../checks/pdf.js';
 import { MAX_OCR_LANGUAGES, OCR_LANGUAGE_PACKS, OCRMYPDF_VECTOR_DPI, type OcrLanguage } from '../../tools/engines/ocrmypdf.js';
-import { defineOperation, type FieldValues, type StringField } from '../define.js';
+import { defineOperation } from '../define.js';
 import { PDF_INPUT } from '../shared.js';
 
 const CODES = Object.keys(OCR_LANGUAGE_PACKS) as OcrLanguage[];
 
-const LANGUAGES: StringField = {
+const LANGUAGES = {
   name: 'languages', type: 'string', default: 'eng', minLength: 3, maxLength: 64,
   description: `The languages of the text, as tesseract codes separated by commas (at most ${MAX_OCR_LANGUAGES}; each one read makes a page slower): `
     + `${CODES.map((code) => `${code} (${OCR_LANGUAGE_PACKS[code]})`).join(', ')}. Other codes are refused (422).`,
   example: 'eng,deu',
-};
+} as const;
 
 /** The languages field as a list of installed packs, or the client's error naming the field. */
 export function parseLanguages(value: string): OcrLanguage[] {
@@ -44,8 +44,8 @@ export const pdfSearchable = defineOperation({
     mediaType: 'application/pdf', description: 'The same PDF with a text layer over its scanned pages.',
     unprocessable: 'Unsupported, corrupt or encrypted input, or an invalid field (an unknown language); or, after the work and uncharged, a PDF whose pages OCRmyPDF could not render.',
   },
-  thirdParty: false, binaries: ['ocrmypdf', 'tesseract', 'gs'], timeoutMs: SEARCHABLE_TIMEOUT_MS,
-  checkFields: (fields: FieldValues) => { parseLanguages(String(fields.languages)); },
+  content: { local: true }, binaries: ['ocrmypdf', 'tesseract', 'gs'], timeoutMs: SEARCHABLE_TIMEOUT_MS,
+  checkFields: (fields) => { parseLanguages(fields.languages); },
   plan: async ({ fields, files, pageBoxes }): Promise<PdfSearchableJob> => {
     const file = files[0];
     if (file?.kind === 'pdf' && file.encrypted) {
@@ -59,6 +59,6 @@ export const pdfSearchable = defineOperation({
         fail('LIMIT_EXCEEDED', `page ${box.page} is too large to read: at ${OCRMYPDF_VECTOR_DPI} dpi it is ${width} x ${height} pixels, more than the limit of 50 megapixels`, { field: 'file' });
       }
     }
-    return { languages: parseLanguages(String(fields.languages)) };
+    return { languages: parseLanguages(fields.languages) };
   },
 });
