@@ -1,22 +1,18 @@
 // The foundation: the table and the routes agree, errors have one shape and the right status,
-// checks come before payment, back-pressure, the subprocess runner's deadline, configuration,
-// and logs that carry no file names or contents.
+// checks come before payment, back-pressure, configuration, and logs that carry no file names or
+// contents. (Running a tool is tested in test/tools/process/.)
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import os from 'node:os';
 import { operations } from '../operations/index.js';
 import { workFunctionFor } from '../workers/work-functions.js';
 import { ERROR_CATALOG, ServiceError, type ErrorCode } from '../core/errors.js';
 import { loadConfig, ConfigError, ENVIRONMENT_VARIABLES } from '../server/config.js';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { runTool, RunFailure } from '../tools/process/run-tool.js';
-import { asToolError, NO_SPACE_MESSAGE } from '../tools/process/tool-errors.js';
 import { LazyJobDir, SYNC_BYTES } from '../server/jobdir.js';
 import { startTestService, form, type TestService } from './support/service.js';
 import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
@@ -137,93 +133,6 @@ describe('job directories', () => {
     for (const [i, file] of files.entries()) expect(new Uint8Array(readFileSync(file))).to.equal(parts[i]);
     await dir.remove();
     expect(await readdir(jobs)).to.equal([]);
-  });
-});
-
-describe('the subprocess runner', () => {
-  // Members of the process group that are still running (zombies are dead, only not yet reaped by init).
-  const groupAlive = (pgid: number) => {
-    let pids: string[];
-    try { pids = execFileSync('pgrep', ['-g', String(pgid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean); } catch { return false; }
-    return pids.some((pid) => {
-      try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
-    });
-  };
-
-  it('kills the whole process group when the deadline passes', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'runner-'));
-    try {
-      const started = Date.now();
-      // The shell starts a grandchild that would outlive a kill of the shell alone.
-      const err = await runTool('sh', ['-c', 'sleep 30 & echo $$ > pgid; wait'], { cwd: dir, timeoutMs: 300 }).catch((e: unknown) => e);
-      expect(err).to.be.an.instanceof(RunFailure);
-      expect((err as RunFailure).kind).to.equal('timeout');
-      expect(Date.now() - started).to.be.below(5000);
-      const pgid = Number(execFileSync('cat', [path.join(dir, 'pgid')], { encoding: 'utf8' }));
-      await new Promise((r) => setTimeout(r, 200));
-      expect(groupAlive(pgid)).to.equal(false);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('passes no inherited secrets and bounds stdout', async () => {
-    process.env.PAYDOC_TEST_SECRET = 'do-not-pass';
-    try {
-      const env = await runTool('env', [], { timeoutMs: 5000 });
-      expect(Buffer.from(env.stdout).toString()).to.not.contain('do-not-pass');
-    } finally {
-      delete process.env.PAYDOC_TEST_SECRET;
-    }
-    const err = await runTool('head', ['-c', '100000', '/dev/zero'], { timeoutMs: 5000, maxStdout: 1000 }).catch((e: unknown) => e);
-    expect((err as RunFailure).kind).to.equal('output-too-large');
-  });
-
-  it('starts tools from a launcher process of its own, replaced once large outputs have grown it', async () => {
-    const launchers = () => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
-      .split('\n').filter((line) => line.includes('/tools/process/launcher-process.js')).map((line) => Number(line.trim().split(/\s+/)[0]));
-    const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
-    // The tool's parent is the launcher, not this (large) process.
-    const own = await runTool('sh', ['-c', 'echo $PPID'], { timeoutMs: 5000 });
-    const first = Number(Buffer.from(own.stdout).toString());
-    expect(launchers()).to.include(first);
-    expect(parentOf(first)).to.equal(process.pid);
-    // 150 MB through the launcher leaves it larger than it should stay.
-    const big = await runTool('head', ['-c', String(150 * 1024 * 1024), '/dev/zero'], { timeoutMs: 20_000, maxStdout: 200 * 1024 * 1024 });
-    expect(big.stdout.byteLength).to.equal(150 * 1024 * 1024);
-    const next = await runTool('sh', ['-c', 'echo $PPID'], { timeoutMs: 5000 });
-    const replacement = Number(Buffer.from(next.stdout).toString());
-    expect(replacement).to.not.equal(first);
-    // Up to 10 s: on a loaded machine, or under `npm test`'s coverage (each process writes its
-    // V8 coverage file as it exits), the retired launcher took more than 2 s to go.
-    for (let i = 0; i < 500 && launchers().includes(first); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(launchers()).to.not.include(first);
-    expect(launchers()).to.include(replacement);
-  });
-
-  it('maps every tool failure to one catalog error, with no tool output in the message', async () => {
-    const mapped = async (run: Promise<unknown>) => {
-      const err = asToolError(await run.then(() => undefined, (e: unknown) => e), 'the tool');
-      return [err.code, err.status];
-    };
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'tool-failures-'));
-    try {
-      expect(await mapped(runTool('no-such-binary-here', [], { cwd: dir, timeoutMs: 5_000 }))).to.equal(['UNAVAILABLE', 503]);
-      expect(await mapped(runTool('sleep', ['5'], { cwd: dir, timeoutMs: 200 }))).to.equal(['JOB_TIMEOUT', 504]);
-      expect(await mapped(runTool('head', ['-c', '4096', '/dev/zero'], { cwd: dir, timeoutMs: 5_000, maxStdout: 100 }))).to.equal(['LIMIT_EXCEEDED', 413]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write /secret/path'), { code: 'ENOSPC' });
-    expect([asToolError(enospc, 'x').code, asToolError(enospc, 'x').message]).to.equal(['UNAVAILABLE', NO_SPACE_MESSAGE]);
-    const unknown = asToolError(new Error('qpdf: /dev/shm/job-1/input.pdf: damaged'), '/v1/pdf/split');
-    expect([unknown.code, unknown.message]).to.equal(['JOB_FAILED', '/v1/pdf/split failed while processing the file; nothing was charged']);
-  });
-
-  it('reports a crashed tool without throwing away the exit status', async () => {
-    const res = await runTool('sh', ['-c', 'kill -SEGV $$'], { timeoutMs: 5000 }).catch((e: unknown) => e);
-    expect(res).to.be.an.instanceof(RunFailure);
-    expect((res as RunFailure).kind).to.equal('killed');
   });
 });
 
