@@ -1,7 +1,7 @@
 import { fail } from '../../core/errors.js';
 import { MAX_RENDER_PIXELS, renderPixels } from '../../checks/pdf.js';
 import { MAX_OCR_LANGUAGES, OCR_LANGUAGE_PACKS, OCRMYPDF_VECTOR_DPI, type OcrLanguage } from '../../tools/engines/ocrmypdf.js';
-import { defineOperation } from '../define.js';
+import { defineOperation, type FieldSpec } from '../define.js';
 import { PDF_INPUT } from '../shared.js';
 
 const CODES = Object.keys(OCR_LANGUAGE_PACKS) as OcrLanguage[];
@@ -11,7 +11,7 @@ const LANGUAGES = {
   description: `The languages of the text, as tesseract codes separated by commas (at most ${MAX_OCR_LANGUAGES}; each one read makes a page slower): `
     + `${CODES.map((code) => `${code} (${OCR_LANGUAGE_PACKS[code]})`).join(', ')}. Other codes are refused (422).`,
   example: 'eng,deu',
-} as const;
+} as const satisfies FieldSpec;
 
 /** The languages field as a list of installed packs, or the client's error naming the field. */
 export function parseLanguages(value: string): OcrLanguage[] {
@@ -28,7 +28,7 @@ export function parseLanguages(value: string): OcrLanguage[] {
   return codes as OcrLanguage[];
 }
 
-export interface PdfSearchableJob {
+export interface PdfSearchablePlan {
   languages: OcrLanguage[];
 }
 
@@ -46,7 +46,7 @@ export const pdfSearchable = defineOperation({
   },
   content: { local: true }, binaries: ['ocrmypdf', 'tesseract', 'gs'], timeoutMs: SEARCHABLE_TIMEOUT_MS,
   checkFields: (fields) => { parseLanguages(fields.languages); },
-  plan: async ({ fields, files, pageBoxes }): Promise<PdfSearchableJob> => {
+  plan: async ({ fields, files, pageBoxes }): Promise<PdfSearchablePlan> => {
     const file = files[0];
     if (file?.kind === 'pdf' && file.encrypted) {
       fail('ENCRYPTED_PDF', 'the PDF is encrypted (it opens without a password, but restricts what may be done with it); OCRmyPDF does not add text to encrypted PDFs: remove the encryption first', { field: 'file' });

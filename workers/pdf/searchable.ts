@@ -7,10 +7,10 @@ import type { JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
 import { runOcrmypdf } from '../../tools/engines/ocrmypdf.js';
 import { withScratch } from '../../tools/process/scratch-directory.js';
-import type { PdfSearchableJob } from '../../operations/pdf/searchable.js';
+import type { PdfSearchablePlan } from '../../operations/pdf/searchable.js';
 import { inputPath, PDF, readBytes } from './common.js';
 
-export const searchable: WorkFunction<PdfSearchableJob> = async (input): Promise<JobOutput> => {
+export const searchable: WorkFunction<PdfSearchablePlan> = async (input): Promise<JobOutput> => {
   const source = await inputPath(input);
   return withScratch(input.jobDir, async (dir) => {
     const output = path.join(dir, 'searchable.pdf');
