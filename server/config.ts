@@ -44,6 +44,7 @@ const schema = {
   svmRpcUrl: { doc: 'Solana RPC the web page reads the mint and a recent blockhash from, through the service, to pay with a Solana wallet (live mode; empty: the page has no Solana path). Dev mode uses the local chain.', format: String, default: '', env: 'SVM_RPC_URL' },
   devChains: { doc: 'Chains the dev rig starts: evm, svm or both (comma-separated).', format: String, default: 'evm,svm', env: 'DEV_CHAINS' },
   facilitatorTimeoutMs: { doc: 'How long a facilitator call (verify, settle) may take, in milliseconds; a settlement past it counts as unconfirmed.', format: 'nat', default: 30000, env: 'FACILITATOR_TIMEOUT_MS' },
+  replicaUrl: { doc: 'This replica\'s address as the other replicas reach it (e.g. http://10.0.0.5:8080), recorded in the shared store (REDIS_URL) with the results it holds: a retry or a result link download reaching another replica is passed on to it (empty: the others answer 503 until the load balancer sends it here).', format: String, default: '', env: 'REPLICA_URL' },
   redisUrl: { doc: 'Redis for the payment guards shared by replicas (empty: in-process guards).', format: String, default: '', env: 'REDIS_URL' },
 
   modelBaseUrl: { doc: 'OpenAI-compatible API base URL (with MODEL_API_KEY alone, OpenAI itself; with neither, the four model endpoints answer 503).', format: String, default: '', env: 'MODEL_BASE_URL' },
@@ -102,6 +103,13 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   if (config.workers === 0) config.workers = Math.max(1, os.availableParallelism());
   if (!config.baseUrl) config.baseUrl = `http://localhost:${config.port}`;
   config.baseUrl = config.baseUrl.replace(/\/+$/, '');
+  if (config.replicaUrl) {
+    const replica = URL.canParse(config.replicaUrl) ? new URL(config.replicaUrl) : undefined;
+    if (!replica || !['http:', 'https:'].includes(replica.protocol) || replica.username || replica.password || replica.pathname !== '/' || replica.search || replica.hash) {
+      throw new ConfigError('invalid configuration: REPLICA_URL (replicaUrl): must be an http or https origin, such as http://10.0.0.5:8080 (no path, no credentials)');
+    }
+    config.replicaUrl = replica.origin;
+  }
   if (config.modelConcurrency < 1) throw new ConfigError('invalid configuration: MODEL_CONCURRENCY (modelConcurrency): must be at least 1');
   if (config.modelDpi < MODEL_DPI.min || config.modelDpi > MODEL_DPI.max) {
     throw new ConfigError(`invalid configuration: MODEL_DPI (modelDpi): must be between ${MODEL_DPI.min} and ${MODEL_DPI.max}`);

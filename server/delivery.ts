@@ -120,6 +120,8 @@ export interface DeliveryContext {
   baseUrl: string;
   /** Where the replicas learn that a link is held elsewhere (the payment guard's store). */
   registry?: LinkRegistry;
+  /** Where the other replicas reach this one (REPLICA_URL), recorded with the links it holds. */
+  replicaUrl?: string;
 }
 
 /** The part of the payment guard's store that result links use. */
@@ -136,9 +138,15 @@ export function linkRegistryKey(token: string): string {
   return `result-link:${keyOf(token)}`;
 }
 
-/** What the registry says of a link this instance does not hold: held by another instance, or ended. */
-export async function linkHeldElsewhere(registry: LinkRegistry, token: string): Promise<boolean> {
-  return (await registry.lookup(linkRegistryKey(token)).catch(() => undefined)) === LINK_HELD;
+/**
+ * What the registry says of a link this instance does not hold: held by another instance (with
+ * the address it recorded, if it said where), or undefined (ended, or never made).
+ */
+export async function linkHolder(registry: LinkRegistry, token: string): Promise<{ address?: string } | undefined> {
+  const state = await registry.lookup(linkRegistryKey(token)).catch(() => undefined);
+  if (state !== LINK_HELD && !state?.startsWith(`${LINK_HELD} `)) return undefined;
+  const address = state.slice(LINK_HELD.length + 1);
+  return address ? { address } : {};
 }
 
 /** Ends a link here and tells the other instances, so none of them answers "held elsewhere" for it. */
@@ -158,7 +166,7 @@ export async function prepareDelivery<T>(output: JobOutput, delivery: Delivery, 
     const { token, expiresAt } = context.links.keep(output);
     const ttlSeconds = Math.ceil((expiresAt - Date.now()) / 1000);
     // Best effort: without the registry a link still works on this instance, the others answer 410.
-    await context.registry?.record(linkRegistryKey(token), LINK_HELD, ttlSeconds).catch(() => undefined);
+    await context.registry?.record(linkRegistryKey(token), context.replicaUrl ? `${LINK_HELD} ${context.replicaUrl}` : LINK_HELD, ttlSeconds).catch(() => undefined);
     return {
       kind: 'link', heldBytes: 0,
       result: { url: `${context.baseUrl}/v1/results/${token}`, mediaType: output.mediaType, bytes: size, sha256: sha256(output.body), expiresAt: new Date(expiresAt).toISOString() },

@@ -14,6 +14,7 @@ import { settlePayment } from '../server/payment/stages/settle.js';
 import { ResultHolding } from '../server/payment/stages/holding.js';
 import { authorizationOf, classify, type AuthorizationReader, type AuthorizationState } from '../server/payment/stages/authorization.js';
 import { MemoryGuard, type PaymentGuard } from '../server/payment/guard.js';
+import { FORWARDED_HEADER, replicaOrigin, wasForwarded } from '../server/replica-forward.js';
 import { FacilitatorRefusedError } from '../server/payment/facilitators.js';
 import { createMetrics } from '../server/metrics.js';
 import { ServiceError } from '../core/errors.js';
@@ -93,6 +94,29 @@ describe('payment stage 2: the ledger of what is known', () => {
     expect((await thrown(ledger.refuseKnown({ ...payment, digest: 'another' }))).code).to.equal('PAYMENT_ID_CONFLICT');
     await ledger.markSettleFailed(payment);
     expect((await thrown(ledger.refuseKnown(payment))).code).to.equal('SETTLEMENT_FAILED');
+  });
+
+  it('a result held with REPLICA_URL records where its holder is reached; without it, only that it is held; another payload is a conflict', async () => {
+    const guard = new MemoryGuard();
+    const payment = paymentOf();
+    await new PaymentLedger(guard, () => 'http://10.0.0.5:8080').markHeld(payment);
+    const ledger = new PaymentLedger(guard);
+    expect(await guard.lookup(payment.id)).to.equal(`held:${payment.digest} http://10.0.0.5:8080`);
+    expect(await ledger.holderOf(payment)).to.equal('http://10.0.0.5:8080');
+    expect((await thrown(ledger.refuseKnown(payment))).code).to.equal('SETTLEMENT_UNCONFIRMED');
+    expect((await thrown(ledger.refuseKnown({ ...payment, digest: 'another' }))).code).to.equal('PAYMENT_ID_CONFLICT');
+    await ledger.markHeld(payment);
+    expect(await ledger.holderOf(payment)).to.not.exist();
+    await ledger.markDelivered(payment);
+    expect(await ledger.holderOf(payment)).to.not.exist();
+  });
+
+  it('only an http(s) origin without credentials read from the store is ever contacted; a forwarded request is marked', () => {
+    expect(replicaOrigin('http://10.0.0.5:8080')?.href).to.equal('http://10.0.0.5:8080/');
+    expect(replicaOrigin('https://replica-2.internal/some/path')?.href).to.equal('https://replica-2.internal/');
+    for (const address of [undefined, '', 'file:///etc/passwd', 'gopher://10.0.0.5', 'http://user:pass@10.0.0.5', 'not a url']) expect(replicaOrigin(address), String(address)).to.not.exist();
+    expect(wasForwarded({ [FORWARDED_HEADER]: '1' })).to.equal(true);
+    expect(wasForwarded({})).to.equal(false);
   });
 
   it('a released payment can be claimed again; a client id used with one payload refuses another', async () => {

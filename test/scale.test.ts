@@ -9,7 +9,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodePaymentResponseHeader } from '@x402/core/http';
+import { createHash } from 'node:crypto';
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
@@ -230,6 +231,99 @@ describe('replicas sharing one Redis and one chain', () => {
     const after = await evmBalances();
     expect(before.payer - after.payer).to.equal(30000n);
     expect(after.payTo - before.payTo).to.equal(30000n);
+  });
+
+  // Each replica told where the other reaches it (REPLICA_URL), for the length of one test.
+  async function withReplicaUrls(run: () => Promise<void>, addressOfA: string = a.url): Promise<void> {
+    a.service.app.config.replicaUrl = addressOfA;
+    b.service.app.config.replicaUrl = b.url;
+    try {
+      await run();
+    } finally {
+      a.service.app.config.replicaUrl = '';
+      b.service.app.config.replicaUrl = '';
+    }
+  }
+
+  it('with REPLICA_URL, the retry of a result held by A sent to B is passed on to A: delivered once, charged once, no second job; then both say delivered', () => withReplicaUrls(async () => {
+    const before = await evmBalances();
+    const payload = await signBase(await quote(a, '/v1/pdf/extract', () => form([pdf3])));
+    evm.facilitator.faults.settle = 'lost';
+    let first: Response;
+    try {
+      first = await paidWith(a, '/v1/pdf/extract', form([pdf3]), payload);
+    } finally {
+      delete evm.facilitator.faults.settle;
+    }
+    expect(first.status).to.equal(503);
+    expect(before.payer - (await evmBalances()).payer).to.equal(30000n);
+    const jobs = await jobsStarted();
+    const atB = await paidWith(b, '/v1/pdf/extract', form([pdf3]), payload);
+    expect(atB.status).to.equal(200);
+    expect(((await atB.json()) as { pageCount: number }).pageCount).to.equal(3);
+    expect(decodePaymentResponseHeader(atB.headers.get('payment-response')!)).to.include({ success: true, network: BASE });
+    expect(await jobsStarted()).to.equal(jobs);
+    for (const replica of [a, b]) {
+      const again = await paidWith(replica, '/v1/pdf/extract', form([pdf3]), payload);
+      expect(again.status).to.equal(410);
+      expect(await errorCode(again)).to.equal('RESULT_DELIVERED');
+    }
+    const after = await evmBalances();
+    expect(before.payer - after.payer).to.equal(30000n);
+    expect(after.payTo - before.payTo).to.equal(30000n);
+  }));
+
+  it('with REPLICA_URL, a result link made by A downloads once from B (the bytes A holds), then both answer 410', () => withReplicaUrls(async () => {
+    const body = () => form([pdf2], { delivery: 'link' });
+    const evmBefore = await evmBalances();
+    const res = await paidWith(a, '/v1/pdf/extract', body(), await signBase(await quote(a, '/v1/pdf/extract', body)));
+    expect(res.status).to.equal(200);
+    const { result } = (await res.json()) as { result: { url: string; sha256: string } };
+    expect(evmBefore.payer - (await evmBalances()).payer).to.equal(20000n);
+    const token = result.url.split('/').pop()!;
+    const atB = await fetch(`${b.url}/v1/results/${token}`);
+    expect(atB.status).to.equal(200);
+    expect(atB.headers.get('cache-control')).to.equal('no-store');
+    const bytes = Buffer.from(await atB.arrayBuffer());
+    expect(createHash('sha256').update(bytes).digest('hex')).to.equal(result.sha256);
+    expect((JSON.parse(bytes.toString('utf8')) as { pageCount: number }).pageCount).to.equal(2);
+    for (let i = 0; i < 50 && (await fetch(`${a.url}/v1/results/${token}`)).status !== 410; i++) await new Promise((r) => setTimeout(r, 20));
+    for (const replica of [a, b]) {
+      const again = await fetch(`${replica.url}/v1/results/${token}`);
+      expect(again.status).to.equal(410);
+      expect(await errorCode(again)).to.equal('RESULT_GONE');
+    }
+    expect(evmBefore.payer - (await evmBalances()).payer).to.equal(20000n);
+  }));
+
+  it('with REPLICA_URL, a holder that does not answer, or a request already marked as forwarded, gets the 503 it got without it, nothing charged twice', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    await withReplicaUrls(async () => {
+      const body = () => form([pdf2], { delivery: 'link' });
+      const res = await paidWith(a, '/v1/pdf/extract', body(), await signBase(await quote(a, '/v1/pdf/extract', body)));
+      const token = ((await res.json()) as { result: { url: string } }).result.url.split('/').pop()!;
+      const atB = await fetch(`${b.url}/v1/results/${token}`);
+      expect(atB.status).to.equal(503);
+      expect(atB.headers.get('retry-after')).to.equal('1');
+      expect(await errorCode(atB)).to.equal('RESULT_ELSEWHERE');
+      expect((await fetch(`${a.url}/v1/results/${token}`)).status).to.equal(200);
+    }, closed);
+    await withReplicaUrls(async () => {
+      const before = await evmBalances();
+      const payload = await signBase(await quote(a, '/v1/pdf/extract', () => form([pdf3])));
+      evm.facilitator.faults.settle = 'lost';
+      try {
+        expect((await paidWith(a, '/v1/pdf/extract', form([pdf3]), payload)).status).to.equal(503);
+      } finally {
+        delete evm.facilitator.faults.settle;
+      }
+      const marked = await fetch(`${b.url}/v1/pdf/extract`, { method: 'POST', body: form([pdf3]), headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload), 'x-paydoc-forwarded': '1' } });
+      expect(marked.status).to.equal(503);
+      expect(await errorCode(marked)).to.equal('SETTLEMENT_UNCONFIRMED');
+      const atA = await paidWith(a, '/v1/pdf/extract', form([pdf3]), payload);
+      expect(atA.status).to.equal(200);
+      expect(before.payer - (await evmBalances()).payer).to.equal(30000n);
+    });
   });
 
   it('a Solana payment sent to both replicas at once settles once', async () => {

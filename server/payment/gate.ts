@@ -8,7 +8,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { ServiceError } from '../../core/errors.js';
-import type { PaymentGuard } from './guard.js';
+import { paymentId, type PaymentGuard } from './guard.js';
 import { AuthenticatedFacilitatorClient, FacilitatorRefusedError, type FacilitatorAuth } from './facilitators.js';
 import type { Metrics } from '../metrics.js';
 import { readPayment, versionProblem, type Payment } from './stages/payload.js';
@@ -71,14 +71,16 @@ export class PaymentGate {
     /** Shared with the replicas through Redis when REDIS_URL is set: also where result links are registered. */
     readonly guard: PaymentGuard,
     private readonly metrics: Metrics,
+    /** Where the other replicas reach this one (REPLICA_URL), if they can. */
+    private readonly replicaUrl: () => string | undefined,
   ) {
-    this.ledger = new PaymentLedger(guard);
+    this.ledger = new PaymentLedger(guard, replicaUrl);
     const rpcUrls = new Map(chains.filter((chain) => chain.network.startsWith('eip155:') && chain.rpcUrl).map((chain) => [chain.network, chain.rpcUrl!]));
     this.holding = new ResultHolding(server, this.ledger, metrics, rpcUrls.size > 0 ? new ChainAuthorizationReader(rpcUrls) : undefined);
   }
 
   /** Connects to every facilitator; fails the boot when a chain has no facilitator that supports it. */
-  static async create(chains: readonly ChainConfig[], guard: PaymentGuard, metrics: Metrics, facilitatorTimeoutMs = DEFAULT_FACILITATOR_TIMEOUT_MS): Promise<PaymentGate> {
+  static async create(chains: readonly ChainConfig[], guard: PaymentGuard, metrics: Metrics, facilitatorTimeoutMs = DEFAULT_FACILITATOR_TIMEOUT_MS, replicaUrl: () => string | undefined = () => undefined): Promise<PaymentGate> {
     if (chains.length === 0) throw new Error('no payment chain is configured');
     const clients = chains.map((chain) => new AuthenticatedFacilitatorClient(chain.facilitatorUrl, facilitatorTimeoutMs, chain.facilitatorAuth));
     const server = new x402ResourceServer(clients);
@@ -106,7 +108,19 @@ export class PaymentGate {
         throw new Error(`the facilitator at ${chain.facilitatorUrl} does not support the exact scheme on ${chain.network}`);
       }
     }
-    return new PaymentGate(server, chains, guard, metrics);
+    return new PaymentGate(server, chains, guard, metrics, replicaUrl);
+  }
+
+  /**
+   * The address of the other replica holding the result this payment bought, as it recorded it,
+   * so that the retry can be passed on to it; undefined when this replica holds it, when none
+   * does, or when the holder did not say where it is.
+   */
+  async holderElsewhere(payload: PaymentPayload): Promise<string | undefined> {
+    const id = paymentId(payload);
+    if (!id || this.holding.holdsHere(id)) return undefined;
+    const holder = await this.ledger.holderOf({ id });
+    return holder !== undefined && holder !== this.replicaUrl() ? holder : undefined;
   }
 
   /** Each chain's facilitator (its URL without any credentials) and whether its /supported lists the chain. */

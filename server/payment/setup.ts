@@ -149,7 +149,8 @@ export async function createGuard(config: Config): Promise<PaymentGuard> {
 export async function createPaymentGate(config: Config, rigs: DevRigs | undefined, metrics: Metrics): Promise<PaymentGate> {
   const guard = await createGuard(config);
   try {
-    return await PaymentGate.create(await chainsFor(config, rigs), guard, metrics, config.facilitatorTimeoutMs);
+    // Read when a result is held, not now: a test learns its own address only once it listens.
+    return await PaymentGate.create(await chainsFor(config, rigs), guard, metrics, config.facilitatorTimeoutMs, () => config.replicaUrl || undefined);
   } catch (err) {
     await guard.close().catch(() => undefined);
     throw err;

@@ -17,6 +17,8 @@ import { withBody, streamedPayload } from './body.js';
 import { paidCall, probePrice } from '../paid-call.js';
 import { watchConnection } from './connection.js';
 import { httpResource } from '../derive/resources.js';
+import { relayToHolder, replicaOrigin, wasForwarded } from '../replica-forward.js';
+import { unconfirmed } from '../payment/stages/refusals.js';
 import type { App } from '../index.js';
 
 // Multipart framing and small text fields on top of the files themselves.
@@ -86,10 +88,26 @@ function maxPartsOf(op: Operation): number {
   return 2 * op.input.count.max + op.fields.length + 8;
 }
 
+/**
+ * The retry of a payment whose result another replica holds, passed on to it whole (the body
+ * streamed, not read here); undefined when no other replica said it holds it.
+ */
+async function toHolder(request: Request, h: ResponseToolkit, app: App) {
+  const holder = replicaOrigin(await app.gate.holderElsewhere(readPayment(request)!));
+  if (!holder) return undefined;
+  const relayed = await relayToHolder(request, h, holder, app.config.facilitatorTimeoutMs + 30_000, true);
+  if (relayed) return relayed;
+  throw unconfirmed('the result is held by another instance of the service, which did not answer');
+}
+
 function handlerFor(op: Operation, app: App) {
   return async (request: Request, h: ResponseToolkit) => {
     request.plugins.paydoc = { operation: op.id };
     const carriesPayment = request.headers['payment-signature'] !== undefined || request.headers['x-payment'] !== undefined;
+    if (carriesPayment && !wasForwarded(request.raw.req.headers)) {
+      const forwarded = await toHolder(request, h, app);
+      if (forwarded) return forwarded;
+    }
     // An unpaid body is only inspected and answered with a quote: it may live in a lent buffer.
     return withBody(request, app.config.uploadTimeoutMs, !carriesPayment, async (body) => {
       if (!carriesPayment && isPriceProbe(request.mime, body)) return quoteResponse(h, await probePrice(app, op, httpResource(op, app)));

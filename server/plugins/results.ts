@@ -3,7 +3,8 @@
 import type { Plugin } from '@hapi/hapi';
 import { ServiceError } from '../../core/errors.js';
 import type { App } from '../index.js';
-import { endLink, linkHeldElsewhere } from '../delivery.js';
+import { endLink, linkHolder } from '../delivery.js';
+import { relayToHolder, replicaOrigin, wasForwarded } from '../replica-forward.js';
 
 // 32 random bytes in base64url.
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -25,11 +26,16 @@ export const resultsPlugin: Plugin<{ app: App }> = {
         if (!TOKEN.test(token)) throw gone();
         const output = app.links.get(token);
         if (!output) {
-          // With several replicas, the one that made the link holds it: a retry can reach it.
-          if (await linkHeldElsewhere(app.gate.guard, token)) {
-            throw new ServiceError('RESULT_ELSEWHERE', 'this result link is held by another instance of the service; retry in a moment (a load balancer may send the retry to the instance holding it)', { retryAfterSeconds: 1 });
+          // With several replicas, the one that made the link holds it: the download is passed on
+          // to it when it said where it is, else a retry through the load balancer can reach it.
+          const holder = await linkHolder(app.gate.guard, token);
+          if (!holder) throw gone();
+          const address = replicaOrigin(holder.address);
+          if (address && holder.address !== app.config.replicaUrl && !wasForwarded(request.raw.req.headers)) {
+            const relayed = await relayToHolder(request, h, address, app.config.facilitatorTimeoutMs, false);
+            if (relayed) return relayed;
           }
-          throw gone();
+          throw new ServiceError('RESULT_ELSEWHERE', 'this result link is held by another instance of the service; retry in a moment (a load balancer may send the retry to the instance holding it)', { retryAfterSeconds: 1 });
         }
         // Ended by the first download that reached the client whole; a cut download can be tried again.
         request.raw.res.once('finish', () => void endLink({ links: app.links, registry: app.gate.guard }, token, app.config.resultLinkTtlS));

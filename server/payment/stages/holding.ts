@@ -44,6 +44,11 @@ export class ResultHolding {
     return this.held.get(payment.id) as HeldResult<R> | undefined;
   }
 
+  /** Whether a result bought with this payment id is held in this process. */
+  holdsHere(id: string): boolean {
+    return this.held.get(id) !== undefined;
+  }
+
   /** A result whose settlement is unknown, held for the identical retry (when it fits). */
   async holdUnconfirmed(payment: Payment, result: GateResult, receipt: SettleResponse | undefined): Promise<void> {
     this.metrics.payments.inc({ stage: 'settle_unknown' });

@@ -20,7 +20,19 @@ const clientIdKey = (clientId: string) => `payment-identifier:${clientId}`;
 const svmSettleKey = (id: string) => `svm-settle:${id}`;
 
 export class PaymentLedger {
-  constructor(readonly guard: PaymentGuard) {}
+  constructor(
+    readonly guard: PaymentGuard,
+    /** Where the other replicas reach this one (REPLICA_URL), recorded with what it holds; none: not said. */
+    private readonly replicaUrl: () => string | undefined = () => undefined,
+  ) {}
+
+  /** The address recorded by the replica holding this payment's result, when one holds it and said where. */
+  async holderOf(payment: Pick<Payment, 'id'>): Promise<string | undefined> {
+    const state = await this.guard.lookup(payment.id).catch(() => undefined);
+    if (!state?.startsWith(HELD)) return undefined;
+    const address = state.slice(HELD.length).split(' ')[1];
+    return address || undefined;
+  }
 
   /** The client's idempotency key, once used with one payment, is refused with another. */
   async checkClientId(payment: Payment): Promise<void> {
@@ -39,7 +51,10 @@ export class PaymentLedger {
       if (!state.endsWith(payment.digest)) throw differentPayload();
       throw new ServiceError('RESULT_DELIVERED', 'the result bought with this payment was already delivered, and results are not kept after delivery; nothing more was charged');
     }
-    if (state.startsWith(HELD)) throw unconfirmed('the result is held by another instance of the service');
+    if (state.startsWith(HELD)) {
+      if (!state.slice(HELD.length).startsWith(payment.digest)) throw differentPayload();
+      throw unconfirmed('the result is held by another instance of the service');
+    }
     if (state === SETTLE_FAILED) throw new ServiceError('SETTLEMENT_FAILED', 'this payment could not be settled; nothing was charged; pay again with a new payment');
     throw inProgress();
   }
@@ -67,7 +82,8 @@ export class PaymentLedger {
 
   /** Best effort: a store that fails here leaves the in-process record, which still answers this replica. */
   async markHeld(payment: Payment): Promise<void> {
-    await this.record(payment.id, HELD + payment.digest).catch(() => undefined);
+    const holder = this.replicaUrl();
+    await this.record(payment.id, `${HELD}${payment.digest}${holder ? ` ${holder}` : ''}`).catch(() => undefined);
   }
 
   async markDelivered(payment: Payment): Promise<void> {
