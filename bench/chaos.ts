@@ -158,7 +158,7 @@ async function main(): Promise<void> {
   const lbPort = await freePort();
   const env = {
     PAYMENTS: 'live', HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${lbPort}`, WORKERS: '1', LOG_LEVEL: 'warn',
-    EVM_NETWORK: evm.network, EVM_ASSET: evm.asset, EVM_PAY_TO: evm.payTo, EVM_FACILITATOR_URL: evm.proxyUrl,
+    EVM_NETWORK: evm.network, EVM_ASSET: evm.asset, EVM_PAY_TO: evm.payTo, EVM_FACILITATOR_URL: evm.proxyUrl, EVM_RPC_URL: evm.rpcUrl,
     SVM_NETWORK: svm.network, SVM_ASSET: svm.asset, SVM_PAY_TO: svm.payTo, SVM_FACILITATOR_URL: svm.proxyUrl,
     REDIS_URL: redis.url, FACILITATOR_TIMEOUT_MS: String(args.facilitatorTimeoutMs),
   };

@@ -79,7 +79,10 @@ export class RedisServer {
 
 export interface ReplicaEnv { [name: string]: string }
 
-/** One service process: `node dist/bin/start.js`, configured by its environment only. */
+/**
+ * One service process: `node dist/bin/start.js`, configured by its environment only, told its own
+ * address (REPLICA_URL) so that the others pass on the retries and link downloads of what it holds.
+ */
 export class Replica {
   child?: ChildProcess;
   private output: () => string = () => '';
@@ -93,7 +96,7 @@ export class Replica {
   async start(timeoutMs = 60_000): Promise<void> {
     const child = spawn(process.execPath, ['dist/bin/start.js'], {
       cwd: this.root,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', NODE_ENV: 'production', ...this.env, PORT: String(this.port), TMP_DIR: this.tmpDir },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', NODE_ENV: 'production', ...this.env, PORT: String(this.port), TMP_DIR: this.tmpDir, REPLICA_URL: this.url },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
