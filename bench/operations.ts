@@ -12,6 +12,7 @@ import { gsArgs } from '../tools/engines/gs.js';
 import { QPDF_LOSSLESS } from '../tools/engines/qpdf.js';
 import { mupdfProgramPath } from '../tools/engines/mutool.js';
 import { ocrmypdfArgs } from '../tools/engines/ocrmypdf.js';
+import { LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, type EngineCommand } from '../tools/engines/mupdf-js.js';
 import { markdown as markdownWork } from '../workers/pdf/markdown/index.js';
 import { renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { dataUrl } from '../workers/model/pages.js';
@@ -51,6 +52,13 @@ async function tool(name: string, args: string[], cwd: string, options: { input?
   const result = await runTool(name, args, { cwd, timeoutMs: TIMEOUT, ...options });
   if (result.exitCode !== 0 && !(name === 'qpdf' && result.exitCode === 3)) throw new Error(`${name} exited with ${result.exitCode}`);
   return result.stdout;
+}
+
+/** The service's MuPDF.js child process, called as the raw tool: the same command line, no service around it. */
+async function mupdfJs(scratch: string, command: EngineCommand, input: string): Promise<void> {
+  const request = path.join(scratch, 'request.json');
+  await writeFile(request, JSON.stringify(command));
+  await tool(process.execPath, [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, request, input, path.join(scratch, 'out.pdf')], scratch);
 }
 
 /** The fake provider's answers: what a well-behaved model returns for each request shape. */
@@ -228,6 +236,11 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     short.split,
     short.protect,
     short.unlock,
+    {
+      id: 'pdf.redact', input: 'corpus 004 (4 pages)', fields: { text: JSON.stringify(['information']), regex: JSON.stringify(['[Tt]ext']) }, files: [pdf(latex4)],
+      raw: 'the MuPDF.js redaction process (node mupdf-js-process.js) run directly on the file',
+      runRaw: (scratch) => mupdfJs(scratch, { command: 'redact', request: { text: ['information'], regex: ['[Tt]ext'], areas: [] } }, latexPath),
+    },
     {
       id: 'pdf.render', input: 'corpus 004 (4 pages)', fields: { dpi: 150 }, files: [pdf(latex4)],
       raw: 'mutool draw -r 150 -F png (no ZIP)',

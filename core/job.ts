@@ -51,6 +51,8 @@ export interface JobOutput {
   body: Uint8Array;
   /** The real media type of body, e.g. image/webp, application/pdf, application/zip, text/markdown; charset=utf-8, application/json. */
   mediaType: string;
+  /** The operation's report beside the file (its output.report declares it), as plain JSON. */
+  report?: Record<string, unknown>;
 }
 
 export type JobResult =

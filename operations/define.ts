@@ -95,6 +95,17 @@ export interface OutputSpec {
   jsonSchema?: Record<string, unknown>;
   /** What a 422 means for this operation, when it can mean more than bad input (OpenAPI). */
   unprocessable?: string;
+  /** JSON the operation returns beside a file result: over HTTP in a response header, over MCP in structuredContent. */
+  report?: ReportSpec;
+}
+
+export interface ReportSpec {
+  /** The report's key in MCP's structuredContent: { "<name>": <the JSON> }. */
+  name: string;
+  /** The HTTP response header that holds the same JSON (ASCII, compact). */
+  header: string;
+  description: string;
+  jsonSchema: Record<string, unknown>;
 }
 
 /** An upload as the pre-payment checks found it. */

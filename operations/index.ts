@@ -14,6 +14,7 @@ import { pdfPages } from './pdf/pages.js';
 import { pdfSplit } from './pdf/split.js';
 import { pdfProtect } from './pdf/protect.js';
 import { pdfUnlock } from './pdf/unlock.js';
+import { pdfRedact } from './pdf/redact.js';
 import { pdfRender } from './pdf/render.js';
 import { pdfImages } from './pdf/images.js';
 import { pdfExtract } from './pdf/extract.js';
@@ -26,7 +27,7 @@ import { pdfSearchable } from './pdf/searchable.js';
 
 const table = [
   imageCompress, imageResize, imageCrop, imageRotate, imageFlip, imageOcr,
-  pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRender,
+  pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRedact, pdfRender,
   pdfImages, pdfExtract, pdfMarkdown, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
 ] as const;
 

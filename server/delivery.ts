@@ -25,11 +25,15 @@ export interface PushReceipt {
   mediaType: string;
 }
 
-/** A result ready to be sent; `heldBytes` is what it keeps in memory while held for a retry. */
-export type Deliverable<T> =
+/**
+ * A result ready to be sent; `heldBytes` is what it keeps in memory while held for a retry. The
+ * operation's report (output.report) goes with the answer whichever way the file leaves.
+ */
+export type Deliverable<T> = (
   | { kind: 'inline'; body: T; heldBytes: number; discard?: undefined }
   | { kind: 'link'; result: LinkReceipt; heldBytes: number; discard(): void }
-  | { kind: 'pushed'; delivered: PushReceipt; heldBytes: number; discard?: undefined; received: true };
+  | { kind: 'pushed'; delivered: PushReceipt; heldBytes: number; discard?: undefined; received: true }
+) & { report?: Record<string, unknown> };
 
 /** A surface (HTTP, MCP) says how much it carries inline and encodes a result for itself. */
 export interface Surface<T> {
@@ -161,6 +165,11 @@ export async function endLink(context: Pick<DeliveryContext, 'links' | 'registry
  * nothing is charged.
  */
 export async function prepareDelivery<T>(output: JobOutput, delivery: Delivery, pushTo: URL | undefined, surface: Surface<T>, context: DeliveryContext, signal?: AbortSignal): Promise<Deliverable<T>> {
+  const ready = await deliverable(output, delivery, pushTo, surface, context, signal);
+  return output.report ? { ...ready, report: output.report } : ready;
+}
+
+async function deliverable<T>(output: JobOutput, delivery: Delivery, pushTo: URL | undefined, surface: Surface<T>, context: DeliveryContext, signal?: AbortSignal): Promise<Deliverable<T>> {
   const size = output.body.byteLength;
   if (delivery.kind === 'link') {
     const { token, expiresAt } = context.links.keep(output);

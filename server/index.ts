@@ -93,7 +93,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
         // The standard x402 clients (@x402/fetch, @x402/axios) send Access-Control-Expose-Headers on
         // the paid retry: a browser app on another origin can pay only if the preflight allows it.
         additionalHeaders: ['payment-signature', 'x-payment', 'access-control-expose-headers', 'mcp-protocol-version', 'mcp-session-id'],
-        additionalExposedHeaders: ['payment-required', 'payment-response', 'retry-after', 'mcp-session-id'],
+        // …and reads the operations' report headers (Paydoc-Redactions, Paydoc-Removed).
+        additionalExposedHeaders: ['payment-required', 'payment-response', 'retry-after', 'mcp-session-id', ...operations.flatMap((op) => (op.output.report ? [op.output.report.header.toLowerCase()] : []))],
         maxAge: 600,
       },
       security: { noSniff: true, referrer: 'no-referrer' },

@@ -1,4 +1,4 @@
-// The bad-input matrix: hostile, malformed and out-of-range requests against all 22 operations
+// The bad-input matrix: hostile, malformed and out-of-range requests against every operation
 // on both surfaces (HTTP multipart and MCP tools) of one running service. Every case asserts the
 // exact status and code, that the answer came before any payment (no 402, no PAYMENT-REQUIRED,
 // no job started) and that the message names the problem. Afterwards: the job directory is
@@ -187,7 +187,7 @@ const MERGE_OPS = PDF_OPS.filter((o) => o.input.count.max > 1);
 const VALID_FIELDS: Record<string, Record<string, string | number>> = {
   'image.resize': { width: 10 }, 'image.crop': { width: 5, height: 5 }, 'image.rotate': { angle: 90 }, 'image.flip': { direction: 'horizontal' },
   'pdf.pages': { pages: '1' }, 'pdf.split': { ranges: '1' }, 'pdf.protect': { password: NEW_PASSWORD },
-  'pdf.unlock': { password: PASSWORD }, 'pdf.structured': { schema: VALID_SCHEMA },
+  'pdf.unlock': { password: PASSWORD }, 'pdf.structured': { schema: VALID_SCHEMA }, 'pdf.redact': { text: JSON.stringify([PDF_MARKER]) },
 };
 const validFields = (o: Operation) => VALID_FIELDS[o.id] ?? {};
 const asStrings = (fields: Record<string, string | number>) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
@@ -248,6 +248,26 @@ for (const o of PDF_OPS) {
   http('/v1/pdf/protect: a 257-character password', protect, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 127 bytes in UTF-8/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: NEW_PASSWORD.padEnd(257, 'x') } }));
   http('/v1/pdf/protect: no password', protect, e(422, 'FIELD_INVALID', /^"password" is required/), () => ({ files: [upload(fx.pdf3, 'pdf')] }));
   http('/v1/pdf/protect: the password sent twice', protect, e(422, 'FIELD_INVALID', /^"password" was sent 2 times; send it once/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: [NEW_PASSWORD, PASSWORD] } }));
+  const redact = op('pdf.redact');
+  const redactWith = (fields: Record<string, string>) => () => ({ files: [upload(fx.pdf3, 'pdf')], fields });
+  http('/v1/pdf/redact: nothing to redact', redact, e(422, 'FIELD_INVALID', /^redact needs something to redact: at least one entry in "text", "regex" or "areas"/), redactWith({ text: '[]' }));
+  http('/v1/pdf/redact: text that is not JSON', redact, e(422, 'FIELD_INVALID', /^text must be a JSON array; it is not valid JSON/), redactWith({ text: PDF_MARKER }));
+  http('/v1/pdf/redact: text that is a JSON object', redact, e(422, 'FIELD_INVALID', /^text must be a JSON array$/), redactWith({ text: '{"a":1}' }));
+  http('/v1/pdf/redact: an empty string in text', redact, e(422, 'FIELD_INVALID', /^text\[1\] must be a non-empty string/), redactWith({ text: JSON.stringify([PDF_MARKER, ' ']) }));
+  http('/v1/pdf/redact: 51 strings in text', redact, e(422, 'FIELD_INVALID', /^text holds 51 entries; at most 50 are taken/), redactWith({ text: JSON.stringify(Array.from({ length: 51 }, (_, i) => `w${i}`)) }));
+  http('/v1/pdf/redact: a backreference in regex', redact, e(422, 'FIELD_INVALID', /^regex\[0\] is refused: it cannot run in linear time/), redactWith({ regex: JSON.stringify(['(a)\\1']) }));
+  http('/v1/pdf/redact: a lookahead in regex', redact, e(422, 'FIELD_INVALID', /^regex\[0\] is refused: it cannot run in linear time/), redactWith({ regex: JSON.stringify(['x(?=y)']) }));
+  http('/v1/pdf/redact: a repetition count over 16 in regex', redact, e(422, 'FIELD_INVALID', /^regex\[0\] is refused: it cannot run in linear time/), redactWith({ regex: JSON.stringify(['\\d{1,40}']) }));
+  http('/v1/pdf/redact: an invalid regex', redact, e(422, 'FIELD_INVALID', /^regex\[1\] is refused: it is not a valid regular expression/), redactWith({ regex: JSON.stringify(['ok', '(unclosed']) }));
+  http('/v1/pdf/redact: a regex matching the empty string', redact, e(422, 'FIELD_INVALID', /^regex\[0\] matches the empty string/), redactWith({ regex: JSON.stringify(['a*']) }));
+  http('/v1/pdf/redact: a \\p{…} class in regex', redact, e(422, 'FIELD_INVALID', /^regex\[0\] uses a \\p\{…\} class/), redactWith({ regex: JSON.stringify(['\\p{Lu}+']) }));
+  http('/v1/pdf/redact: an area on page 4 of 3', redact, e(422, 'FIELD_INVALID', /^areas\[0\]\.page is 4, but the PDF has 3 pages/), redactWith({ areas: JSON.stringify([{ page: 4, x: 0, y: 0, width: 10, height: 10 }]) }));
+  http('/v1/pdf/redact: an area of width 0', redact, e(422, 'FIELD_INVALID', /^areas\[0\] must have a positive width and height/), redactWith({ areas: JSON.stringify([{ page: 1, x: 0, y: 0, width: 0, height: 10 }]) }));
+  http('/v1/pdf/redact: an area past the page\'s right edge', redact, e(422, 'FIELD_INVALID', /^areas\[1\] is not on page 2, which is 595 x 842 points/), redactWith({ areas: JSON.stringify([{ page: 1, x: 0, y: 0, width: 5, height: 5 }, { page: 2, x: 500, y: 0, width: 200, height: 10 }]) }));
+  http('/v1/pdf/redact: an area with a string for x', redact, e(422, 'FIELD_INVALID', /^areas\[0\]\.x must be a number/), redactWith({ areas: JSON.stringify([{ page: 1, x: '0', y: 0, width: 5, height: 5 }]) }));
+  http('/v1/pdf/redact: an area with an unknown key', redact, e(422, 'FIELD_INVALID', /^areas\[0\] has keys other than page, x, y, width and height/), redactWith({ areas: JSON.stringify([{ page: 1, x: 0, y: 0, width: 5, height: 5, colour: 'red' }]) }));
+  mcp('svc_pdf_redact: an area above the page', redact, e(422, 'FIELD_INVALID', /^areas\[0\] starts off the page/), () => ({ file: b64(fx.pdf3), areas: JSON.stringify([{ page: 1, x: 0, y: -5, width: 5, height: 5 }]) }));
+  mcp('svc_pdf_redact: a backreference in regex', redact, e(422, 'FIELD_INVALID', /^regex\[0\] is refused: it cannot run in linear time/), () => ({ file: b64(fx.pdf3), regex: JSON.stringify(['(a)\\1']) }));
 }
 
 // 3. Hostile PDF structure: lying page counts, nesting, loops, giant pages.
@@ -692,7 +712,7 @@ describe('bad-input matrix (HTTP and MCP, one service, no provider configured)',
     }
   });
 
-  it('covers all 22 operations on both surfaces with at least 150 cases, none of which started a job', async () => {
+  it(`covers all ${operations.length} operations on both surfaces with at least 150 cases, none of which started a job`, async () => {
     const matrix = cases.filter((c) => c.status !== 402);
     const seen = cases.map((c) => ({ surface: c.surface, status: (outcomes.get(c) as Outcome | undefined)?.status ?? 0 }));
     expect(matrix.length).to.be.at.least(150);

@@ -54,7 +54,7 @@ describe('agent wallets and API linters read the service as it is', () => {
 
   before(async () => {
     // Both chains, and a model provider's URL (never contacted by a quote), so that every paid
-    // route answers its 402 and discovery checks all 22.
+    // route answers its 402 and discovery checks them all.
     t = await startTestService({ solana: true, config: { modelBaseUrl: 'http://127.0.0.1:9/v1', modelName: 'any' } });
   });
   after(async () => { await t?.stop(); });

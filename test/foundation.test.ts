@@ -28,12 +28,12 @@ const { describe, it, before, after } = lab;
 const { expect } = Code;
 
 describe('the operation table', () => {
-  it('declares 22 operations, 6 image and 16 PDF, with unique paths and svc_ tool names', async () => {
-    expect(operations.length).to.equal(22);
+  it('declares 23 operations, 6 image and 17 PDF, with unique paths and svc_ tool names', async () => {
+    expect(operations.length).to.equal(23);
     expect(operations.filter((op) => op.path.startsWith('/v1/image/')).length).to.equal(6);
-    expect(operations.filter((op) => op.path.startsWith('/v1/pdf/')).length).to.equal(16);
-    expect(new Set(operations.map((op) => op.path)).size).to.equal(22);
-    expect(new Set(operations.map((op) => op.tool)).size).to.equal(22);
+    expect(operations.filter((op) => op.path.startsWith('/v1/pdf/')).length).to.equal(17);
+    expect(new Set(operations.map((op) => op.path)).size).to.equal(23);
+    expect(new Set(operations.map((op) => op.tool)).size).to.equal(23);
     for (const op of operations) {
       expect(op.tool).to.match(/^svc_[a-z_]+$/);
       expect(op.price.rate).to.be.above(0);
@@ -44,7 +44,7 @@ describe('the operation table', () => {
     expect([byId('pdf.merge-compress').path, byId('pdf.merge-compress').tool]).to.equal(['/v1/pdf/merge-compress', 'svc_pdf_merge_compress']);
     expect([byId('image.ocr').path, byId('image.ocr').tool]).to.equal(['/v1/image/ocr', 'svc_image_ocr']);
     expect(Object.fromEntries(operations.filter((o) => o.maxAmount !== undefined).map((o) => [o.id, o.maxAmount]))).to.equal({
-      'pdf.render': 500000, 'pdf.ocr': 900000, 'pdf.searchable': 1000000, 'pdf.tables': 900000, 'pdf.structured': 1200000,
+      'pdf.redact': 10000000, 'pdf.render': 500000, 'pdf.ocr': 900000, 'pdf.searchable': 1000000, 'pdf.tables': 900000, 'pdf.structured': 1200000,
     });
   });
 

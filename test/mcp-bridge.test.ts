@@ -14,6 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startTestService, type TestService } from './support/service.js';
 import { balancesOf } from './support/paying.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
+import { operations } from '../operations/index.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -57,10 +58,10 @@ describe('the paying stdio bridge (paydoc-mcp)', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('serves the same 22 tools, whose files may be local paths', async () => {
+  it(`serves the same ${operations.length} tools, whose files may be local paths`, async () => {
     const client = await bridge({ PAYER_KEY: svc.evm.payerKey, OUTPUT_DIR: path.join(dir, 'out-list') });
     const { tools } = await client.listTools();
-    expect(tools.length).to.equal(22);
+    expect(tools.length).to.equal(operations.length);
     const resize = tools.find((t) => t.name === 'svc_image_resize')!;
     const file = resize.inputSchema.properties!.file as { anyOf: Array<{ required: string[] }> };
     // A local path beside the service's own choices: a URL it fetches, or base64 data.

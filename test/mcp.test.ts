@@ -49,7 +49,7 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     const unknown = await client.callTool({ name: 'svc_pdf_explode', arguments: {} }).then(() => undefined, (err: unknown) => err);
     expect(unknown).to.be.an.instanceof(McpError);
     expect((unknown as McpError).code).to.equal(ErrorCode.InvalidParams);
-    expect((unknown as McpError).message).to.equal('MCP error -32602: no tool named "svc_pdf_explode"; tools/list names all 22');
+    expect((unknown as McpError).message).to.equal(`MCP error -32602: no tool named "svc_pdf_explode"; tools/list names all ${operations.length}`);
     const post = (body: string) => fetch(`${t.url}/mcp`, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
     const malformed = await post('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"');
     expect(malformed.status).to.equal(400);
@@ -161,7 +161,7 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     expect(client.getServerVersion()?.name).to.equal('paydoc');
   });
 
-  it('tools/list returns the 22 tools with schemas derived from the table', async () => {
+  it(`tools/list returns the ${operations.length} tools with schemas derived from the table`, async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).to.equal(operations.map((op) => op.tool).sort());
     const resize = tools.find((tool) => tool.name === 'svc_image_resize')!;

@@ -44,7 +44,7 @@ export default async function runJob(input: Job) {
   try {
     const work = await workFunctionFor(input.operation)();
     const output = await work({ ...input, settings } as never);
-    return transferable({ ok: true, output: { body: transferableBytes(output.body), mediaType: output.mediaType }, workMs: performance.now() - started });
+    return transferable({ ok: true, output: { body: transferableBytes(output.body), mediaType: output.mediaType, ...(output.report ? { report: output.report } : {}) }, workMs: performance.now() - started });
   } catch (err) {
     // Unknown failures carry no detail back (it could hold paths or tool output).
     const failure = asToolError(err, pathOf(input.operation));

@@ -67,7 +67,10 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
   const responses: Record<string, unknown> = {
     200: {
       description: `${op.output.description} With delivery=link or deliver_to, JSON instead: a one-time link to GET the result from, or the receipt of its PUT. The PAYMENT-RESPONSE header carries the settlement receipt.`,
-      headers: { 'PAYMENT-RESPONSE': { description: 'base64 JSON x402 SettleResponse (the receipt).', schema: { type: 'string' } } },
+      headers: {
+        'PAYMENT-RESPONSE': { description: 'base64 JSON x402 SettleResponse (the receipt).', schema: { type: 'string' } },
+        ...(op.output.report ? { [op.output.report.header]: { description: `${op.output.report.description} Compact JSON, whichever way the result is delivered.`, content: { 'application/json': { schema: toOas30(op.output.report.jsonSchema) } } } } : {}),
+      },
       content: successContent(op),
     },
     402: {

@@ -47,12 +47,31 @@ function resultContent(op: Operation, output: JobOutput): CallToolResult {
   };
 }
 
+/** The structuredContent of a result: its JSON, or the report beside a file. */
+function resultSchema(op: Operation): Record<string, unknown> | undefined {
+  if (op.output.jsonSchema) return op.output.jsonSchema;
+  const report = op.output.report;
+  return report ? { type: 'object', required: [report.name], properties: { [report.name]: report.jsonSchema } } : undefined;
+}
+
 function errorResult(error: ServiceError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.body()) }], structuredContent: error.body() as unknown as Record<string, unknown> };
 }
 
-/** What a tool answers for a result kept behind a link, or pushed to the buyer's URL. */
+/** What a tool answers: the result, or where it went; and beside it the operation's report, when it has one. */
 function deliveredContent(op: Operation, result: Deliverable<CallToolResult>): CallToolResult {
+  const answer = deliveryContent(op, result);
+  const report = op.output.report;
+  if (!report || !result.report) return answer;
+  const reported = { [report.name]: result.report };
+  return {
+    ...answer,
+    content: [...answer.content, { type: 'text', text: JSON.stringify(reported) }],
+    structuredContent: { ...answer.structuredContent, ...reported },
+  };
+}
+
+function deliveryContent(op: Operation, result: Deliverable<CallToolResult>): CallToolResult {
   if (result.kind === 'inline') return result.body;
   if (result.kind === 'link') {
     const { url, mediaType, bytes } = result.result;
@@ -137,7 +156,7 @@ function mcpServerFor(app: App, request: Request): Server {
       inputSchema: mcpInputSchema(op) as { type: 'object' },
       // An unpaid or failed call carries a PaymentRequired or an error body in structuredContent (the x402
       // MCP transport), and SDK clients validate it against outputSchema even then: the schema admits all three.
-      ...(op.output.jsonSchema ? { outputSchema: { type: 'object' as const, anyOf: [op.output.jsonSchema, PAYMENT_REQUIRED_SCHEMA, ERROR_SCHEMA, LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA] } } : {}),
+      ...(resultSchema(op) ? { outputSchema: { type: 'object' as const, anyOf: [resultSchema(op)!, PAYMENT_REQUIRED_SCHEMA, ERROR_SCHEMA, LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA] } } : {}),
       // Read-only and not destructive: a tool returns a new file and changes nothing anywhere. Open
       // world only where the file goes to a third-party model: not on a local engine (OCR_ENGINE,
       // TABLES_ENGINE), where nothing leaves the server.

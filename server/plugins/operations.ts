@@ -126,6 +126,8 @@ function handlerFor(op: Operation, app: App) {
       const response = result.kind === 'inline'
         ? h.response(Buffer.from(result.body.body.buffer, result.body.body.byteOffset, result.body.body.byteLength)).type(result.body.mediaType)
         : h.response(result.kind === 'link' ? { result: result.result } : { delivered: result.delivered }).type('application/json');
+      // The report (redactions, what was removed) in its header, however the file left.
+      if (op.output.report && result.report) response.header(op.output.report.header, JSON.stringify(result.report));
       return response
         .header('payment-response', encodePaymentResponseHeader(receipt))
         .header('cache-control', 'no-store');

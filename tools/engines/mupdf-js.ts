@@ -1,0 +1,87 @@
+// MuPDF 1.28 (the npm `mupdf` package, WebAssembly) for redaction and sanitizing. It runs in a
+// child process of its own (./mupdf-js-process.ts), started like any other tool: the job's deadline
+// kills it, and the WebAssembly heap it grows on a large document is returned to the system
+// when it exits instead of staying with a pool thread. Debian's MuPDF 1.21 is not used for
+// this: when a redaction removes a whole text object it moves the next line off the page.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runTool } from '../process/run-tool.js';
+import { asToolError, damaged } from '../process/tool-errors.js';
+
+/** A rectangle on one page, in PDF points from the page's top-left corner as it is displayed. */
+export interface RedactionArea {
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface RedactionRequest {
+  /** Literal strings, matched case-sensitively; any run of white space matches any other. */
+  text: string[];
+  /** Patterns for V8's linear-time engine (the `l` flag): checked before payment. */
+  regex: string[];
+  areas: RedactionArea[];
+}
+
+export interface RedactionReport {
+  /** Redacted areas (matches and given areas) over the whole document. */
+  total: number;
+  /** Redacted areas per page, page 1 first: one number for every page. */
+  pages: number[];
+  /** Strings outside the pages' content (metadata, outline, annotations, form values) that held a match and were cut. */
+  elsewhere: number;
+}
+
+export interface SanitizeRequest {
+  /** Keep URI actions (web links); false removes them too. */
+  keepLinks: boolean;
+}
+
+/** What sanitizing removed, by kind; kinds it did not find are absent. */
+export type RemovedCounts = Partial<Record<RemovedKind, number>>;
+
+export const REMOVED_KINDS = [
+  'javascript', 'open_action', 'additional_actions', 'launch', 'import_data', 'submit_form', 'remote_goto',
+  'other_actions', 'uri', 'embedded_files', 'file_attachments', 'xfa', 'info', 'xmp',
+] as const;
+export type RemovedKind = typeof REMOVED_KINDS[number];
+
+export type EngineCommand = { command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest };
+
+/** The engine's entry, compiled beside this module. */
+export const MUPDF_JS_PROCESS = fileURLToPath(new URL('./mupdf-js-process.js', import.meta.url));
+
+/**
+ * The flag that gives the engine V8's linear-time regular expressions (`new RegExp(p, 'l')`),
+ * so that no pattern can backtrack for long; the pre-payment check compiles patterns with it too.
+ */
+export const LINEAR_REGEXP_FLAG = '--enable-experimental-regexp-engine';
+
+/** The child's exit statuses: done (the report on stdout), or MuPDF could not read or write the file. */
+export const MUPDF_JS_EXIT = { ok: 0, damaged: 3 } as const;
+
+/**
+ * Runs one command on `input`, writing `output`, and returns its report. The request (the strings
+ * to redact among it) goes in a 0600 file in the job's directory, never on a command line.
+ */
+async function runMupdfJs(command: EngineCommand, input: string, output: string, options: { cwd: string; timeoutMs: number }): Promise<unknown> {
+  const requestFile = path.join(options.cwd, 'mupdf-request.json');
+  writeFileSync(requestFile, JSON.stringify(command), { mode: 0o600, flag: 'wx' });
+  const what = command.command === 'redact' ? 'redaction' : 'sanitizing';
+  const result = await runTool(process.execPath, [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, requestFile, input, output], { ...options, maxStdout: 1024 * 1024 })
+    .catch((err: unknown) => { throw asToolError(err, what); });
+  if (result.exitCode === MUPDF_JS_EXIT.damaged) damaged('MuPDF could not read or rewrite it (the file is damaged)');
+  if (result.exitCode !== MUPDF_JS_EXIT.ok) throw asToolError(new Error(`${what} exited ${result.exitCode}`), what);
+  return JSON.parse(Buffer.from(result.stdout).toString('utf8')) as unknown;
+}
+
+export async function redactPdf(input: string, output: string, request: RedactionRequest, options: { cwd: string; timeoutMs: number }): Promise<RedactionReport> {
+  return await runMupdfJs({ command: 'redact', request }, input, output, options) as RedactionReport;
+}
+
+export async function sanitizePdf(input: string, output: string, request: SanitizeRequest, options: { cwd: string; timeoutMs: number }): Promise<RemovedCounts> {
+  return (await runMupdfJs({ command: 'sanitize', request }, input, output, options) as { removed: RemovedCounts }).removed;
+}
