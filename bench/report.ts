@@ -95,6 +95,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
   const cellRun: Json = md?.tableCells ? md : mdSubset;
   const fromMd = load('from-markdown.json', 'from-markdown');
   const ocr = load('ocr.json', 'ocr');
+  const searchable = load('searchable.json', 'searchable');
   const chaos = load('chaos.json', 'chaos');
 
   // ---- Headlines --------------------------------------------------------------------------
@@ -291,6 +292,14 @@ export async function buildReport(input: ReportInput): Promise<string> {
     L.push('## Local OCR (tesseract)', '', ocr.note ?? '', '');
     L.push(`${ocr.pages} pages: ${ocr.pagesPerSecond} pages/s wall, ${ocr.toolCpuSecondsPerPage} CPU s per page (${ocr.pagesPerSecondPerIdleCore} pages/s per idle core), at ${ocr.dpi} dpi.`, '');
     if (ocr.samples) L.push(...table(['Sample', 'Pages', 'Pages/s', 'CPU s/page', 'Word recall'], ocr.samples.map((s: Json) => [s.kind, s.pages, s.pagesPerSecond, s.toolCpuSecondsPerPage, s.wordRecall])), '');
+  }
+
+  if (searchable?.summary) {
+    const { summary } = searchable;
+    L.push('## Searchable PDFs (OCRmyPDF) beside tesseract', '', searchable.method ?? '', '');
+    L.push(...table(['Path', 'Pages', 'CPU s/page', 'Wall s/page', 'Word recall', 'Min recall'], (['ocrmypdf', 'tesseract'] as const).map((side) =>
+      [side === 'ocrmypdf' ? 'OCRmyPDF (/v1/pdf/searchable)' : 'tesseract (/v1/pdf/ocr, local)', summary.pages, summary[side].cpuSecondsPerPage.toFixed(2),
+        summary[side].wallSecondsPerPage.toFixed(2), summary[side].recall.toFixed(3), summary[side].recallMin.toFixed(3)])), '');
   }
 
   if (chaos) L.push(...chaosSection(chaos));
