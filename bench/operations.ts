@@ -242,6 +242,11 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
       runRaw: (scratch) => mupdfJs(scratch, { command: 'redact', request: { text: ['information'], regex: ['[Tt]ext'], areas: [] } }, latexPath),
     },
     {
+      id: 'pdf.sanitize', input: 'corpus 004 (4 pages)', files: [pdf(latex4)],
+      raw: 'the MuPDF.js sanitizing process (node mupdf-js-process.js) run directly on the file',
+      runRaw: (scratch) => mupdfJs(scratch, { command: 'sanitize', request: { keepLinks: true } }, latexPath),
+    },
+    {
       id: 'pdf.render', input: 'corpus 004 (4 pages)', fields: { dpi: 150 }, files: [pdf(latex4)],
       raw: 'mutool draw -r 150 -F png (no ZIP)',
       runRaw: async (scratch) => { await tool('mutool', ['draw', '-q', '-r', '150', '-F', 'png', '-o', path.join(scratch, 'page-%d.png'), latexPath], scratch); },

@@ -15,6 +15,7 @@ import { pdfSplit } from './pdf/split.js';
 import { pdfProtect } from './pdf/protect.js';
 import { pdfUnlock } from './pdf/unlock.js';
 import { pdfRedact } from './pdf/redact.js';
+import { pdfSanitize } from './pdf/sanitize.js';
 import { pdfRender } from './pdf/render.js';
 import { pdfImages } from './pdf/images.js';
 import { pdfExtract } from './pdf/extract.js';
@@ -27,7 +28,7 @@ import { pdfSearchable } from './pdf/searchable.js';
 
 const table = [
   imageCompress, imageResize, imageCrop, imageRotate, imageFlip, imageOcr,
-  pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRedact, pdfRender,
+  pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRedact, pdfSanitize, pdfRender,
   pdfImages, pdfExtract, pdfMarkdown, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
 ] as const;
 

@@ -268,6 +268,9 @@ for (const o of PDF_OPS) {
   http('/v1/pdf/redact: an area with an unknown key', redact, e(422, 'FIELD_INVALID', /^areas\[0\] has keys other than page, x, y, width and height/), redactWith({ areas: JSON.stringify([{ page: 1, x: 0, y: 0, width: 5, height: 5, colour: 'red' }]) }));
   mcp('svc_pdf_redact: an area above the page', redact, e(422, 'FIELD_INVALID', /^areas\[0\] starts off the page/), () => ({ file: b64(fx.pdf3), areas: JSON.stringify([{ page: 1, x: 0, y: -5, width: 5, height: 5 }]) }));
   mcp('svc_pdf_redact: a backreference in regex', redact, e(422, 'FIELD_INVALID', /^regex\[0\] is refused: it cannot run in linear time/), () => ({ file: b64(fx.pdf3), regex: JSON.stringify(['(a)\\1']) }));
+  const sanitize = op('pdf.sanitize');
+  http('/v1/pdf/sanitize: keep_links "maybe"', sanitize, e(422, 'FIELD_INVALID', /^"keep_links" must be one of "true", "false"/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { keep_links: 'maybe' } }));
+  mcp('svc_pdf_sanitize: keep_links as a boolean', sanitize, e(422, 'FIELD_INVALID', /^"keep_links" must be one of "true", "false"/), () => ({ file: b64(fx.pdf3), keep_links: false }));
 }
 
 // 3. Hostile PDF structure: lying page counts, nesting, loops, giant pages.

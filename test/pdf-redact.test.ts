@@ -221,12 +221,13 @@ describe('redaction paid over HTTP on the local Base chain, and over MCP', () =>
   before(async () => { t = await startTestService(); });
   after(async () => { await t?.stop(); });
 
-  it('every public description lists redact: OpenAPI (with the report header), the catalog, llms.txt, the MCP tools', async () => {
+  it('every public description lists redact and sanitize: OpenAPI (with the report headers), the catalog, llms.txt, the MCP tools', async () => {
     const openapi = await (await fetch(`${t.url}/openapi.json`)).json() as { paths: Record<string, { post: { responses: Record<string, { headers?: Record<string, unknown> }> } }> };
     expect(Object.keys(openapi.paths['/v1/pdf/redact'].post.responses['200'].headers!)).to.include('Paydoc-Redactions');
+    expect(Object.keys(openapi.paths['/v1/pdf/sanitize'].post.responses['200'].headers!)).to.include('Paydoc-Removed');
     const catalog = JSON.stringify(await (await fetch(`${t.url}/v1/discovery`)).json());
     const llms = await (await fetch(`${t.url}/llms.txt`)).text();
-    for (const route of ['/v1/pdf/redact']) {
+    for (const route of ['/v1/pdf/redact', '/v1/pdf/sanitize']) {
       expect(catalog, route).to.contain(route);
       expect(llms, route).to.contain(route);
     }
@@ -236,6 +237,7 @@ describe('redaction paid over HTTP on the local Base chain, and over MCP', () =>
       const { tools } = await client.listTools();
       const redactTool = tools.find((tl) => tl.name === 'svc_pdf_redact');
       expect(JSON.stringify(redactTool?.outputSchema)).to.contain('"redactions"');
+      expect(JSON.stringify(tools.find((tl) => tl.name === 'svc_pdf_sanitize')?.outputSchema)).to.contain('"removed"');
     } finally {
       await client.close();
     }

@@ -20,6 +20,7 @@ export const workFunctions: WorkTable = {
   'pdf.protect': () => import('./pdf/security.js').then((m) => m.protect),
   'pdf.unlock': () => import('./pdf/security.js').then((m) => m.unlock),
   'pdf.redact': () => import('./pdf/mupdf.js').then((m) => m.redact),
+  'pdf.sanitize': () => import('./pdf/mupdf.js').then((m) => m.sanitize),
   'pdf.render': () => import('./pdf/render.js').then((m) => m.render),
   'pdf.images': () => import('./pdf/images.js').then((m) => m.images),
   'pdf.extract': () => import('./pdf/extract.js').then((m) => m.extract),
