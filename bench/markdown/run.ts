@@ -16,80 +16,28 @@
 //
 // Peers are bench-only: BENCH_PEERS (default: the project itself when they are installed as
 // devDependencies, else /work/bench-peers) is a folder with node_modules/@opendocsg/pdf2md and node_modules/@opendataloader/pdf.
-import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import MarkdownIt from 'markdown-it';
 import { launcherPids, RunFailure, runTool, warmLauncher } from '../../tools/process/run-tool.js';
 import type { JobInput } from '../../core/job.js';
 import { canonicalize, cellCounts, cellF1, scorePage, type CellCounts, type PageScores, type ShapedTable } from './metrics.js';
 import { shapeTable } from '../../workers/pdf/markdown/tables.js';
 import { groundTruthText, wordRecall } from '../../test/support/word-recall.js';
+import { CACHE, groundTruth, pageCount, renderPdf, STYLES } from './pages.js';
 
 import { ROOT } from '../lib/common.js';
 
 // Tools start from a launcher process, as in the service: a fork of this large process for
 // every mutool run would cost more CPU than the service ever spends on one.
 warmLauncher();
-const GT_DIR = path.resolve(ROOT, '../shared/corpus/markdown-gt');
 // Peers installed as devDependencies of the project are used first; otherwise a side folder.
 const PEERS = process.env.BENCH_PEERS
   ?? (existsSync(path.join(ROOT, 'node_modules/@opendocsg/pdf2md')) ? ROOT : '/work/bench-peers');
-const CACHE = path.join(os.tmpdir(), 'paydoc-bench-markdown');
 const RESULTS = path.join(ROOT, 'bench/results');
-
-interface Style {
-  id: string;
-  engine: 'weasyprint' | 'chromium';
-  description: string;
-  css: string;
-}
-
-const TABLE_RULED = 'table{border-collapse:collapse;margin:.6em 0} td,th{border:.75pt solid #333;padding:3pt 6pt;vertical-align:top;text-align:left}';
-const TABLE_PLAIN = 'table{border-collapse:collapse;margin:.6em 0} td,th{border:none;padding:2pt 9pt 2pt 0;vertical-align:top;text-align:left}';
-// Tables ruled only by a line under each row (no column rules, no frame), set smaller than the text.
-const TABLE_UNDERLINED = 'table{border-collapse:collapse;margin:.6em 0;font-size:8pt} td,th{border:none;border-bottom:.5pt solid #444;padding:2pt 7pt 2pt 0;vertical-align:top;text-align:left}';
-
-const STYLES: Style[] = [
-  {
-    id: 'weasy-serif-1col', engine: 'weasyprint',
-    description: 'WeasyPrint, DejaVu Serif 11pt, one column, running header and centred page number, ruled tables',
-    css: `@page{size:A4;margin:2.2cm 2cm;@top-center{content:"Quarterly Review of Regional Studies";font:9pt "DejaVu Serif";color:#555}@bottom-center{content:counter(page);font:9pt "DejaVu Serif"}}
-      body{font:11pt/1.4 "DejaVu Serif"} h1{font-size:17pt} ${TABLE_RULED}`,
-  },
-  {
-    id: 'weasy-sans-2col', engine: 'weasyprint',
-    description: 'WeasyPrint, DejaVu Sans 9.5pt, two columns, header with title left and page number right, borderless tables',
-    css: `@page{size:A4;margin:2cm 1.6cm;@top-left{content:"Journal of Worked Examples";font:8pt "DejaVu Sans"}@top-right{content:"p. " counter(page);font:8pt "DejaVu Sans"}}
-      body{font:9.5pt/1.35 "DejaVu Sans";columns:2;column-gap:1cm} h1{font-size:14pt} ${TABLE_PLAIN}`,
-  },
-  {
-    id: 'weasy-sans-2col-underlined', engine: 'weasyprint',
-    description: 'WeasyPrint, Nimbus Sans 9.5pt, two columns, running header centred and page number at the foot, 8 pt tables ruled only by a line under each row',
-    css: `@page{size:A4;margin:1.9cm 1.7cm 2.1cm;@top-center{content:"Proceedings of the Regional Working Group";font:8pt "Nimbus Sans"}@bottom-center{content:counter(page);font:8pt "Nimbus Sans"}}
-      body{font:9.5pt/1.35 "Nimbus Sans";columns:2;column-gap:0.8cm} h1{font-size:14pt} ${TABLE_UNDERLINED}`,
-  },
-  {
-    id: 'weasy-liberation-large', engine: 'weasyprint',
-    description: 'WeasyPrint, Liberation Serif 13pt, one column, footer "Page N of M", borderless tables',
-    css: `@page{size:Letter;margin:2.5cm;@bottom-right{content:"Page " counter(page) " of " counter(pages);font:9pt "Liberation Sans"}@bottom-left{content:"Internal report";font:9pt "Liberation Sans"}}
-      body{font:13pt/1.45 "Liberation Serif"} h1{font:bold 18pt "Liberation Sans"} ${TABLE_PLAIN}`,
-  },
-  {
-    id: 'chromium-sans-1col', engine: 'chromium',
-    description: 'Chromium, Liberation Sans 11pt, one column, Chromium\'s own header (date, title) and footer (URL, page), ruled tables',
-    css: `@page{size:A4;margin:1.8cm 1.6cm} body{font:11pt/1.4 "Liberation Sans"} h1{font-size:16pt} ${TABLE_RULED}`,
-  },
-  {
-    id: 'chromium-serif-2col', engine: 'chromium',
-    description: 'Chromium, Nimbus Roman 10pt, two columns, Chromium header and footer, borderless tables',
-    css: `@page{size:A4;margin:1.8cm 1.5cm} body{font:10pt/1.35 "Nimbus Roman";columns:2;column-gap:0.9cm} h1{font-size:14pt} ${TABLE_PLAIN}`,
-  },
-];
 
 interface Engine {
   id: string;
@@ -153,44 +101,6 @@ class Meter {
     const pages = Math.max(1, this.pages);
     return { seconds: this.wallMs / 1000 / pages, cpu: this.cpuSeconds === null ? null : this.cpuSeconds / pages };
   }
-}
-
-function renderHtml(markdown: string, css: string): string {
-  const md = new MarkdownIt({ html: true });
-  // Images in the ground truth point nowhere; a renderer must not try to fetch them.
-  const body = md.render(markdown).replace(/<img\b[^>]*>/gi, '');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Benchmark page</title><style>${css}</style></head><body>${body}</body></html>`;
-}
-
-async function renderPdf(style: Style, id: string, markdown: string): Promise<string> {
-  const html = renderHtml(markdown, style.css);
-  const key = createHash('sha256').update(style.engine).update(html).digest('hex').slice(0, 16);
-  const dir = path.join(CACHE, style.id);
-  const out = path.join(dir, `${id}-${key}.pdf`);
-  if (existsSync(out)) return out;
-  await mkdir(dir, { recursive: true });
-  const tmp = await mkdtemp(path.join(CACHE, 'render-'));
-  try {
-    if (style.engine === 'weasyprint') {
-      const r = await runTool('weasyprint', ['-', 'out.pdf'], { cwd: tmp, input: new TextEncoder().encode(html), timeoutMs: 60_000 });
-      if (r.exitCode !== 0) throw new Error(`weasyprint failed on ${id}`);
-    } else {
-      await writeFile(path.join(tmp, 'page.html'), html);
-      const r = await runTool('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-extensions',
-        `--user-data-dir=${path.join(tmp, 'profile')}`, `--print-to-pdf=${path.join(tmp, 'out.pdf')}`, pathToFileURL(path.join(tmp, 'page.html')).href],
-      { cwd: tmp, timeoutMs: 60_000 });
-      if (!existsSync(path.join(tmp, 'out.pdf'))) throw new Error(`chromium failed on ${id}: exit ${r.exitCode}`);
-    }
-    await copyFile(path.join(tmp, 'out.pdf'), out);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
-  return out;
-}
-
-async function pageCount(pdf: string): Promise<number> {
-  const r = await runTool('pdfinfo', [pdf], { timeoutMs: 10_000 });
-  return Number(/Pages:\s+(\d+)/.exec(Buffer.from(r.stdout).toString())?.[1] ?? 1);
 }
 
 const pagesOf = new Map<string, number>();
@@ -477,8 +387,7 @@ async function main(): Promise<void> {
   const limit = Number(pick('limit')?.[0] ?? (quick ? 8 : Infinity));
   const styles = STYLES.filter((s) => styleIds.includes(s.id));
   const engines = ENGINES.filter((e) => !engineIds || engineIds.some((id) => e.id.includes(id)));
-  const all = new Map<string, string>();
-  for (const f of (await readdir(GT_DIR)).filter((name) => name.endsWith('.md')).sort()) all.set(f.replace(/\.md$/, ''), await readFile(path.join(GT_DIR, f), 'utf8'));
+  const all = await groundTruth();
   // The quick set mixes pages with tables and pages without, so every score has data.
   const ids = [...all.keys()];
   const chosen = quick
@@ -632,8 +541,7 @@ async function scannedMain(args: string[]): Promise<void> {
   const styleIds = pick('styles') ?? STYLES.map((s) => s.id);
   const limit = Number(pick('limit')?.[0] ?? Infinity);
   const styles = STYLES.filter((s) => styleIds.includes(s.id));
-  const all = new Map<string, string>();
-  for (const f of (await readdir(GT_DIR)).filter((name) => name.endsWith('.md')).sort()) all.set(f.replace(/\.md$/, ''), await readFile(path.join(GT_DIR, f), 'utf8'));
+  const all = await groundTruth();
   // A subset takes half its pages from those with tables, so that TEDS has data too.
   const ids = [...all.keys()];
   const withTables = ids.filter((id) => all.get(id)!.includes('<table'));

@@ -1,0 +1,213 @@
+// The layout engine's output on every page of the Markdown benchmark, written one file per
+// document, and compared file by file with an earlier run: a refactoring of the engine is shown
+// to change nothing when every file is byte-identical.
+//
+//   node dist/bench/layout-compare.js --out=/tmp/layout-before
+//   node dist/bench/layout-compare.js --out=/tmp/layout-after --against=/tmp/layout-before [--scanned]
+//
+// Each benchmark page (bench/markdown/pages.ts: 100 ground-truth pages, each typeset in 6 styles)
+// is read once by mutool, as the engine reads it (readStextChunks), and the structured text and
+// drawings are cached in the temporary folder: what is compared is the layout engine alone. For
+// each PDF, <out>/<style>/<id>.md is the Markdown as /v1/pdf/markdown assembles it (scanned pages
+// left as notes) and <id>.tables.json the tables as /v1/pdf/tables returns them on the local
+// engine. --scanned adds the benchmark's scanned subset (20 pages in each style, as its
+// markdown-scanned step): each page rendered at 200 dpi, its hOCR from tesseract cached, then
+// read by the engine as the scanned path does (<out>/scanned/<style>/<id>.md).
+// Exits 1 when a file differs from, or is missing against, the earlier run.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { warmLauncher, runTool } from '../tools/process/run-tool.js';
+import type { Job } from '../core/job.js';
+import { renderPage, TESSERACT_DPI, TESSERACT_MAX_SIDE } from '../workers/model/pages.js';
+import { tesseractHocr } from '../tools/engines/tesseract.js';
+import { layoutStext, markdownOf, type PageDrawing } from '../workers/pdf/markdown/convert.js';
+import { readStextChunks } from '../workers/pdf/markdown/index.js';
+import { rulesOf } from '../workers/pdf/markdown/rules.js';
+import { hocrFragments, pngSize, snapSizes } from '../workers/pdf/markdown/scanned.js';
+import { tablesOfStext, type PageTable } from '../workers/pdf/markdown/tables.js';
+import { CACHE, groundTruth, pageCount, renderPdf, STYLES } from './markdown/pages.js';
+
+warmLauncher();
+const STEXT_CACHE = path.join(os.tmpdir(), 'paydoc-layout-compare');
+
+interface Chunk { xml: string; drawings: PageDrawing[]; first: number; last: number }
+interface Read { pages: number; chunks: Chunk[] }
+
+function job(jobDir: string, pdf: string, pages: number): Job {
+  return {
+    operation: 'pdf.markdown', params: {}, jobDir, deadline: Date.now() + 600_000,
+    files: [{ bytes: new Uint8Array(), path: pdf, pages }],
+    settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0, markdownOcr: 'off' },
+  };
+}
+
+/** mutool's structured text and drawings of one PDF, read once and cached by the PDF's content. */
+async function stextOf(pdf: string): Promise<Read> {
+  const bytes = await readFile(pdf);
+  const key = createHash('sha256').update(bytes).digest('hex').slice(0, 24);
+  const cached = path.join(STEXT_CACHE, 'stext', `${key}.json`);
+  if (existsSync(cached)) return JSON.parse(await readFile(cached, 'utf8')) as Read;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'paydoc-layout-job-'));
+  try {
+    await copyFile(pdf, path.join(dir, 'input.pdf'));
+    const pages = await pageCount(pdf);
+    const chunks: Chunk[] = [];
+    for await (const chunk of readStextChunks(job(dir, path.join(dir, 'input.pdf'), pages), path.join(dir, 'input.pdf'), pages, 'too much text')) chunks.push(chunk);
+    const read = { pages, chunks };
+    await mkdir(path.dirname(cached), { recursive: true });
+    await writeFile(cached, JSON.stringify(read));
+    return read;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The Markdown as the work function assembles it from its chunks (index.ts, `markdown`). */
+function markdownOfChunks(chunks: Chunk[]): string {
+  const body = chunks.map(({ xml, drawings, first }) => markdownOf(layoutStext(xml, drawings, first))).filter((p) => p.trim()).join('\n');
+  return body.trim() ? body : '(NO_CONTENT)\n';
+}
+
+/** The tables as the local tables engine returns them (tables.ts, `localTables`). */
+function tablesOfChunks(read: Read): string {
+  const tables: PageTable[] = [];
+  let scanned = 0;
+  for (const { xml, drawings, first } of read.chunks) {
+    const chunk = tablesOfStext(xml, drawings, first);
+    scanned += chunk.pagesWithoutText;
+    tables.push(...chunk.tables);
+  }
+  return scanned === read.pages ? '(NO_CONTENT)\n' : JSON.stringify({ tables });
+}
+
+/** The pages of a PDF as a 200 dpi grey scan, as the benchmark's scanned step makes them (cached beside the PDF). */
+async function scanPdf(pdf: string): Promise<string> {
+  const out = pdf.replace(/\.pdf$/, '-scan200.pdf');
+  if (existsSync(out)) return out;
+  const tmp = await mkdtemp(path.join(CACHE, 'scan-'));
+  try {
+    const draw = await runTool('mutool', ['draw', '-q', '-r', '200', '-c', 'gray', '-o', path.join(tmp, 'page-%d.png'), pdf], { cwd: tmp, timeoutMs: 120_000 });
+    if (draw.exitCode !== 0) throw new Error('mutool draw failed');
+    const pngs = (await readdir(tmp)).filter((f) => f.endsWith('.png')).sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]));
+    const wrap = await runTool('mutool', ['convert', '-o', path.join(tmp, 'out.pdf'), ...pngs], { cwd: tmp, timeoutMs: 120_000 });
+    if (wrap.exitCode !== 0) throw new Error('mutool convert failed');
+    await copyFile(path.join(tmp, 'out.pdf'), out);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+  return out;
+}
+
+/**
+ * tesseract's hOCR and the rendered width of each scanned page of a PDF (as readScannedPages
+ * renders and reads it), cached by the PDF's content; null for a page the engine does not OCR.
+ */
+async function hocrOf(pdf: string, read: Read): Promise<({ hocr: string; width: number } | null)[]> {
+  const key = createHash('sha256').update(await readFile(pdf)).digest('hex').slice(0, 24);
+  const cached = path.join(STEXT_CACHE, 'hocr', `${key}.json`);
+  if (existsSync(cached)) return JSON.parse(await readFile(cached, 'utf8')) as ({ hocr: string; width: number } | null)[];
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'paydoc-layout-job-'));
+  try {
+    await copyFile(pdf, path.join(dir, 'input.pdf'));
+    const input = job(dir, path.join(dir, 'input.pdf'), read.pages);
+    const pages = read.chunks.flatMap(({ xml, drawings, first }) => layoutStext(xml, drawings, first).pages);
+    const hocr: ({ hocr: string; width: number } | null)[] = [];
+    for (const [index, page] of pages.entries()) {
+      if (page.scan === 'none') { hocr.push(null); continue; }
+      const png = await renderPage(input, index + 1, { dpi: TESSERACT_DPI, maxSide: TESSERACT_MAX_SIDE, gray: true });
+      const { width } = png.length > 24 ? pngSize(png) : { width: 0 };
+      if (!(width > 0 && page.width > 0)) { hocr.push({ hocr: '', width }); continue; }
+      hocr.push({ hocr: await tesseractHocr(input, png, { dpi: Math.round(72 / (page.width / width)) }), width });
+    }
+    await mkdir(path.dirname(cached), { recursive: true });
+    await writeFile(cached, JSON.stringify(hocr));
+    return hocr;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The Markdown of a scanned PDF as the scanned path makes it (scanned.ts, readScannedPages), from cached hOCR. */
+function scannedMarkdown(read: Read, hocr: ({ hocr: string; width: number } | null)[]): string {
+  const parts = read.chunks.map(({ xml, drawings, first }) => {
+    const layout = layoutStext(xml, drawings, first);
+    for (const [index, page] of layout.pages.entries()) {
+      if (page.scan === 'none') continue;
+      const { hocr: text, width } = hocr[first - 1 + index] ?? { hocr: '', width: 0 };
+      if (!(width > 0 && page.width > 0)) continue;
+      const fragments = hocrFragments(text, page.width / width);
+      if (fragments.length) {
+        page.fragments = fragments;
+        page.rules = rulesOf([]);
+        page.ocr = 'read';
+      } else {
+        page.ocr = 'empty';
+      }
+    }
+    snapSizes(layout.pages.filter((p) => p.ocr === 'read').flatMap((p) => p.fragments));
+    return markdownOf(layout);
+  });
+  const body = parts.filter((p) => p.trim()).join('\n');
+  return body.trim() ? body : '(NO_CONTENT)\n';
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const arg = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const out = arg('out');
+  if (!out) throw new Error('--out=<folder> is required');
+  const against = arg('against');
+  const all = await groundTruth();
+  await mkdir(CACHE, { recursive: true });
+  const files: string[] = [];
+  let pages = 0;
+  const write = async (name: string, text: string) => {
+    await mkdir(path.dirname(path.join(out, name)), { recursive: true });
+    await writeFile(path.join(out, name), text);
+    files.push(name);
+  };
+  for (const style of STYLES) {
+    for (const [id, markdown] of all) {
+      const pdf = await renderPdf(style, id, markdown);
+      const read = await stextOf(pdf);
+      pages += read.pages;
+      await write(`${style.id}/${id}.md`, markdownOfChunks(read.chunks));
+      await write(`${style.id}/${id}.tables.json`, tablesOfChunks(read));
+    }
+    process.stderr.write(`${style.id}: ${all.size} documents\n`);
+  }
+  let scannedPages = 0;
+  if (args.includes('--scanned')) {
+    // The benchmark's scanned subset (run.ts, scannedMain with --limit=20): 10 pages with tables, 10 without.
+    const ids = [...all.keys()];
+    const withTables = ids.filter((id) => all.get(id)!.includes('<table'));
+    const chosen = [...withTables.slice(0, 10), ...ids.filter((id) => !withTables.includes(id)).slice(0, 10)].sort();
+    for (const style of STYLES) {
+      for (const id of chosen) {
+        const scan = await scanPdf(await renderPdf(style, id, all.get(id)!));
+        const read = await stextOf(scan);
+        scannedPages += read.pages;
+        await write(`scanned/${style.id}/${id}.md`, scannedMarkdown(read, await hocrOf(scan, read)));
+      }
+      process.stderr.write(`scanned ${style.id}: ${chosen.length} documents\n`);
+    }
+  }
+  const documents = files.filter((f) => f.endsWith('.md')).length;
+  console.log(`${documents} documents written to ${out}: ${pages} text-layer pages (Markdown and tables), ${scannedPages} scanned pages`);
+  if (!against) return;
+  const differing: string[] = [];
+  for (const name of files) {
+    const before = path.join(against, name);
+    if (!existsSync(before) || !(await readFile(before)).equals(await readFile(path.join(out, name)))) differing.push(name);
+  }
+  if (differing.length) {
+    console.log(`${differing.length} of ${files.length} files differ from ${against}:\n${differing.join('\n')}`);
+    process.exit(1);
+  }
+  console.log(`all ${files.length} files identical to ${against} (${documents} documents, ${pages + scannedPages} pages)`);
+}
+
+await main();
