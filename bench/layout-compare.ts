@@ -23,11 +23,11 @@ import { warmLauncher, runTool } from '../tools/process/run-tool.js';
 import type { Job } from '../core/job.js';
 import { renderPage, TESSERACT_DPI, TESSERACT_MAX_SIDE } from '../workers/model/pages.js';
 import { tesseractHocr } from '../tools/engines/tesseract.js';
-import { layoutStext, markdownOf, type PageDrawing } from '../workers/pdf/markdown/convert.js';
-import { readStextChunks } from '../workers/pdf/markdown/index.js';
-import { rulesOf } from '../workers/pdf/markdown/rules.js';
-import { hocrFragments, pngSize, snapSizes } from '../workers/pdf/markdown/scanned.js';
-import { tablesOfStext, type PageTable } from '../workers/pdf/markdown/tables.js';
+import { layoutStext, markdownOf, type PageDrawing } from '../workers/layout/convert.js';
+import { readStextChunks } from '../workers/layout/index.js';
+import { rulesOf } from '../workers/layout/rules.js';
+import { hocrFragments, pngSize, snapSizes } from '../workers/layout/scanned.js';
+import { tablesOfStext, type PageTable } from '../workers/layout/tables.js';
 import { CACHE, groundTruth, pageCount, renderPdf, STYLES } from './markdown/pages.js';
 
 warmLauncher();

@@ -13,7 +13,7 @@ import { QPDF_LOSSLESS } from '../tools/engines/qpdf.js';
 import { mupdfProgramPath } from '../tools/engines/mutool.js';
 import { ocrmypdfArgs } from '../tools/engines/ocrmypdf.js';
 import { LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, type EngineCommand } from '../tools/engines/mupdf-js.js';
-import { markdown as markdownWork } from '../workers/pdf/markdown/index.js';
+import { markdown as markdownWork } from '../workers/layout/index.js';
 import { renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { dataUrl } from '../workers/model/pages.js';
 import { FAKE_MODEL, startFakeProvider, type ReceivedRequest, type Reply } from '../test/support/fake-provider.js';

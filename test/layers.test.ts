@@ -216,6 +216,24 @@ describe('layers', () => {
     expect(found).to.equal([]);
   });
 
+  it('the layout engine (workers/layout/) runs tools only from its entry points: its rules import nothing but one another', () => {
+    // index.ts and tables.ts are the work functions (mutool reads the text layer), scanned.ts
+    // renders and reads scanned pages; every other file is rules on fragments, testable alone.
+    const entries = ['index.js', 'tables.js', 'scanned.js'];
+    const layout = path.join(dist, 'workers', 'layout');
+    const files = filesIn(layout).filter(hasSource);
+    expect(files.map((f) => path.basename(f))).to.include([...entries, 'reading-regions.js']);
+    const outside: string[] = [];
+    for (const file of files.filter((f) => !entries.includes(path.basename(f)))) {
+      for (const match of readFileSync(file, 'utf8').matchAll(ANY_IMPORT)) {
+        const target = match[1].startsWith('.') ? path.resolve(path.dirname(file), match[1]) : match[1];
+        const ok = match[1].startsWith('.') ? path.dirname(target) === layout && !entries.includes(path.basename(target)) : match[1].startsWith('node:');
+        if (!ok) outside.push(`${path.relative(dist, file)} imports ${match[1]}`);
+      }
+    }
+    expect(outside).to.equal([]);
+  });
+
   it('the cycle check sees a cycle when there is one', () => {
     const edge = (from: string, to: string): Edge => ({ from, to, file: `${from}/a.js`, target: `${to}/b.js` });
     expect(findCycle([edge('core', 'tools'), edge('tools', 'checks')])).to.be.undefined();

@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { runTool } from '../tools/process/run-tool.js';
 import { form, startTestService, type TestService } from './support/service.js';
 import { wordRecall } from './support/word-recall.js';
-import { ocrEmptyNote, ocrNote } from '../workers/pdf/markdown/convert.js';
+import { ocrEmptyNote, ocrNote } from '../workers/layout/convert.js';
 import { ConfigError, installed, loadConfig } from '../server/config.js';
 
 export const lab = Lab.script();

@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { runTool } from '../tools/process/run-tool.js';
-import { markdown } from '../workers/pdf/markdown/index.js';
-import { convertStext } from '../workers/pdf/markdown/convert.js';
-import { blocksOf } from '../workers/pdf/markdown/structure.js';
+import { markdown } from '../workers/layout/index.js';
+import { convertStext } from '../workers/layout/convert.js';
+import { blocksOf } from '../workers/layout/structure.js';
 import { plannedJob, TEST_SETTINGS } from './support/jobs.js';
 
 export const lab = Lab.script();

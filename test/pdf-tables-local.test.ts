@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ServiceError } from '../core/errors.js';
 import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from '../server/config.js';
-import { shapeTable } from '../workers/pdf/markdown/tables.js';
+import { shapeTable } from '../workers/layout/tables.js';
 import { localTablesOf, pdfFromHtml as typesetPdf } from './support/weasy.js';
 import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { paidAt, quoteAt } from './support/paying.js';

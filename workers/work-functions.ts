@@ -24,7 +24,7 @@ export const workFunctions: WorkTable = {
   'pdf.render': () => import('./pdf/render.js').then((m) => m.render),
   'pdf.images': () => import('./pdf/images.js').then((m) => m.images),
   'pdf.extract': () => import('./pdf/extract.js').then((m) => m.extract),
-  'pdf.markdown': () => import('./pdf/markdown/index.js').then((m) => m.markdown),
+  'pdf.markdown': () => import('./layout/index.js').then((m) => m.markdown),
   'pdf.from-markdown': () => import('./pdf/from-markdown.js').then((m) => m.fromMarkdown),
   'pdf.ocr': () => import('./model/ocr.js').then((m) => m.pdfOcr),
   'pdf.searchable': () => import('./pdf/searchable.js').then((m) => m.searchable),

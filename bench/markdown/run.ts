@@ -25,7 +25,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launcherPids, RunFailure, runTool, warmLauncher } from '../../tools/process/run-tool.js';
 import type { JobInput } from '../../core/job.js';
 import { canonicalize, cellCounts, cellF1, scorePage, type CellCounts, type PageScores, type ShapedTable } from './metrics.js';
-import { shapeTable } from '../../workers/pdf/markdown/tables.js';
+import { shapeTable } from '../../workers/layout/tables.js';
 import { groundTruthText, wordRecall } from '../../test/support/word-recall.js';
 import { CACHE, groundTruth, pageCount, renderPdf, STYLES } from './pages.js';
 
@@ -134,7 +134,7 @@ function oursEngine(id: string, markdownOcr: 'tesseract' | 'off'): Engine {
   return {
     id,
     async run(pdfs, work) {
-      const { markdown } = await import('../../workers/pdf/markdown/index.js');
+      const { markdown } = await import('../../workers/layout/index.js');
       return eachJob(pdfs, work, async (job) => {
         const out = await markdown({
           ...job, operation: 'pdf.markdown',
@@ -366,7 +366,7 @@ function predictedTables(engine: Engine, output: string): ShapedTable[] {
 }
 
 const CELL_METHOD = 'Cell F1: every table, from the ground truth\'s HTML, from an engine\'s Markdown (pipe or HTML tables) or from the tables endpoint\'s JSON, is put in the endpoint\'s shape '
-  + '(workers/pdf/markdown/tables.ts, shapeTable: the header row, or a two-level header joined per column, then the body rows, a spanning cell\'s text in its first slot). '
+  + '(workers/layout/tables.ts, shapeTable: the header row, or a two-level header joined per column, then the body rows, a spanning cell\'s text in its first slot). '
   + 'Its non-empty cells are (row, column, text) with the text NFKC-normalised, without Markdown emphasis or link syntax and with whitespace collapsed. On each page, '
   + 'each returned table is paired with at most one ground-truth table (the pairs sharing the most cells first); a cell is matched when row, column and text are equal in its pair. '
   + 'P = matched / returned cells, R = matched / ground-truth cells, F1 = 2PR / (P + R), adding up the cells of all the pages of a style in the run (a table returned on a page without one is all unmatched cells). '

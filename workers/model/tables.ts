@@ -9,7 +9,7 @@ import { completeJson } from './json.js';
 import { imagePart, jsonOutput, modelConcurrency } from './ocr.js';
 import { dataUrl, MODEL_MAX_SIDE, modelDpi, modelPages, renderPage } from './pages.js';
 import { createProvider } from './provider.js';
-import { localTables } from '../pdf/markdown/tables.js';
+import { localTables } from '../layout/tables.js';
 
 interface PageTable {
   title: string | null;

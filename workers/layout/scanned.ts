@@ -3,10 +3,10 @@
 // by the same local tesseract engine. Its hOCR lines become fragments in PDF points, so the rest
 // of the layout engine (reading regions, paragraphs from line gaps, headings from type size,
 // hyphens at line ends, lists) treats them like the lines of a text layer. Nothing leaves the server.
-import { timeLeft, type Job } from '../../../core/job.js';
-import { ServiceError } from '../../../core/errors.js';
-import { renderPage, TESSERACT_DPI, TESSERACT_MAX_SIDE } from '../../model/pages.js';
-import { tesseractHocr } from '../../../tools/engines/tesseract.js';
+import { timeLeft, type Job } from '../../core/job.js';
+import { ServiceError } from '../../core/errors.js';
+import { renderPage, TESSERACT_DPI, TESSERACT_MAX_SIDE } from '../model/pages.js';
+import { tesseractHocr } from '../../tools/engines/tesseract.js';
 import { rulesOf } from './rules.js';
 import type { StextLayout } from './convert.js';
 import type { Fragment } from './types.js';

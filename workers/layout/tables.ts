@@ -2,12 +2,12 @@
 // finds for /v1/pdf/markdown (ruled ones in rules.ts, borderless ones in aligned-tables.ts),
 // returned in the endpoint's shape { page, title, headers, rows } instead of as Markdown.
 // Nothing leaves the server: mutool reads the text layer and the drawn rules, as for Markdown.
-import type { WorkFunction } from '../../../core/job.js';
-import { fail } from '../../../core/errors.js';
+import type { WorkFunction } from '../../core/job.js';
+import { fail } from '../../core/errors.js';
 import { appendBlocks, bodySizeOfPages, layoutStext, prepareText, regionBlocks, unread, type PageDrawing } from './convert.js';
 import { withDocumentWords } from './hyphens.js';
 import { readStextChunks } from './index.js';
-import { MAX_MODEL_PAGES, pdfPageCount } from '../../model/pages.js';
+import { MAX_MODEL_PAGES, pdfPageCount } from '../model/pages.js';
 import type { Block, Cell, Span } from './types.js';
 
 /** One cell of a table as HTML has it: its text and how many grid slots it covers. */

@@ -6,9 +6,9 @@
 // Scanned pages are then read by local OCR (scanned.ts) unless the deployment turned it off.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { readPageText } from '../../../tools/engines/mutool.js';
-import { timeLeft, type JobInput, type WorkFunction } from '../../../core/job.js';
-import { fail } from '../../../core/errors.js';
+import { readPageText } from '../../tools/engines/mutool.js';
+import { timeLeft, type JobInput, type WorkFunction } from '../../core/job.js';
+import { fail } from '../../core/errors.js';
 import { layoutStext, markdownOf, type PageDrawing } from './convert.js';
 import { newOcrBudget, readScannedPages } from './scanned.js';
 
