@@ -222,7 +222,7 @@ describe('layers', () => {
     const entries = ['index.js', 'tables.js', 'scanned.js'];
     const layout = path.join(dist, 'workers', 'layout');
     const files = filesIn(layout).filter(hasSource);
-    expect(files.map((f) => path.basename(f))).to.include([...entries, 'reading-regions.js']);
+    expect(files.map((f) => path.basename(f))).to.include([...entries, 'reading-regions.js', 'thresholds.js']);
     const outside: string[] = [];
     for (const file of files.filter((f) => !entries.includes(path.basename(f)))) {
       for (const match of readFileSync(file, 'utf8').matchAll(ANY_IMPORT)) {

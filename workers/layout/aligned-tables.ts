@@ -4,6 +4,7 @@
 import type { Cell, Fragment, Row, Span } from './types.js';
 import { greatestOf, joinSpans, leastOf, rowText, rowsOf } from './rows.js';
 import { BULLET, ORDERED } from './list-markers.js';
+import { CELL_ALIGN_PT, CELL_REACH_PT, CELL_START_PT, COLUMN_EDGE_PT, CUT_ROW_MIN_PIECES, FITS_COLUMN_EM, GUTTER_CROSSING_SHARE, HEADER_STEP_EM, MAX_HEADER_ROWS, MAX_ROWS_UP, MAX_SCAN_WIDTH_PT, MIN_TABLE_GUTTER_PT, MOVED_ROW_STEP_LINES, NEXT_COLUMN_SHARE, ROW_STEP_LINES, ROW_STEP_SLACK_PT, SIZE_CHANGE_PT, TABLE_LINE_GAP_EM, TABLE_LINE_STEP_EM, TABLE_LONG_LINE_SHARE, TABLE_MAX_ROW_CHARS, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_ROW_GAP_EM, TABLE_STEP_EM, UNDER_HEADER_PT, WRAPPED_GAP_EM, WRAPPED_INDENT_EM, WRAPPED_ROW_MIN_LINES } from './thresholds.js';
 
 /** A table found among a region's rows: its first and last row, and its columns. */
 export interface TableFound { start: number; end: number; columns: { x0: number; x1: number }[] }
@@ -40,7 +41,7 @@ function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
   for (const r of rows) { minX = Math.min(minX, r.x0); maxX = Math.max(maxX, r.x1); }
   const start = Math.floor(minX);
   const cells = Math.ceil(maxX) - start + 1;
-  if (!Number.isFinite(cells) || cells <= 0 || cells > 5000) return [];
+  if (!Number.isFinite(cells) || cells <= 0 || cells > MAX_SCAN_WIDTH_PT) return [];
   const cover = new Uint16Array(cells);
   for (const r of rows) for (const f of r.fragments) {
     const a = Math.max(0, Math.floor(f.x0) - start);
@@ -48,7 +49,7 @@ function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
     for (let x = a; x <= b; x++) cover[x]!++;
   }
   // Cells spanning columns cross gutters; a gutter may be crossed by a few of them.
-  const allowed = Math.floor(rows.length * 0.12);
+  const allowed = Math.floor(rows.length * GUTTER_CROSSING_SHARE);
   const columns: { x0: number; x1: number }[] = [];
   let from = -1;
   let gapRun = 0;
@@ -56,12 +57,12 @@ function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
     const open = x < cells && cover[x]! > allowed;
     if (open) {
       if (from < 0) from = x;
-      else if (gapRun > 0 && gapRun < 4) { /* a narrow dip inside a column */ }
+      else if (gapRun > 0 && gapRun < MIN_TABLE_GUTTER_PT) { /* a narrow dip inside a column */ }
       gapRun = 0;
       continue;
     }
     gapRun++;
-    if (from >= 0 && (gapRun >= 4 || x === cells)) {
+    if (from >= 0 && (gapRun >= MIN_TABLE_GUTTER_PT || x === cells)) {
       columns.push({ x0: start + from, x1: start + x - gapRun + 1 });
       from = -1;
     }
@@ -97,13 +98,13 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
     let tableWidth = rows[i]!.x1 - rows[i]!.x0;
     for (;;) {
       let k = j + 1;
-      while (k < rows.length && !multi[k] && !ruled[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 1.2) {
+      while (k < rows.length && !multi[k] && !ruled[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * TABLE_LINE_GAP_EM) {
         const r = rows[k]!;
-        const indented = r.x0 > tableLeft + bodySize * 0.8;
-        if (!indented && (r.x1 - r.x0 > tableWidth * 0.5 || r.x0 < tableLeft - bodySize)) break;
+        const indented = r.x0 > tableLeft + bodySize * WRAPPED_INDENT_EM;
+        if (!indented && (r.x1 - r.x0 > tableWidth * TABLE_LONG_LINE_SHARE || r.x0 < tableLeft - bodySize)) break;
         k++;
       }
-      if (k < rows.length && multi[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * 2.2) {
+      if (k < rows.length && multi[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * TABLE_ROW_GAP_EM) {
         j = k; tableWidth = Math.max(tableWidth, rows[k]!.x1 - tableLeft);
         continue;
       }
@@ -124,17 +125,17 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
       for (let k = i + 1; k <= j; k++) pitch = Math.max(pitch, rows[k]!.base - rows[k - 1]!.base);
       for (let k = j + 1; k < rows.length && !multi[k] && !ruled[k]; k++) {
         const r = rows[k]!, step = r.base - rows[k - 1]!.base;
-        const limit = pitch > 0 ? Math.max(pitch * 1.15 + 1, r.size * 1.9) : r.size * 2.5;
+        const limit = pitch > 0 ? Math.max(pitch * TABLE_PITCH_LINES + TABLE_PITCH_SLACK_PT, r.size * TABLE_STEP_EM) : r.size * HEADER_STEP_EM;
         // The text after a table stands further off than its rows; a heading is no row.
         // A line starting at the left edge of a column other than the first is the wrapped rest
         // of a cell however long it is (the text after a table starts at the margin), and in the
         // last column it may run on past the lines above it.
-        const inColumn = columns.findIndex((c, n) => n > 0 && Math.abs(r.x0 - c.x0) <= 1.5);
-        if (step > limit || r.y0 - rows[k - 1]!.y1 > bodySize * 1.2 || Math.abs(r.size - rows[j]!.size) > 0.9
-          || (inColumn !== columns.length - 1 && !fitsColumns(r, columns, bodySize * 0.3))) break;
+        const inColumn = columns.findIndex((c, n) => n > 0 && Math.abs(r.x0 - c.x0) <= COLUMN_EDGE_PT);
+        if (step > limit || r.y0 - rows[k - 1]!.y1 > bodySize * TABLE_LINE_GAP_EM || Math.abs(r.size - rows[j]!.size) > SIZE_CHANGE_PT
+          || (inColumn !== columns.length - 1 && !fitsColumns(r, columns, bodySize * FITS_COLUMN_EM))) break;
         // Short: a label, or a line of one cell; a longer line is the text after the table.
         left = Math.min(left, r.x0);
-        if (r.x1 - r.x0 > (right - left) * 0.5 && inColumn < 0) break;
+        if (r.x1 - r.x0 > (right - left) * TABLE_LONG_LINE_SHARE && inColumn < 0) break;
         pitch = Math.max(pitch, step);
         end = k;
       }
@@ -144,14 +145,14 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
     // After a line of prose with a wide space in it, the lines that follow are long.
     const labels = () => {
       const first = rows[i]!.fragments[0]!, x = rows[j + 1]!.x0;
-      if (Math.abs(x - first.x0) > 1.5 && rows.slice(j + 1, end + 1).some((r) => r.x1 > first.x0)) return false;
-      return rows.slice(j + 1, end + 1).every((r) => Math.abs(r.x0 - x) <= 1.5);
+      if (Math.abs(x - first.x0) > COLUMN_EDGE_PT && rows.slice(j + 1, end + 1).some((r) => r.x1 > first.x0)) return false;
+      return rows.slice(j + 1, end + 1).every((r) => Math.abs(r.x0 - x) <= COLUMN_EDGE_PT);
     };
     if ((multiCount >= 2 || (end - j >= 2 && labels())) && columns.length >= 2) {
       const span = rows.slice(i, end + 1);
       const avgLen = span.reduce((n, r) => n + rowText(r).length, 0) / span.length;
       const cols = end > j ? columnsOf(span) : columns;
-      if (avgLen < 400 && !listInColumns(span, cols)) found.push({ start: i, end, columns: cols });
+      if (avgLen < TABLE_MAX_ROW_CHARS && !listInColumns(span, cols)) found.push({ start: i, end, columns: cols });
     }
     i = end + 1;
   }
@@ -167,7 +168,7 @@ function listInColumns(rows: Row[], columns: { x0: number; x1: number }[]): bool
   return columns.every((c) => {
     let cells = 0, marked = 0;
     for (const r of rows) {
-      const f = r.fragments.find((g) => g.x0 >= c.x0 - 2 && g.x0 < c.x1);
+      const f = r.fragments.find((g) => g.x0 >= c.x0 - CELL_START_PT && g.x0 < c.x1);
       if (!f) continue;
       cells++;
       if (ORDERED.test(`${f.text} `) || BULLET.test(`${f.text} `)) marked++;
@@ -187,15 +188,15 @@ function logicalRows(rows: Row[], columns: { x0: number; x1: number }[]): Row[][
   // The line step inside a cell: the smallest of the steps that are at least a line apart
   // (cells centred vertically can put lines closer than that). One wrapped header cell is
   // enough to show it, so no quantile.
-  const real = steps.filter((s, k) => s >= rows[k + 1]!.size * 0.9).sort((a, b) => a - b);
+  const real = steps.filter((s, k) => s >= rows[k + 1]!.size * TABLE_LINE_STEP_EM).sort((a, b) => a - b);
   const lineStep = real.length ? real[0]! : 0;
-  const bimodal = real.some((s) => s > lineStep * 1.12 + 0.5);
+  const bimodal = real.some((s) => s > lineStep * ROW_STEP_LINES + ROW_STEP_SLACK_PT);
   if (!bimodal && oneWrappedRow(rows, columns)) return [rows];
   const groups: Row[][] = [];
   rows.forEach((row, k) => {
     // Whether the table has two spacings at all is read from the baselines; which one a line
     // follows, from the cell it continues.
-    if (k === 0 || !bimodal || stepBetween(rows[k - 1]!, row) > lineStep * 1.12 + 0.5) groups.push([row]);
+    if (k === 0 || !bimodal || stepBetween(rows[k - 1]!, row) > lineStep * ROW_STEP_LINES + ROW_STEP_SLACK_PT) groups.push([row]);
     else groups[groups.length - 1]!.push(row);
   });
   return groups;
@@ -224,7 +225,7 @@ function stepBetween(upper: Row, lower: Row): number {
  * off by a page break (the rest of a row from the page before) looks the same.
  */
 function oneWrappedRow(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
-  if (rows.length < 3 || columns.length < 2) return false;
+  if (rows.length < WRAPPED_ROW_MIN_LINES || columns.length < 2) return false;
   const filled = rows.map((r) => columns.map((c) => r.fragments.some((f) => f.x0 < c.x1 && f.x1 > c.x0)));
   if (!filled[0]!.every(Boolean)) return false;
   const depth = columns.map((_, c) => {
@@ -240,12 +241,12 @@ function oneWrappedRow(rows: Row[], columns: { x0: number; x1: number }[]): bool
 export function cellsOfRows(groups: Row[][], columns: { x0: number; x1: number }[]): Cell[][] {
   const colOf = (x: number) => {
     let best = 0;
-    for (let c = 0; c < columns.length; c++) if (x >= columns[c]!.x0 - 2) best = c;
+    for (let c = 0; c < columns.length; c++) if (x >= columns[c]!.x0 - CELL_START_PT) best = c;
     return best;
   };
   const lastColOf = (x: number) => {
     let best = 0;
-    for (let c = 0; c < columns.length; c++) if (x > columns[c]!.x0 + 1) best = c;
+    for (let c = 0; c < columns.length; c++) if (x > columns[c]!.x0 + CELL_REACH_PT) best = c;
     return best;
   };
   type Placed = { f: Fragment; first: number; last: number };
@@ -290,7 +291,7 @@ export function cellsOfRows(groups: Row[][], columns: { x0: number; x1: number }
       const under = new Set<number>();
       for (const p of spanning) for (let c = p.first; c <= p.last; c++) under.add(c);
       const cut = greatestOf(spanning, (p) => p.f.y1);
-      const lower = placed.filter((p) => p.f.y0 >= cut - 0.5 && p.last === p.first && under.has(p.first));
+      const lower = placed.filter((p) => p.f.y0 >= cut - UNDER_HEADER_PT && p.last === p.first && under.has(p.first));
       if (lower.length && lower.length < placed.length) {
         const upper = placed.filter((p) => !lower.includes(p));
         const beside = new Set<number>();
@@ -316,7 +317,7 @@ const isBlank = (c: Cell) => c.spans.every((s) => !s.text.trim());
  */
 function spanHeaders(rows: Cell[][], width: number): void {
   let last = -1;
-  for (let r = 0; r < Math.min(rows.length - 1, 4); r++) if (rows[r]!.some((c) => c.colspan > 1 && !isBlank(c))) last = r;
+  for (let r = 0; r < Math.min(rows.length - 1, MAX_HEADER_ROWS); r++) if (rows[r]!.some((c) => c.colspan > 1 && !isBlank(c))) last = r;
   if (last < 0) return;
   const head = rows.slice(0, last + 2);
   if (head.some((row) => row.some((c) => c.rowspan > 1) || row.reduce((n, c) => n + c.colspan, 0) !== width)) return;
@@ -368,24 +369,24 @@ export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] 
     if (a.length < 2 || !b.length || [a[a.length - 1]!, b[0]!].some((r) => r.fragments.some((f) => f.table))) continue;
     // The next column: to the right, and starting above where this one ends.
     const offset = leastOf(b, (r) => r.x0) - leastOf(a, (r) => r.x0);
-    if (offset < (greatestOf(a, (r) => r.x1) - leastOf(a, (r) => r.x0)) * 0.3 || b[0]!.y0 > a[a.length - 1]!.y0) continue;
+    if (offset < (greatestOf(a, (r) => r.x1) - leastOf(a, (r) => r.x0)) * NEXT_COLUMN_SHARE || b[0]!.y0 > a[a.length - 1]!.y0) continue;
     if (b[0]!.fragments.length === 1) {
       if (!moveRestOfCutRow(out, k, a, b, offset)) continue;
       a = rowsOf(out[k]!); b = rowsOf(out[k + 1]!);
     }
     const m = lastTableRow(a), head = a[m], first = b[0], last = a[a.length - 1]!;
-    if (!head || !first || first.fragments.length < 3) continue;
+    if (!head || !first || first.fragments.length < CUT_ROW_MIN_PIECES) continue;
     const [fewer, more] = head.fragments.length <= first.fragments.length ? [head.fragments, first.fragments.map((f) => f.x0 - offset)] : [first.fragments.map((f) => ({ x0: f.x0 - offset })), head.fragments.map((f) => f.x0)];
-    if (!fewer.every((f) => more.some((x) => Math.abs(x - f.x0) <= 2))) continue;
+    if (!fewer.every((f) => more.some((x) => Math.abs(x - f.x0) <= CELL_ALIGN_PT))) continue;
     // With it go the lines under it whose pieces each start where one of its pieces does and
     // end before the next one starts (its wrapped cells, and the rows after it in the same
     // columns); a line of prose after the table runs across them.
     const starts = first.fragments.map((f) => f.x0);
-    const inCell = (f: Fragment) => starts.some((x, c) => Math.abs(f.x0 - x) <= 2 && (c + 1 >= starts.length || f.x1 <= starts[c + 1]! + 2));
+    const inCell = (f: Fragment) => starts.some((x, c) => Math.abs(f.x0 - x) <= CELL_ALIGN_PT && (c + 1 >= starts.length || f.x1 <= starts[c + 1]! + CELL_ALIGN_PT));
     let n = 1;
-    while (n < b.length && b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * 1.2 && b[n]!.fragments.every(inCell)) n++;
+    while (n < b.length && b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * WRAPPED_GAP_EM && b[n]!.fragments.every(inCell)) n++;
     // Placed a row's step below the last line: the widest of the steps into the last table rows.
-    let step = (head.y1 - head.y0) * 1.3;
+    let step = (head.y1 - head.y0) * MOVED_ROW_STEP_LINES;
     for (let r = Math.max(1, m - 2); r <= m; r++) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
     const dy = last.base + step - first.base;
     const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
@@ -401,10 +402,10 @@ export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] 
  */
 function lastTableRow(a: Row[]): number {
   let m = a.length - 1;
-  while (m >= 0 && a[m]!.fragments.length < 3) m--;
-  if (m < 0 || a.length - m > 40) return -1;
+  while (m >= 0 && a[m]!.fragments.length < CUT_ROW_MIN_PIECES) m--;
+  if (m < 0 || a.length - m > MAX_ROWS_UP) return -1;
   const starts = cellStarts(a, m);
-  const under = a.slice(m + 1).every((r) => r.fragments.every((f) => starts.some((s) => Math.abs(s - f.x0) <= 2)));
+  const under = a.slice(m + 1).every((r) => r.fragments.every((f) => starts.some((s) => Math.abs(s - f.x0) <= CELL_ALIGN_PT)));
   return under ? m : -1;
 }
 
@@ -416,10 +417,10 @@ function lastTableRow(a: Row[]): number {
 function cellStarts(a: Row[], m: number): number[] {
   const first = a[m]!.x0;
   const starts: number[] = [];
-  for (let r = m; r >= 0 && m - r < 40; r--) {
-    if (a[r]!.fragments.length < 3) continue;
-    if (Math.abs(a[r]!.x0 - first) > 2) break;
-    for (const f of a[r]!.fragments.slice(1)) if (!starts.some((s) => Math.abs(s - f.x0) <= 2)) starts.push(f.x0);
+  for (let r = m; r >= 0 && m - r < MAX_ROWS_UP; r--) {
+    if (a[r]!.fragments.length < CUT_ROW_MIN_PIECES) continue;
+    if (Math.abs(a[r]!.x0 - first) > CELL_ALIGN_PT) break;
+    for (const f of a[r]!.fragments.slice(1)) if (!starts.some((s) => Math.abs(s - f.x0) <= CELL_ALIGN_PT)) starts.push(f.x0);
   }
   return starts;
 }
@@ -437,15 +438,15 @@ function moveRestOfCutRow(out: Fragment[][], k: number, a: Row[], b: Row[], offs
   const m = lastTableRow(a);
   if (m < 0) return false;
   const starts = cellStarts(a, m);
-  const atStart = (x: number) => starts.some((s) => Math.abs(s - x) <= 2);
+  const atStart = (x: number) => starts.some((s) => Math.abs(s - x) <= CELL_ALIGN_PT);
   let n = 0;
   while (n < b.length && b[n]!.fragments.length === 1 && atStart(b[n]!.x0 - offset)
-    && (n === 0 || b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * 1.2)) n++;
+    && (n === 0 || b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * WRAPPED_GAP_EM)) n++;
   if (!n) return false;
   const last = a[a.length - 1]!;
-  const lineStep = a.length - m > 1 ? last.base - a[a.length - 2]!.base : (last.y1 - last.y0) * 1.2;
+  const lineStep = a.length - m > 1 ? last.base - a[a.length - 2]!.base : (last.y1 - last.y0) * WRAPPED_GAP_EM;
   const x = b[0]!.x0 - offset;
-  const emptyCell = !a.slice(m).some((r) => r.fragments.some((f) => Math.abs(f.x0 - x) <= 2));
+  const emptyCell = !a.slice(m).some((r) => r.fragments.some((f) => Math.abs(f.x0 - x) <= CELL_ALIGN_PT));
   const dy = (emptyCell ? a[m]!.base : last.base + lineStep) - b[0]!.base;
   const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
   out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy })));

@@ -12,6 +12,7 @@ import { ruledTables, rulesOf, type RuledTable, type Rules } from './rules.js';
 import { underlinedTables } from './underlined-tables.js';
 import { joinRowsAcrossColumnBreaks } from './aligned-tables.js';
 import { withDocumentWords, wordsOf } from './hyphens.js';
+import { IMAGE_COVER_SCANNED, OWN_RULE_PT, THIN_TEXT_CHARS, UNMAPPED_SHARE } from './thresholds.js';
 
 function tableWidth(rows: Cell[][]): number {
   return (rows[0] ?? []).reduce((n, c) => n + c.colspan, 0);
@@ -76,14 +77,6 @@ export interface PageDrawing {
 
 const USABLE_URI = /^(https?:|mailto:|ftp:)/i;
 
-/**
- * A page whose text layer is this thin (fewer visible characters, the same bound as extract's
- * likelyScanned) and which images cover at least IMAGE_COVER_SCANNED of is read as a scan: the
- * few characters are a stamp or a page number laid over the picture of the text.
- */
-export const THIN_TEXT_CHARS = 16;
-export const IMAGE_COVER_SCANNED = 0.5;
-
 function glyphCounts(page: StextPage): { total: number; bad: number } {
   let total = 0, bad = 0;
   for (const line of page.lines) for (const run of line.runs) for (const g of run.glyphs) {
@@ -96,7 +89,7 @@ function glyphCounts(page: StextPage): { total: number; bad: number } {
 }
 
 function needsOcr({ total, bad }: { total: number; bad: number }): boolean {
-  return total === 0 || bad / total > 0.3;
+  return total === 0 || bad / total > UNMAPPED_SHARE;
 }
 
 export function ocrNote(pageNumber: number): string {
@@ -196,7 +189,7 @@ function drawnTables(p: PageLayout): { tables: RuledTable[]; rest: Fragment[] } 
   if (!found) {
     const ruled = ruledTables(p.fragments, p.rules);
     // Rules inside a grid are its own; the others may underline the rows of a table without a grid.
-    const loose = p.rules.horizontal.filter((r) => !ruled.tables.some((t) => r.at >= t.y0 - 2 && r.at <= t.y1 + 2 && r.from >= t.x0 - 2 && r.to <= t.x1 + 2));
+    const loose = p.rules.horizontal.filter((r) => !ruled.tables.some((t) => r.at >= t.y0 - OWN_RULE_PT && r.at <= t.y1 + OWN_RULE_PT && r.from >= t.x0 - OWN_RULE_PT && r.to <= t.x1 + OWN_RULE_PT));
     const underlined = underlinedTables(ruled.rest, loose);
     found = { tables: ruled.tables.concat(underlined.tables), rest: underlined.rest };
     drawn.set(p.fragments, found);

@@ -3,6 +3,7 @@
 import type { StextLine } from './stext.js';
 import type { Fragment, LinkArea, Rule } from './types.js';
 import { mostlyRightToLeft, readingOrder, RTL_LETTER, type DrawnUnit } from './bidi.js';
+import { BACKWARD_JUMP_EM, CELL_GAP_EM, OFF_LINE_EM, RULE_IN_GAP_PT, STYLED_SHARE, UNSPACED_GAP_EM, WIDE_SPACE_ALWAYS_EM, WIDE_SPACE_EM, WIDE_SPACE_OVER_GLYPHS, WORD_GAP_EM, ZERO_WIDTH_PT } from './thresholds.js';
 
 const SPACE = /\s/;
 
@@ -49,15 +50,15 @@ function finish(b: Builder): Fragment {
     f.text = f.spans.map((s) => s.text).join('');
   }
   const all = b.styled.all || 1;
-  f.bold = b.styled.bold / all > 0.6;
-  f.italic = b.styled.italic / all > 0.6;
-  f.mono = b.styled.mono / all > 0.6;
+  f.bold = b.styled.bold / all > STYLED_SHARE;
+  f.italic = b.styled.italic / all > STYLED_SHARE;
+  f.mono = b.styled.mono / all > STYLED_SHARE;
   f.charWidth = b.widthSum / all;
   return f;
 }
 
 function ruleBetween(cuts: Rule[], from: number, to: number, y: number): boolean {
-  for (const r of cuts) if (r.at >= from - 1 && r.at <= to + 1 && r.from <= y && r.to >= y) return true;
+  for (const r of cuts) if (r.at >= from - RULE_IN_GAP_PT && r.at <= to + RULE_IN_GAP_PT && r.from <= y && r.to >= y) return true;
   return false;
 }
 
@@ -90,14 +91,14 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] 
             // em, a little more when justified): capitals and figures are wide, so a table
             // header in capitals would hide its cell gaps from the first test alone.
             const em = Math.max(1, face.size);
-            b.wideSpace ||= w > em * 0.45 && (w > 1.1 * (b.widthSum / Math.max(1, b.styled.all)) || w > em * 0.6);
+            b.wideSpace ||= w > em * WIDE_SPACE_EM && (w > WIDE_SPACE_OVER_GLYPHS * (b.widthSum / Math.max(1, b.styled.all)) || w > em * WIDE_SPACE_ALWAYS_EM);
           }
           continue;
         }
         const size = face.size > 0 ? face.size : Math.max(1, g.y1 - g.y0);
         const gap = b ? g.x0 - b.lastX1 : 0;
         // A gap of half an em with no typed space in it separates table cells.
-        if (b && (gap > Math.max(size, b.frag.size) * 0.95 || (gap > size * 0.5 && (!b.pendingSpace || b.wideSpace)) || gap < -size * 1.5 || g.y0 > b.frag.y1 + size * 0.5 || g.y1 < b.frag.y0 - size * 0.5
+        if (b && (gap > Math.max(size, b.frag.size) * CELL_GAP_EM || (gap > size * UNSPACED_GAP_EM && (!b.pendingSpace || b.wideSpace)) || gap < -size * BACKWARD_JUMP_EM || g.y0 > b.frag.y1 + size * OFF_LINE_EM || g.y1 < b.frag.y0 - size * OFF_LINE_EM
           || (cuts.length > 0 && gap > 0 && ruleBetween(cuts, b.lastX1, g.x0, (g.y0 + g.y1) / 2)))) {
           out.push(finish(b));
           b = undefined;
@@ -111,7 +112,7 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] 
           };
         }
         const f = b.frag;
-        const space = f.spans.length > 0 && (b.pendingSpace || g.x0 - b.lastX1 > size * 0.22);
+        const space = f.spans.length > 0 && (b.pendingSpace || g.x0 - b.lastX1 > size * WORD_GAP_EM);
         let span = f.spans[f.spans.length - 1];
         if (!span || span.bold !== face.bold || span.italic !== face.italic || span.mono !== face.mono || span.link !== link) {
           if (space && span) { span.text += ' '; b.units.push({ span: f.spans.length - 1, text: ' ' }); }
@@ -123,7 +124,7 @@ export function fragmentsOf(lines: StextLine[], links: LinkArea[], cuts: Rule[] 
         }
         span.text += g.c;
         const unit = b.units[b.units.length - 1];
-        if (g.x1 - g.x0 < 0.01 && unit && unit.span === f.spans.length - 1 && unit.text !== ' ') unit.text += g.c;
+        if (g.x1 - g.x0 < ZERO_WIDTH_PT && unit && unit.span === f.spans.length - 1 && unit.text !== ' ') unit.text += g.c;
         else b.units.push({ span: f.spans.length - 1, text: g.c });
         b.pendingSpace = false;
         b.wideSpace = false;

@@ -2,6 +2,7 @@
 // its text by a gap, joined to that text.
 import type { Fragment, Row } from './types.js';
 import { joinSpans } from './rows.js';
+import { MARKER_GAP_EM } from './thresholds.js';
 
 export const BULLET = /^([•◦▪▫‣⁃∙●○■□▶►✓✔·*–—-])\s+/;
 export const ORDERED = /^(\(?(?:[0-9]{1,3}|[a-z]|[ivx]{1,4})[.)])\s+/;
@@ -12,7 +13,7 @@ export function attachMarkers(rows: Row[]): void {
   for (const row of rows) {
     const [first, second] = row.fragments;
     if (!first || !second || !LONE_MARKER.test(first.text.trim())) continue;
-    if (second.x0 - first.x1 > first.size * 4) continue;
+    if (second.x0 - first.x1 > first.size * MARKER_GAP_EM) continue;
     const merged: Fragment = {
       ...second,
       x0: first.x0, y0: Math.min(first.y0, second.y0), y1: Math.max(first.y1, second.y1),

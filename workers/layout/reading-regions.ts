@@ -2,6 +2,7 @@
 // of each region are read top to bottom. A table's own gutters do not make columns.
 import type { Fragment, Row } from './types.js';
 import { leastOf, rowsOf } from './rows.js';
+import { BAND_GAP_PT, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
 
 interface Box { x0: number; x1: number; y0: number; y1: number }
 
@@ -27,13 +28,13 @@ function continuingCells(fragments: Fragment[], width: number): Set<Fragment> {
   for (const row of rowsOf(fragments)) {
     for (let k = 1; k < row.fragments.length; k++) {
       const f = row.fragments[k]!;
-      if (f.x1 - f.x0 < width * 0.3) out.add(f);
+      if (f.x1 - f.x0 < width * SHORT_PIECE_SHARE) out.add(f);
     }
   }
   return out;
 }
 
-/** Vertical strips at least 6 pt wide, away from the edges, where `open(x)` holds; nearest the middle first. */
+/** Vertical strips at least MIN_GUTTER_PT wide, away from the edges, where `open(x)` holds; nearest the middle first. */
 function stripsWhere(cells: number, open: (x: number) => boolean): { from: number; to: number }[] {
   const strips: { from: number; to: number }[] = [];
   let runFrom = -1;
@@ -41,7 +42,7 @@ function stripsWhere(cells: number, open: (x: number) => boolean): { from: numbe
     if (x < cells && open(x)) { if (runFrom < 0) runFrom = x; continue; }
     if (runFrom >= 0) {
       const mid = (runFrom + x) / 2;
-      if (x - runFrom >= 6 && mid > cells * 0.25 && mid < cells * 0.75) strips.push({ from: runFrom, to: x });
+      if (x - runFrom >= MIN_GUTTER_PT && mid > cells * GUTTER_FROM_SHARE && mid < cells * GUTTER_TO_SHARE) strips.push({ from: runFrom, to: x });
       runFrom = -1;
     }
   }
@@ -64,13 +65,13 @@ function sides(fragments: Fragment[], { x: cut, carriedOn }: Gutter, width: numb
   // Where the two columns' running text ends and starts (without any, a band holding only the
   // table, every row may run on).
   let textEnd = -Infinity, textStart = Infinity;
-  for (const f of left) if (f.x1 - f.x0 >= width * 0.3) textEnd = Math.max(textEnd, f.x1);
-  for (const f of right) if (f.x1 - f.x0 >= width * 0.3) textStart = Math.min(textStart, f.x0);
-  const short = (f: Fragment) => f.x1 - f.x0 < width * 0.3;
-  const onRow = (r: Row, f: Fragment) => Math.abs(r.base - f.y1) <= 0.75 && Math.abs(r.size - f.size) < 0.6;
+  for (const f of left) if (f.x1 - f.x0 >= width * SHORT_PIECE_SHARE) textEnd = Math.max(textEnd, f.x1);
+  for (const f of right) if (f.x1 - f.x0 >= width * SHORT_PIECE_SHARE) textStart = Math.min(textStart, f.x0);
+  const short = (f: Fragment) => f.x1 - f.x0 < width * SHORT_PIECE_SHARE;
+  const onRow = (r: Row, f: Fragment) => Math.abs(r.base - f.y1) <= SAME_BASELINE_PT && Math.abs(r.size - f.size) < SAME_SIZE_PT;
   // A row overruns its column when it ends past the left text or has a cell starting in the gutter.
   const tableRows = rowsOf(left).filter((r) => r.fragments.length >= 2
-    && (r.x1 > textEnd + 1 || right.some((f) => short(f) && f.x0 < textStart - 1 && onRow(r, f))));
+    && (r.x1 > textEnd + OVERRUN_PT || right.some((f) => short(f) && f.x0 < textStart - OVERRUN_PT && onRow(r, f))));
   if (!tableRows.length) return [left, right];
   const spilled = (f: Fragment) => short(f) && tableRows.some((r) => onRow(r, f));
   return [left.concat(right.filter(spilled)), right.filter((f) => !spilled(f))];
@@ -105,16 +106,16 @@ function onBaselineOf(rows: Row[], tolerance: number): (row: Row) => boolean {
  */
 function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: number): boolean {
   const a = rowsOf(left), b = rowsOf(right);
-  if (a.length < 4 || b.length < 4) return false;
+  if (a.length < CARRIED_MIN_ROWS || b.length < CARRIED_MIN_ROWS) return false;
   const lineHeight = Math.max(a[0]!.y1 - a[0]!.y0, b[0]!.y1 - b[0]!.y0);
-  if (Math.abs(a[0]!.y0 - b[0]!.y0) > lineHeight * 2) return false;
+  if (Math.abs(a[0]!.y0 - b[0]!.y0) > lineHeight * CARRIED_TOP_LINES) return false;
   const ownRowsOpen = (rows: Row[], other: Row[]) => {
     const cellRows = rows.filter((r) => r.fragments.length >= 2);
     const firstColumn = leastOf(cellRows, (r) => r.x0);
-    const opening = cellRows.filter((r) => r.x0 <= firstColumn + 2);
-    const shared = onBaselineOf(other, 0.3);
+    const opening = cellRows.filter((r) => r.x0 <= firstColumn + COLUMN_START_PT);
+    const shared = onBaselineOf(other, OWN_BASELINE_PT);
     const apart = opening.filter((r) => !shared(r)).length;
-    return opening.length >= 2 && apart >= opening.length * 0.7;
+    return opening.length >= 2 && apart >= opening.length * CARRIED_OWN_ROWS_SHARE;
   };
   if (!ownRowsOpen(a, b) || !ownRowsOpen(b, a)) return false;
   // The pitch that moves the most of the right side's cell starts onto the left side's (whole
@@ -125,7 +126,7 @@ function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: n
   for (const l of from) {
     for (const r of to) {
       const pitch = r - l;
-      if (pitch >= pageWidth * 0.35 && pitch <= pageWidth * 0.55) pairs.set(pitch, (pairs.get(pitch) ?? 0) + 1);
+      if (pitch >= pageWidth * COLUMN_PITCH_MIN_SHARE && pitch <= pageWidth * COLUMN_PITCH_MAX_SHARE) pairs.set(pitch, (pairs.get(pitch) ?? 0) + 1);
     }
   }
   let pitch = 0, most = 0;
@@ -136,7 +137,7 @@ function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: n
   if (!most) return false;
   const fromSet = new Set(from);
   const moved = to.filter((x) => [-1, 0, 1].some((d) => fromSet.has(x - pitch + d))).length;
-  return moved >= 2 && moved >= to.length * 0.6;
+  return moved >= 2 && moved >= to.length * CARRIED_MOVED_SHARE;
 }
 
 /** A test of whether any of these fragments lies beside a box (overlaps its height), in logarithmic time. */
@@ -159,9 +160,9 @@ function textBeside(fragments: Fragment[]): (box: Box) => boolean {
  */
 function linesApart(left: Fragment[], right: Fragment[]): boolean {
   const a = rowsOf(left), b = rowsOf(right);
-  if (a.length < 3 || b.length < 3) return false;
+  if (a.length < MIN_SIDE_ROWS || b.length < MIN_SIDE_ROWS) return false;
   const [fewer, more] = a.length <= b.length ? [a, b] : [b, a];
-  return fewer.filter(onBaselineOf(more, 1)).length <= fewer.length * 0.2;
+  return fewer.filter(onBaselineOf(more, SHARED_BASELINE_PT)).length <= fewer.length * LINES_APART_SHARE;
 }
 
 /**
@@ -173,7 +174,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
   const width = box.x1 - box.x0;
   const drawnTables = fragments.some((f) => f.table);
   // Too few pieces to show columns, unless drawn tables (one piece each) are among them.
-  if (width < pageWidth * 0.45 || (fragments.length < 6 && !drawnTables)) return undefined;
+  if (width < pageWidth * MIN_COLUMNS_WIDTH_SHARE || (fragments.length < MIN_COLUMN_PIECES && !drawnTables)) return undefined;
   const start = Math.floor(box.x0);
   const cells = Math.ceil(box.x1) - start + 1;
   const mark = (list: Iterable<Fragment>): Uint16Array => {
@@ -186,27 +187,27 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
     return cover;
   };
   const fills = (side: Fragment[]): number => {
-    if (side.length < 3) return 0;
+    if (side.length < MIN_SIDE_ROWS) return 0;
     const b = bounds(side);
     const sideWidth = b.x1 - b.x0;
-    if (sideWidth < width * 0.3) return 0;
+    if (sideWidth < width * MIN_SIDE_SHARE) return 0;
     const rows = rowsOf(side);
     // A line of running text is one fragment across the column; a table row is several cells.
-    const full = rows.filter((r) => r.fragments.some((f) => f.x1 - f.x0 > sideWidth * 0.7)).length;
-    return rows.length >= 3 ? full / rows.length : 0;
+    const full = rows.filter((r) => r.fragments.some((f) => f.x1 - f.x0 > sideWidth * FULL_LINE_SHARE)).length;
+    return rows.length >= MIN_SIDE_ROWS ? full / rows.length : 0;
   };
   // Lines of running text: one fragment across most of its side (table rows are several cells).
   const prose = (side: Fragment[]): number => {
     const b = bounds(side);
     const w = b.x1 - b.x0;
-    if (side.length < 1 || w < width * 0.3) return 0;
-    return rowsOf(side).filter((r) => r.fragments.some((f) => f.x1 - f.x0 > w * 0.7)).length;
+    if (side.length < 1 || w < width * MIN_SIDE_SHARE) return 0;
+    return rowsOf(side).filter((r) => r.fragments.some((f) => f.x1 - f.x0 > w * FULL_LINE_SHARE)).length;
   };
   // Empty vertical strips; a column gutter is the one nearest the middle that leaves
   // running text on both sides (a table's own gutters fail that test). Fragments crossing
   // the cut take part in neither side's test.
   const test = (strips: { from: number; to: number }[], byStart = false): Gutter | undefined => {
-    for (const strip of strips.slice(0, 3)) {
+    for (const strip of strips.slice(0, GUTTER_CANDIDATES)) {
       const cut = start + (strip.from + strip.to) / 2;
       // A drawn table crossing the cut overruns the left column when it reaches less than
       // halfway into the right one and the right column's text runs on beside it; otherwise it
@@ -222,10 +223,10 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
       const right = fragments.filter((f) => f.x0 >= cut);
       if (wholePage) {
         const a = prose(left), b = prose(right);
-        if (Math.max(a, b) >= 3 && Math.min(a, b) >= 1) return { x: cut, carriedOn: false };
+        if (Math.max(a, b) >= WHOLE_PAGE_PROSE_LINES && Math.min(a, b) >= 1) return { x: cut, carriedOn: false };
       } else {
         const a = fills(left), b = fills(right);
-        if (Math.max(a, b) >= 0.4 && Math.min(a, b) >= 0.2) return { x: cut, carriedOn: false };
+        if (Math.max(a, b) >= COLUMN_FILL_SHARE && Math.min(a, b) >= OTHER_COLUMN_FILL_SHARE) return { x: cut, carriedOn: false };
       }
       if (!byStart && linesApart(left, right)) return { x: cut, carriedOn: false };
       if (!wholePage) continue;
@@ -243,7 +244,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
   const spilling = continuingCells(fragments, width);
   if (spilling.size) {
     const solid = mark(fragments.filter((f) => !spilling.has(f)));
-    const allowed = Math.max(2, Math.round(fragments.length * 0.08));
+    const allowed = Math.max(SPILL_CROSSING_MIN, Math.round(fragments.length * SPILL_CROSSING_SHARE));
     const few = test(stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
     if (few !== undefined) return few;
   } else if (!drawnTables) {
@@ -257,7 +258,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
   const starts = new Uint16Array(cells);
   for (const f of fragments) {
     const a = Math.max(0, Math.floor(f.x0) - start);
-    if (f.x1 - f.x0 >= width * 0.3 && !f.table) {
+    if (f.x1 - f.x0 >= width * SHORT_PIECE_SHARE && !f.table) {
       // A long line blocks every strip it runs over: it is running text, not a cell.
       const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
       for (let x = a; x <= b; x++) starts[x]!++;
@@ -277,19 +278,19 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
   if (fragments.length === 0) return [];
   const box = bounds(fragments);
   // A strip empty from the top of the page to the bottom is a strong sign of columns.
-  const whole = depth < 4 ? findGutter(fragments, box, pageWidth, depth === 0) : undefined;
+  const whole = depth < MAX_CUT_DEPTH ? findGutter(fragments, box, pageWidth, depth === 0) : undefined;
   if (whole !== undefined) {
     const [left, right] = sides(fragments, whole, box.x1 - box.x0);
     return [...readingRegions(left, pageWidth, depth + 1), ...readingRegions(right, pageWidth, depth + 1)];
   }
-  if (depth >= 4) return [fragments];
+  if (depth >= MAX_CUT_DEPTH) return [fragments];
   // Bands: maximal groups of fragments whose vertical extents chain together.
   const sorted = [...fragments].sort((a, b) => a.y0 - b.y0);
   const bands: Fragment[][] = [];
   let band: Fragment[] = [];
   let bandBottom = -Infinity;
   for (const f of sorted) {
-    if (band.length && f.y0 > bandBottom + 0.5) { bands.push(band); band = []; bandBottom = -Infinity; }
+    if (band.length && f.y0 > bandBottom + BAND_GAP_PT) { bands.push(band); band = []; bandBottom = -Infinity; }
     band.push(f);
     bandBottom = Math.max(bandBottom, f.y1);
   }
@@ -314,8 +315,8 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
   // A band is "columnar" when its lines sit on both sides of the page middle without crossing it.
   const mid = box.x0 + (box.x1 - box.x0) / 2;
   for (const b of bands) {
-    const crosses = b.some((f) => f.x0 < mid - 3 && f.x1 > mid + 3);
-    const twoSided = b.some((f) => f.x1 <= mid + 3) && b.some((f) => f.x0 >= mid - 3);
+    const crosses = b.some((f) => f.x0 < mid - MIDDLE_CLEARANCE_PT && f.x1 > mid + MIDDLE_CLEARANCE_PT);
+    const twoSided = b.some((f) => f.x1 <= mid + MIDDLE_CLEARANCE_PT) && b.some((f) => f.x0 >= mid - MIDDLE_CLEARANCE_PT);
     if (!crosses && twoSided) { group.push(...b); continue; }
     if (!crosses && group.length) { group.push(...b); continue; }
     flushGroup();

@@ -2,6 +2,7 @@
 // of several pieces joined into one text, with words broken at a line end made whole.
 import type { Fragment, Row, Span } from './types.js';
 import { lineEndHyphen } from './hyphens.js';
+import { ROW_CENTRE_MARGIN_SHARE, ROW_OVERLAP_PT } from './thresholds.js';
 
 /**
  * The least and the greatest of a value over a list, folded rather than spread into arguments:
@@ -17,10 +18,9 @@ export function rowsOf(fragments: Fragment[]): Row[] {
   let row: Row | undefined;
   for (const f of sorted) {
     const centre = (f.y0 + f.y1) / 2;
-    const h = f.y1 - f.y0;
     // A table stands alone in its row.
     if (row && !f.table && !row.fragments[0]!.table
-      && centre > row.y0 + (row.y1 - row.y0) * 0.15 && centre < row.y1 - (row.y1 - row.y0) * 0.15 + h * 0.0 && overlapsNone(row, f)) {
+      && centre > row.y0 + (row.y1 - row.y0) * ROW_CENTRE_MARGIN_SHARE && centre < row.y1 - (row.y1 - row.y0) * ROW_CENTRE_MARGIN_SHARE && overlapsNone(row, f)) {
       row.fragments.push(f);
       row.x0 = Math.min(row.x0, f.x0); row.x1 = Math.max(row.x1, f.x1);
       if (f.size > row.size) { row.size = f.size; row.base = f.y1; }
@@ -36,7 +36,7 @@ export function rowsOf(fragments: Fragment[]): Row[] {
 
 function overlapsNone(row: Row, f: Fragment): boolean {
   for (const other of row.fragments) {
-    if (f.x0 < other.x1 - 1 && f.x1 > other.x0 + 1) return false;
+    if (f.x0 < other.x1 - ROW_OVERLAP_PT && f.x1 > other.x0 + ROW_OVERLAP_PT) return false;
   }
   return true;
 }

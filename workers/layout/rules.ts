@@ -3,11 +3,9 @@
 // the grid's boxes, merged wherever the rule between two boxes is missing (spanning cells).
 import type { Cell, Fragment, Rect, Rule, Span, TableCells } from './types.js';
 import { greatestOf, joinSpans, leastOf, rowsOf } from './rows.js';
+import { COLLINEAR_PT, MAX_RULE_PAIRS, OPEN_GRID_PT, RULE_JOIN_PT, RULE_THICKNESS_PT } from './thresholds.js';
 
 export interface Rules { horizontal: Rule[]; vertical: Rule[] }
-
-const THIN = 3;
-const NEAR = 2;
 
 function merge(rules: Rule[]): Rule[] {
   rules.sort((a, b) => a.at - b.at || a.from - b.from);
@@ -15,9 +13,9 @@ function merge(rules: Rule[]): Rule[] {
   for (const r of rules) {
     // Collinear pieces that touch or overlap are one rule (borders are drawn cell by cell).
     let same: Rule | undefined;
-    for (let k = out.length - 1; k >= 0 && !same && out[k]!.at >= r.at - 1; k--) {
+    for (let k = out.length - 1; k >= 0 && !same && out[k]!.at >= r.at - COLLINEAR_PT; k--) {
       const o = out[k]!;
-      if (Math.abs(o.at - r.at) <= 1 && r.from <= o.to + NEAR && r.from >= o.from - NEAR) same = o;
+      if (Math.abs(o.at - r.at) <= COLLINEAR_PT && r.from <= o.to + RULE_JOIN_PT && r.from >= o.from - RULE_JOIN_PT) same = o;
     }
     if (same) { same.to = Math.max(same.to, r.to); continue; }
     out.push({ ...r });
@@ -31,8 +29,8 @@ export function rulesOf(boxes: Rect[]): Rules {
   const vertical: Rule[] = [];
   for (const [x0, y0, x1, y1] of boxes) {
     const w = x1 - x0, h = y1 - y0;
-    if (h <= THIN && w > THIN) horizontal.push({ at: (y0 + y1) / 2, from: x0, to: x1 });
-    else if (w <= THIN && h > THIN) vertical.push({ at: (x0 + x1) / 2, from: y0, to: y1 });
+    if (h <= RULE_THICKNESS_PT && w > RULE_THICKNESS_PT) horizontal.push({ at: (y0 + y1) / 2, from: x0, to: x1 });
+    else if (w <= RULE_THICKNESS_PT && h > RULE_THICKNESS_PT) vertical.push({ at: (x0 + x1) / 2, from: y0, to: y1 });
   }
   return { horizontal: merge(horizontal), vertical: merge(vertical) };
 }
@@ -42,14 +40,14 @@ function clusters(values: number[]): number[] {
   const out: number[][] = [];
   for (const v of sorted) {
     const last = out[out.length - 1];
-    if (last && v - last[last.length - 1]! <= NEAR) last.push(v);
+    if (last && v - last[last.length - 1]! <= RULE_JOIN_PT) last.push(v);
     else out.push([v]);
   }
   return out.map((c) => c.reduce((a, b) => a + b, 0) / c.length);
 }
 
 const covers = (rules: Rule[], at: number, point: number) =>
-  rules.some((r) => Math.abs(r.at - at) <= NEAR && r.from <= point && r.to >= point);
+  rules.some((r) => Math.abs(r.at - at) <= RULE_JOIN_PT && r.from <= point && r.to >= point);
 
 export interface RuledTable extends TableCells { x0: number; x1: number; y0: number; y1: number }
 
@@ -63,11 +61,11 @@ function find(parent: number[], i: number): number {
 /** Grids of touching rules with two or more boxes. */
 function grids(rules: Rules): Grid[] {
   const { horizontal: H, vertical: V } = rules;
-  if (H.length < 1 || V.length < 2 || H.length * V.length > 1_000_000) return [];
+  if (H.length < 1 || V.length < 2 || H.length * V.length > MAX_RULE_PAIRS) return [];
   const parent = Array.from({ length: H.length + V.length }, (_, i) => i);
   for (let i = 0; i < H.length; i++) for (let j = 0; j < V.length; j++) {
     const h = H[i]!, v = V[j]!;
-    if (v.at >= h.from - NEAR && v.at <= h.to + NEAR && h.at >= v.from - NEAR && h.at <= v.to + NEAR) {
+    if (v.at >= h.from - RULE_JOIN_PT && v.at <= h.to + RULE_JOIN_PT && h.at >= v.from - RULE_JOIN_PT && h.at <= v.to + RULE_JOIN_PT) {
       parent[find(parent, i)] = find(parent, H.length + j);
     }
   }
@@ -86,11 +84,12 @@ function grids(rules: Rules): Grid[] {
     // Column rules running past the first or last row rule: a row cut by a page or column
     // break, whose open side closes the grid.
     const top = leastOf(g.v, (r) => r.from), bottom = greatestOf(g.v, (r) => r.to);
-    const openTop = top < ys[0]! - 3, openBottom = bottom > ys[ys.length - 1]! + 3;
+    const openTop = top < ys[0]! - OPEN_GRID_PT, openBottom = bottom > ys[ys.length - 1]! + OPEN_GRID_PT;
     if (openTop) { ys.unshift(top); g.h.push({ at: top, from: xs[0]!, to: xs[xs.length - 1]! }); }
     if (openBottom) { ys.push(bottom); g.h.push({ at: bottom, from: xs[0]!, to: xs[xs.length - 1]! }); }
     // Two columns, or one column of two or more rows (a single framed box is no table).
-    if ((xs.length >= 3 && ys.length >= 2) || (xs.length === 2 && ys.length >= 3)) out.push({ xs, ys, openTop, openBottom, ...g });
+    const columns = xs.length - 1, rows = ys.length - 1;
+    if ((columns >= 2 && rows >= 1) || (columns === 1 && rows >= 2)) out.push({ xs, ys, openTop, openBottom, ...g });
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Running headers, footers and page numbers, removed before the body text is read.
 import type { Fragment, Row } from './types.js';
 import { rowsOf } from './rows.js';
+import { PAGE_NUMBER_ZONE_SHARE, RUNNING_GAP_EM, RUNNING_MAX_CHARS, RUNNING_ZONE_SHARE, SMALLER_THAN_BODY_SHARE } from './thresholds.js';
 
 const PAGE_NUMBER = /^(page\s*)?[-–—(]?\s*([0-9]{1,4}|[ivxlcdm]{1,7})\s*[-–—)]?(\s*(of|\/)\s*[0-9]{1,4})?$/i;
 
@@ -21,26 +22,26 @@ export function dropRunningText(pages: { height: number; fragments: Fragment[] }
   pages.forEach((page, index) => {
     const rows = rowsOf(page.fragments);
     if (rows.length < 2) return;
-    const zone = page.height * 0.1;
+    const zone = page.height * RUNNING_ZONE_SHARE;
     const top: Row[] = [];
     for (let i = 0; i < rows.length - 1 && rows[i]!.y1 < zone; i++) {
       const gap = rows[i + 1]!.y0 - rows[i]!.y1;
       top.push(rows[i]!);
-      if (gap > rows[i]!.size * 1.2) { for (const r of top) candidates.push({ page: index, row: r, key: '' }); break; }
+      if (gap > rows[i]!.size * RUNNING_GAP_EM) { for (const r of top) candidates.push({ page: index, row: r, key: '' }); break; }
     }
     const bottom: Row[] = [];
     for (let i = rows.length - 1; i > 0 && rows[i]!.y0 > page.height - zone; i--) {
       const gap = rows[i]!.y0 - rows[i - 1]!.y1;
       bottom.push(rows[i]!);
-      if (gap > rows[i]!.size * 1.2) { for (const r of bottom) candidates.push({ page: index, row: r, key: '' }); break; }
+      if (gap > rows[i]!.size * RUNNING_GAP_EM) { for (const r of bottom) candidates.push({ page: index, row: r, key: '' }); break; }
     }
     // A page number alone may sit further in (TeX leaves a deep bottom margin): the first or
     // last row of the page, in its outer fifth, set apart, and one bare number (digits or a
     // lower-case roman numeral: a capital letter alone is more often a label).
     const last = rows[rows.length - 1]!, first = rows[0]!;
     const alone = (r: Row) => r.fragments.length === 1 && /^([0-9]{1,4}|[ivxlcdm]{1,7})$/.test(r.fragments[0]!.text.trim());
-    if (last.y0 > page.height * 0.8 && last.y0 - rows[rows.length - 2]!.y1 > last.size * 1.2 && alone(last)) candidates.push({ page: index, row: last, key: '' });
-    if (first.y1 < page.height * 0.2 && rows[1]!.y0 - first.y1 > first.size * 1.2 && alone(first)) candidates.push({ page: index, row: first, key: '' });
+    if (last.y0 > page.height * (1 - PAGE_NUMBER_ZONE_SHARE) && last.y0 - rows[rows.length - 2]!.y1 > last.size * RUNNING_GAP_EM && alone(last)) candidates.push({ page: index, row: last, key: '' });
+    if (first.y1 < page.height * PAGE_NUMBER_ZONE_SHARE && rows[1]!.y0 - first.y1 > first.size * RUNNING_GAP_EM && alone(first)) candidates.push({ page: index, row: first, key: '' });
   });
   for (const c of candidates) {
     c.key = normalizeRunning(c.row.fragments.map((f) => f.text).join(' '));
@@ -49,13 +50,13 @@ export function dropRunningText(pages: { height: number; fragments: Fragment[] }
   const drop = new Set<Fragment>();
   for (const c of candidates) {
     const text = c.row.fragments.map((f) => f.text).join(' ').trim();
-    const short = text.length <= 80;
+    const short = text.length <= RUNNING_MAX_CHARS;
     const pageNumber = c.row.fragments.every((f) => PAGE_NUMBER.test(f.text.trim()));
     const repeated = (counts.get(c.key) ?? 0) >= 2;
     // Across pages, a number beside other words ("Annual Report 12") marks a running head; on a
     // single page the row must be smaller than the body ("Invoice 2024" at body size is content).
     const evidence = pages.length === 1
-      ? c.row.size < bodySize * 0.92
+      ? c.row.size < bodySize * SMALLER_THAN_BODY_SHARE
       : c.row.fragments.some((f) => PAGE_NUMBER.test(f.text.trim()));
     if (short && (pageNumber || repeated || evidence)) {
       for (const f of c.row.fragments) drop.add(f);

@@ -10,6 +10,7 @@ import { tesseractHocr } from '../../tools/engines/tesseract.js';
 import { rulesOf } from './rules.js';
 import type { StextLayout } from './convert.js';
 import type { Fragment } from './types.js';
+import { OCR_ASCENT_SHARE, OCR_NOISE_CONFIDENCE, OCR_SAME_SIZE_RATIO, OCR_WIDE_GAP_EM } from './thresholds.js';
 
 /** Time kept for the rest of the conversion (stext of later chunks, layout, the answer). */
 const RESERVE_MS = 3_000;
@@ -21,16 +22,6 @@ const RESERVE_PER_PAGE_MS = 60;
  * style) while the 2-core machine was shared at a load of 11.
  */
 const FIRST_PAGE_ESTIMATE_MS = 6_000;
-
-/**
- * Sizes tesseract estimates within this ratio of one another are one type size: its estimate
- * jitters by a few percent from line to line (a 17 pt heading read as 16.6 pt here, 17.6 pt
- * there), while the steps of a document's type scale are 10 % and more.
- */
-const SAME_SIZE = 1.08;
-
-/** Words without a letter or digit that tesseract itself doubts are specks and picture edges. */
-const NOISE_CONFIDENCE = 50;
 
 /** The time one job's OCR has taken so far: the slowest page is the estimate for the next one. */
 export interface OcrBudget { slowestMs: number }
@@ -58,19 +49,9 @@ interface OcrWord { text: string; x0: number; x1: number }
 interface OcrLine { box: number[]; size: number; words: OcrWord[] }
 
 /**
- * A gap between words wider than this share of the type size splits a line into fragments, as
- * in fragments.ts for a text layer: tesseract often runs one line across a column gutter or
- * across the cells of a table, and the layout engine needs the pieces to find either.
- */
-const WIDE_GAP = 0.95;
-
-/** Cap height (and ascender height) as a share of the type size, about the same in common text faces. */
-const ASCENT = 0.74;
-
-/**
  * A line's type size in pixels. tesseract's x_size is right for a line with descenders but about
  * 12 % short for one without ("Next Season" beside "Survey Results"); the height from the top of
- * the line to its baseline, over ASCENT, is right for any line with a capital or an ascender.
+ * the line to its baseline, over OCR_ASCENT_SHARE, is right for any line with a capital or an ascender.
  * The larger of the two is right for both kinds of line.
  */
 function lineSize(box: number[], title: string): number {
@@ -78,7 +59,7 @@ function lineSize(box: number[], title: string): number {
   // baseline: slope and offset of the baseline from the box's bottom edge (negative: above it).
   const offset = Math.min(0, field(title, 'baseline')?.[1] ?? 0);
   const ascent = (box[3]! - box[1]!) + offset;
-  return Math.max(xSize, ascent / ASCENT);
+  return Math.max(xSize, ascent / OCR_ASCENT_SHARE);
 }
 
 const SPAN = /<span class=['"](ocr_line|ocr_header|ocr_textfloat|ocr_caption|ocrx_word)['"][^>]*?title=(['"])(.*?)\2[^>]*>/g;
@@ -103,7 +84,7 @@ export function hocrFragments(hocr: string, scale: number): Fragment[] {
     const word = unescapeHtml(hocr.slice(m.index! + m[0].length, end < 0 ? undefined : end).replace(/<[^>]*>/g, '')).trim();
     const confidence = field(title, 'x_wconf')?.[0] ?? 100;
     const box = field(title, 'bbox');
-    if (!word || !box || box.length !== 4 || (!/[\p{L}\p{N}]/u.test(word) && confidence < NOISE_CONFIDENCE)) continue;
+    if (!word || !box || box.length !== 4 || (!/[\p{L}\p{N}]/u.test(word) && confidence < OCR_NOISE_CONFIDENCE)) continue;
     line.words.push({ text: word, x0: box[0]!, x1: box[2]! });
   }
   const fragments: Fragment[] = [];
@@ -123,7 +104,7 @@ export function hocrFragments(hocr: string, scale: number): Fragment[] {
     };
     for (const w of l.words) {
       const last = group[group.length - 1];
-      if (last && w.x0 - last.x1 > l.size * WIDE_GAP) close();
+      if (last && w.x0 - last.x1 > l.size * OCR_WIDE_GAP_EM) close();
       group.push(w);
     }
     close();
@@ -132,7 +113,7 @@ export function hocrFragments(hocr: string, scale: number): Fragment[] {
 }
 
 /**
- * Gives the OCR lines of several pages whose sizes lie within SAME_SIZE of one another one size,
+ * Gives the OCR lines of several pages whose sizes lie within OCR_SAME_SIZE_RATIO of one another one size,
  * the one carrying most characters among them, so that the estimate's jitter neither breaks a
  * paragraph in two nor gives two headings of one size two levels.
  */
@@ -141,7 +122,7 @@ export function snapSizes(fragments: Fragment[]): void {
   let k = 0;
   while (k < sorted.length) {
     let end = k + 1;
-    while (end < sorted.length && sorted[end]!.size <= sorted[k]!.size * SAME_SIZE) end++;
+    while (end < sorted.length && sorted[end]!.size <= sorted[k]!.size * OCR_SAME_SIZE_RATIO) end++;
     const group = sorted.slice(k, end);
     const weight = new Map<number, number>();
     for (const f of group) {

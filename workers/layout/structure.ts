@@ -5,6 +5,7 @@ import type { Block, Fragment, Row } from './types.js';
 import { greatestOf, joinSpans, leastOf, rowSpans, rowText, rowsOf } from './rows.js';
 import { attachMarkers, BULLET, ORDERED } from './list-markers.js';
 import { buildTable, findTables, type TableFound } from './aligned-tables.js';
+import { AT_MARGIN_PT, BOLD_HEADING_MAX_CHARS, BOLD_HEADING_MAX_LINES, CODE_GAP_EM, DEEPEST_HEADING, DEFAULT_BODY_SIZE, DEFAULT_LINE_STEP_EM, HEADING_MAX_CHARS, ITEM_INDENT_PT, LARGE_TYPE_SHARE, LINE_STEP_MIN_EM, LINE_STEP_QUANTILE, MONO_ADVANCE_EM, NEST_STEP_PT, PARAGRAPH_GAP_EM, PARAGRAPH_INDENT_EM, PARAGRAPH_SHORT_LINE_EM, PARAGRAPH_STEP_EM, PARAGRAPH_STEP_LINES, SAME_HEADING_SIZE_PT, SAME_SIZE_PT, SIZE_CHANGE_PT } from './thresholds.js';
 
 export interface DocStats {
   bodySize: number;
@@ -21,7 +22,7 @@ export function bodySizeOf(fragments: Fragment[]): number {
     const s = Math.round(f.size * 2) / 2;
     weight.set(s, (weight.get(s) ?? 0) + f.text.length * f.text.length);
   }
-  let best = 10, count = -1;
+  let best = DEFAULT_BODY_SIZE, count = -1;
   for (const [s, w] of weight) if (w > count) { best = s; count = w; }
   return best;
 }
@@ -33,7 +34,7 @@ function isMonoRow(row: Row): boolean {
 function codeLine(row: Row, left: number): string {
   let line = '';
   for (const f of row.fragments) {
-    const cw = f.charWidth > 0 ? f.charWidth : f.size * 0.6;
+    const cw = f.charWidth > 0 ? f.charWidth : f.size * MONO_ADVANCE_EM;
     const col = Math.max(0, Math.round((f.x0 - left) / cw));
     if (line.length < col) line += ' '.repeat(col - line.length);
     else if (line.length) line += ' ';
@@ -56,13 +57,13 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
   const steps: number[] = [];
   for (let k = 1; k < rows.length; k++) {
     const a = rows[k - 1]!, b = rows[k]!;
-    if (Math.abs(a.size - body) < 0.6 && Math.abs(b.size - body) < 0.6) {
+    if (Math.abs(a.size - body) < SAME_SIZE_PT && Math.abs(b.size - body) < SAME_SIZE_PT) {
       const s = b.base - a.base;
-      if (s > body * 0.8) steps.push(s);
+      if (s > body * LINE_STEP_MIN_EM) steps.push(s);
     }
   }
   steps.sort((a, b) => a - b);
-  const step = steps.length ? steps[Math.floor(steps.length * 0.3)]! : body * 1.25;
+  const step = steps.length ? steps[Math.floor(steps.length * LINE_STEP_QUANTILE)]! : body * DEFAULT_LINE_STEP_EM;
   const left = leastOf(rows, (r) => r.x0);
 
   const blocks: Block[] = [];
@@ -87,8 +88,8 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
     const text = spans.map((s) => s.text).join('').trim();
     const size = greatestOf(c.rows, (r) => r.size);
     const allBold = c.rows.every((r) => r.fragments.every((f) => f.bold));
-    const big = size >= body * 1.12 && c.rows.every((r) => r.size >= body * 1.12);
-    if (text && text.length < 250 && (big || (allBold && c.rows.length <= 2 && text.length < 120 && !/[.,;:]$/.test(text) && size >= body - 0.6))) {
+    const big = size >= body * LARGE_TYPE_SHARE && c.rows.every((r) => r.size >= body * LARGE_TYPE_SHARE);
+    if (text && text.length < HEADING_MAX_CHARS && (big || (allBold && c.rows.length <= BOLD_HEADING_MAX_LINES && text.length < BOLD_HEADING_MAX_CHARS && !/[.,;:]$/.test(text) && size >= body - SAME_SIZE_PT))) {
       blocks.push({ kind: 'heading', size, bold: allBold, spans: spans.map((s) => ({ ...s, bold: false })), level: 0 });
     } else {
       blocks.push({ kind: 'paragraph', spans });
@@ -115,10 +116,10 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
     }
     const text = rowText(row);
     const delta = prev ? row.base - prev.base : 0;
-    const gapBreak = prev !== undefined && (delta > Math.max(step * 1.3, prev.size * 1.5) || row.y0 - prev.y1 > body * 0.9);
-    const sizeBreak = prev !== undefined && Math.abs(row.size - prev.size) > 0.9;
+    const gapBreak = prev !== undefined && (delta > Math.max(step * PARAGRAPH_STEP_LINES, prev.size * PARAGRAPH_STEP_EM) || row.y0 - prev.y1 > body * PARAGRAPH_GAP_EM);
+    const sizeBreak = prev !== undefined && Math.abs(row.size - prev.size) > SIZE_CHANGE_PT;
     if (isMonoRow(row)) {
-      if (current?.kind === 'code' && !(row.y0 - prev!.y1 > body * 1.6)) { current.rows.push(row); prev = row; continue; }
+      if (current?.kind === 'code' && !(row.y0 - prev!.y1 > body * CODE_GAP_EM)) { current.rows.push(row); prev = row; continue; }
       flush();
       current = { kind: 'code', rows: [row], depth: 0, ordered: false, marker: '', markerX: row.x0 };
       prev = row;
@@ -126,23 +127,23 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
     }
     const bullet = BULLET.exec(text);
     const ordered = bullet ? null : ORDERED.exec(text);
-    if ((bullet || ordered) && row.size < body * 1.12) {
+    if ((bullet || ordered) && row.size < body * LARGE_TYPE_SHARE) {
       flush();
       const x = row.x0;
-      while (markerStack.length && markerStack[markerStack.length - 1]! > x + 3) markerStack.pop();
-      if (!markerStack.length || markerStack[markerStack.length - 1]! < x - 3) markerStack.push(x);
+      while (markerStack.length && markerStack[markerStack.length - 1]! > x + NEST_STEP_PT) markerStack.pop();
+      if (!markerStack.length || markerStack[markerStack.length - 1]! < x - NEST_STEP_PT) markerStack.push(x);
       current = { kind: 'item', rows: [row], depth: markerStack.length - 1, ordered: !!ordered, marker: (bullet ?? ordered)![1]!, markerX: x };
       prev = row;
       continue;
     }
-    if (current?.kind === 'item' && !gapBreak && !sizeBreak && row.x0 > current.markerX + 2) {
+    if (current?.kind === 'item' && !gapBreak && !sizeBreak && row.x0 > current.markerX + ITEM_INDENT_PT) {
       current.rows.push(row); prev = row; continue;
     }
-    if (current?.kind === 'text' && !gapBreak && !sizeBreak && !(row.x0 > left + body * 1.2 && prev && prev.x1 < row.x1 - body * 4)) {
+    if (current?.kind === 'text' && !gapBreak && !sizeBreak && !(row.x0 > left + body * PARAGRAPH_INDENT_EM && prev && prev.x1 < row.x1 - body * PARAGRAPH_SHORT_LINE_EM)) {
       current.rows.push(row); prev = row; continue;
     }
     flush();
-    if (gapBreak || row.x0 <= left + 2) markerStack.length = 0;
+    if (gapBreak || row.x0 <= left + AT_MARGIN_PT) markerStack.length = 0;
     current = { kind: 'text', rows: [row], depth: 0, ordered: false, marker: '', markerX: row.x0 };
     prev = row;
   }
@@ -154,13 +155,13 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
 export function assignHeadingLevels(blocks: Block[], bodySize: number): void {
   const sizes: number[] = [];
   for (const b of blocks) {
-    if (b.kind !== 'heading' || b.size < bodySize * 1.12) continue;
-    if (!sizes.some((s) => Math.abs(s - b.size) < 0.8)) sizes.push(b.size);
+    if (b.kind !== 'heading' || b.size < bodySize * LARGE_TYPE_SHARE) continue;
+    if (!sizes.some((s) => Math.abs(s - b.size) < SAME_HEADING_SIZE_PT)) sizes.push(b.size);
   }
   sizes.sort((a, b) => b - a);
   for (const b of blocks) {
     if (b.kind !== 'heading') continue;
-    const rank = b.size < bodySize * 1.12 ? sizes.length : sizes.findIndex((s) => Math.abs(s - b.size) < 0.8);
-    b.level = Math.min(6, Math.max(1, rank + 1));
+    const rank = b.size < bodySize * LARGE_TYPE_SHARE ? sizes.length : sizes.findIndex((s) => Math.abs(s - b.size) < SAME_HEADING_SIZE_PT);
+    b.level = Math.min(DEEPEST_HEADING, Math.max(1, rank + 1));
   }
 }

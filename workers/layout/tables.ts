@@ -9,6 +9,7 @@ import { withDocumentWords } from './hyphens.js';
 import { readStextChunks } from './index.js';
 import { MAX_MODEL_PAGES, pdfPageCount } from '../model/pages.js';
 import type { Block, Cell, Span } from './types.js';
+import { TABLE_CAPTION_MAX_CHARS } from './thresholds.js';
 
 /** One cell of a table as HTML has it: its text and how many grid slots it covers. */
 export interface GridCell { text: string; colspan: number; rowspan: number }
@@ -87,7 +88,6 @@ function cellsOf(rows: Cell[][]): GridCell[][] {
 // "Table 3: Results", "Table 2.1. Yields", "TABLE IV — Costs", "Table: Observers": a caption, as
 // opposed to a sentence that starts with the word ("Table 3 shows ...").
 const CAPTION = /^(?:table|tab\.)\s*(?:[0-9]+(?:[.-][0-9]+)*[a-z]?|[ivxlc]+|[a-z])?\s*[:.\u2013\u2014-]/i;
-const MAX_CAPTION = 300;
 
 /** The title of a table: the heading or caption just above it in its reading region, else null. */
 function titleAbove(block: Block | undefined): string | null {
@@ -95,7 +95,7 @@ function titleAbove(block: Block | undefined): string | null {
   if (block.kind === 'heading') return plain(block.spans) || null;
   if (block.kind === 'paragraph') {
     const text = plain(block.spans);
-    if (text.length <= MAX_CAPTION && CAPTION.test(text)) return text;
+    if (text.length <= TABLE_CAPTION_MAX_CHARS && CAPTION.test(text)) return text;
   }
   return null;
 }

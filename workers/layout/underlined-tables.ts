@@ -7,11 +7,8 @@ import type { Cell, Fragment, Row, Rule } from './types.js';
 import type { RuledTable } from './rules.js';
 import { greatestOf, rowsOf } from './rows.js';
 import { cellsOfRows, columnsOf } from './aligned-tables.js';
-
-/** Rules shorter than this are underlined words or marks, not the width of a table. */
-const MIN_RULE = 36;
-/** How far two rules' ends may differ and still be one table's width (border joins, rounding). */
-const SAME_END = 2.5;
+import { CROSSED_STARTS, CROSSED_START_PT, IN_COLUMN_PT, LINE_END_SLACK_PT, MIN_TABLE_RULE_PT, ON_RULE_PT, SAME_RULE_END_PT, TIGHT_GAP_EM, WORD_SPACE_EM } from './thresholds.js';
+import { MIN_RULES_WITHOUT_HEADER } from './thresholds.js';
 
 /**
  * The text lines between two heights, or undefined when they do not look like table cells:
@@ -21,7 +18,7 @@ const SAME_END = 2.5;
  */
 function band(fragments: Fragment[], from: number, to: number, top: number, bottom: number): Row[] | undefined {
   const inside = fragments.filter((f) => (f.y0 + f.y1) / 2 > top && (f.y0 + f.y1) / 2 < bottom && f.x1 > from && f.x0 < to);
-  if (!inside.length || inside.some((f) => f.x0 < from - SAME_END || f.x1 > to + SAME_END)) return undefined;
+  if (!inside.length || inside.some((f) => f.x0 < from - SAME_RULE_END_PT || f.x1 > to + SAME_RULE_END_PT)) return undefined;
   const lines = rowsOf(inside);
   let above = top;
   for (const line of lines) {
@@ -32,19 +29,19 @@ function band(fragments: Fragment[], from: number, to: number, top: number, bott
 }
 
 /** The widest gap cell padding plus line spacing leaves inside a table: most of a line's height. */
-const tightGap = (line: Row) => line.size * 0.8;
+const tightGap = (line: Row) => line.size * TIGHT_GAP_EM;
 
 /**
  * The header: lines just above the first rule, each packed tightly on the one below it and
  * inside the rules' width. None when the first rule is a top border with nothing on it.
  */
 function headerAbove(fragments: Fragment[], from: number, to: number, rule: number): Row[] {
-  const candidates = rowsOf(fragments.filter((f) => f.y1 <= rule + 1 && f.x1 > from && f.x0 < to));
+  const candidates = rowsOf(fragments.filter((f) => f.y1 <= rule + ON_RULE_PT && f.x1 > from && f.x0 < to));
   const out: Row[] = [];
   let below = rule;
   for (let k = candidates.length - 1; k >= 0; k--) {
     const line = candidates[k]!;
-    if (below - line.y1 > tightGap(line) || line.x0 < from - SAME_END || line.x1 > to + SAME_END) break;
+    if (below - line.y1 > tightGap(line) || line.x0 < from - SAME_RULE_END_PT || line.x1 > to + SAME_RULE_END_PT) break;
     out.unshift(line);
     below = line.y0;
   }
@@ -61,7 +58,7 @@ function cutRow(fragments: Fragment[], from: number, to: number, rule: number): 
   const out: Row[] = [];
   let above = rule;
   for (const line of below) {
-    if (line.y0 - above > tightGap(line) || line.x0 < from - SAME_END || line.x1 > to + SAME_END) return [];
+    if (line.y0 - above > tightGap(line) || line.x0 < from - SAME_RULE_END_PT || line.x1 > to + SAME_RULE_END_PT) return [];
     out.push(line);
     above = line.y1;
   }
@@ -77,7 +74,7 @@ function cutRow(fragments: Fragment[], from: number, to: number, rule: number): 
 function wrappedLines(lines: Row[], columns: { x0: number; x1: number }[]): boolean {
   let pairs = 0;
   for (const c of columns) {
-    const pieces = lines.map((l) => l.fragments.filter((f) => f.x0 >= c.x0 - 2 && f.x0 < c.x1));
+    const pieces = lines.map((l) => l.fragments.filter((f) => f.x0 >= c.x0 - IN_COLUMN_PT && f.x0 < c.x1));
     const right = greatestOf(pieces.flat(), (f) => f.x1);
     for (let k = 1; k < pieces.length; k++) {
       const above = pieces[k - 1]!, line = pieces[k]!;
@@ -86,7 +83,7 @@ function wrappedLines(lines: Row[], columns: { x0: number; x1: number }[]): bool
       const first = line[0]!;
       const word = first.text.trimStart().split(/\s+/)[0]!;
       const wordWidth = (first.x1 - first.x0) * word.length / Math.max(1, first.text.trim().length);
-      if (end + first.size * 0.25 + wordWidth <= right - 2) return false;
+      if (end + first.size * WORD_SPACE_EM + wordWidth <= right - LINE_END_SLACK_PT) return false;
       pairs++;
     }
   }
@@ -115,7 +112,7 @@ function rowsOfBand(lines: Row[], columns: { x0: number; x1: number }[]): Row[][
  * that no ruled grid used. Returns them with their cells filled and the fragments left over.
  */
 export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { tables: RuledTable[]; rest: Fragment[] } {
-  const long = horizontal.filter((r) => r.to - r.from >= MIN_RULE).sort((a, b) => a.at - b.at);
+  const long = horizontal.filter((r) => r.to - r.from >= MIN_TABLE_RULE_PT).sort((a, b) => a.at - b.at);
   const tables: RuledTable[] = [];
   let rest = fragments;
   const used = new Set<Rule>();
@@ -126,8 +123,8 @@ export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { t
     const stack: Rule[] = [first];
     const bands: Row[][] = [];
     for (const next of long) {
-      if (next.at <= stack[stack.length - 1]!.at + 1 || used.has(next)) continue;
-      if (Math.abs(next.from - from) > SAME_END || Math.abs(next.to - to) > SAME_END) continue;
+      if (next.at <= stack[stack.length - 1]!.at + ON_RULE_PT || used.has(next)) continue;
+      if (Math.abs(next.from - from) > SAME_RULE_END_PT || Math.abs(next.to - to) > SAME_RULE_END_PT) continue;
       const lines = band(rest, from, to, stack[stack.length - 1]!.at, next.at);
       if (!lines) break;
       stack.push(next);
@@ -139,19 +136,19 @@ export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { t
     const allLines = [...header, ...bands.flat(), ...tail];
     // A header and one row at least, or three rules (a top border, the rule under the header,
     // the rule at the foot); a single rule under a line is an underline or a separator.
-    if (stack.length < 2 || allLines.length < 2 || (!header.length && stack.length < 3)) continue;
+    if (stack.length < 2 || allLines.length < 2 || (!header.length && stack.length < MIN_RULES_WITHOUT_HEADER)) continue;
     // A piece running across the starts of two other pieces is no cell: the rules reach past the
     // table's column into the next one (a table too wide for it), under that column's lines.
     // Such a table is left to the reading order and to alignment.
     const starts = allLines.flatMap((l) => l.fragments.map((f) => f.x0));
-    if (allLines.some((l) => l.fragments.some((f) => starts.filter((x) => x > f.x0 + 2 && x < f.x1 - 2).length >= 2))) {
+    if (allLines.some((l) => l.fragments.some((f) => starts.filter((x) => x > f.x0 + CROSSED_START_PT && x < f.x1 - CROSSED_START_PT).length >= CROSSED_STARTS))) {
       for (const r of stack) used.add(r); // nor is any lower part of the stack a table of its own
       continue;
     }
     const columns = columnsOf(allLines);
     // A one-column stack is a table only when three or more rules mark its rows off (a list
     // boxed by lines); with fewer, two rules around a paragraph are more likely a frame.
-    if (columns.length < 2 && stack.length < 3) continue;
+    if (columns.length < 2 && stack.length < MIN_RULES_WITHOUT_HEADER) continue;
     for (const r of stack) used.add(r);
     const groups: Row[][] = [];
     if (header.length) groups.push(header);
