@@ -36,7 +36,7 @@ export function columnsOf(all: Row[]): { x0: number; x1: number }[] {
   return out;
 }
 
-function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
+export function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
   let minX = Infinity, maxX = -Infinity;
   for (const r of rows) { minX = Math.min(minX, r.x0); maxX = Math.max(maxX, r.x1); }
   const start = Math.floor(minX);
@@ -71,7 +71,7 @@ function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
 }
 
 /** Whether every piece of a row stays inside one column slot (never runs across the start of a column). */
-function fitsColumns(row: Row, columns: { x0: number; x1: number }[], tolerance: number): boolean {
+export function fitsColumns(row: Row, columns: { x0: number; x1: number }[], tolerance: number): boolean {
   const right = columns[columns.length - 1]!.x1;
   for (const f of row.fragments) {
     if (f.x1 > right + tolerance) return false;
@@ -83,72 +83,111 @@ function fitsColumns(row: Row, columns: { x0: number; x1: number }[], tolerance:
   return true;
 }
 
+/** A row of cells: two or more pieces, not all monospaced (code keeps its own spacing), not a bulleted line. */
+export function isCellRow(row: Row): boolean {
+  return row.fragments.length >= 2 && !row.fragments.every((f) => f.mono) && !BULLET.test(row.fragments[0]!.text);
+}
+
+/**
+ * Whether a single line inside a run of cell rows stays in the table: wrapped cell text
+ * (indented inside the table, however long the cell) or a row whose other cells are empty
+ * (short, and not left of the table); never a line as wide as running text.
+ */
+export function isLineInTable(r: Row, tableLeft: number, tableWidth: number, bodySize: number): boolean {
+  const indented = r.x0 > tableLeft + bodySize * WRAPPED_INDENT_EM;
+  return indented || !(r.x1 - r.x0 > tableWidth * TABLE_LONG_LINE_SHARE || r.x0 < tableLeft - bodySize);
+}
+
+/**
+ * The last cell row of the table whose first is `rows[i]`: cell rows follow one another,
+ * with runs of single lines in the table between them, each gap at most TABLE_LINE_GAP_EM
+ * (a line) or TABLE_ROW_GAP_EM (a cell row) of the body size.
+ */
+function lastCellRow(rows: Row[], i: number, cellRow: boolean[], ruled: boolean[], bodySize: number): number {
+  let j = i;
+  const tableLeft = rows[i]!.x0;
+  let tableWidth = rows[i]!.x1 - rows[i]!.x0;
+  for (;;) {
+    let k = j + 1;
+    while (k < rows.length && !cellRow[k] && !ruled[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * TABLE_LINE_GAP_EM) {
+      if (!isLineInTable(rows[k]!, tableLeft, tableWidth, bodySize)) break;
+      k++;
+    }
+    if (k < rows.length && cellRow[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * TABLE_ROW_GAP_EM) {
+      j = k; tableWidth = Math.max(tableWidth, rows[k]!.x1 - tableLeft);
+      continue;
+    }
+    return j;
+  }
+}
+
+/**
+ * The largest step from one line to the next that still keeps a line in the table: the row
+ * pitch so far (the widest step between its lines, with some slack) or a few ems of the line's
+ * size; with only a header to go by, up to two and a half lines (a line and its padding).
+ */
+export function rowStepLimit(pitch: number, size: number): number {
+  return pitch > 0 ? Math.max(pitch * TABLE_PITCH_LINES + TABLE_PITCH_SLACK_PT, size * TABLE_STEP_EM) : size * HEADER_STEP_EM;
+}
+
+/**
+ * The last row of the table whose cell rows are `rows[i..j]`: lines after the last cell row
+ * still belong to it while they keep its row spacing and stay inside its columns (the wrapped
+ * rest of the last row's cells, and rows whose cells right of the first are empty: labels of a
+ * form left to fill in). The text after a table stands further off than its rows; a heading is
+ * no row. A line starting at the left edge of a column other than the first is the wrapped rest
+ * of a cell however long it is (the text after a table starts at the margin), and in the last
+ * column it may run on past the lines above it; elsewhere a line longer than half the table is
+ * the text after it.
+ */
+function lastRowAfterCells(rows: Row[], i: number, j: number, columns: { x0: number; x1: number }[], cellRow: boolean[], ruled: boolean[], bodySize: number): number {
+  let end = j;
+  if (columns.length < 2) return end;
+  let left = columns[0]!.x0;
+  const right = columns[columns.length - 1]!.x1;
+  let pitch = 0;
+  for (let k = i + 1; k <= j; k++) pitch = Math.max(pitch, rows[k]!.base - rows[k - 1]!.base);
+  for (let k = j + 1; k < rows.length && !cellRow[k] && !ruled[k]; k++) {
+    const r = rows[k]!, step = r.base - rows[k - 1]!.base;
+    const inColumn = columns.findIndex((c, n) => n > 0 && Math.abs(r.x0 - c.x0) <= COLUMN_EDGE_PT);
+    if (step > rowStepLimit(pitch, r.size) || r.y0 - rows[k - 1]!.y1 > bodySize * TABLE_LINE_GAP_EM || Math.abs(r.size - rows[j]!.size) > SIZE_CHANGE_PT
+      || (inColumn !== columns.length - 1 && !fitsColumns(r, columns, bodySize * FITS_COLUMN_EM))) break;
+    left = Math.min(left, r.x0);
+    if (r.x1 - r.x0 > (right - left) * TABLE_LONG_LINE_SHARE && inColumn < 0) break;
+    pitch = Math.max(pitch, step);
+    end = k;
+  }
+  return end;
+}
+
+/**
+ * Whether the lines after one cell row are labels: all starting at one x, where its first cell
+ * does or left of it (under an empty corner cell). After a line of prose with a wide space in
+ * it, the lines that follow are long and run under its first cell.
+ */
+export function areLabelRows(head: Row, labels: Row[]): boolean {
+  const first = head.fragments[0]!, x = labels[0]!.x0;
+  if (Math.abs(x - first.x0) > COLUMN_EDGE_PT && labels.some((r) => r.x1 > first.x0)) return false;
+  return labels.every((r) => Math.abs(r.x0 - x) <= COLUMN_EDGE_PT);
+}
+
+/**
+ * Borderless tables among a region's rows: runs of cell rows (isCellRow) with the lines that
+ * belong to them, two cell rows at least, or one followed by two or more label rows; columns
+ * from alignment (columnsOf); not prose set with wide spaces, nor a list set in columns.
+ */
 export function findTables(rows: Row[], bodySize: number): TableFound[] {
   const found: TableFound[] = [];
-  const multi = rows.map((r) => r.fragments.length >= 2 && !r.fragments.every((f) => f.mono) && !BULLET.test(r.fragments[0]!.text) || false);
+  const cellRow = rows.map(isCellRow);
   const ruled = rows.map((r) => r.fragments.some((f) => f.table));
   let i = 0;
   while (i < rows.length) {
-    if (!multi[i]) { i++; continue; }
-    let j = i;
-    // Extend over multi-cell rows, and over runs of single lines between them: wrapped cell
-    // text (indented inside the table, however long the cell) or a row whose other cells
-    // are empty (short); never over a line as wide as running text or a wide vertical gap.
-    const tableLeft = rows[i]!.x0;
-    let tableWidth = rows[i]!.x1 - rows[i]!.x0;
-    for (;;) {
-      let k = j + 1;
-      while (k < rows.length && !multi[k] && !ruled[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * TABLE_LINE_GAP_EM) {
-        const r = rows[k]!;
-        const indented = r.x0 > tableLeft + bodySize * WRAPPED_INDENT_EM;
-        if (!indented && (r.x1 - r.x0 > tableWidth * TABLE_LONG_LINE_SHARE || r.x0 < tableLeft - bodySize)) break;
-        k++;
-      }
-      if (k < rows.length && multi[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * TABLE_ROW_GAP_EM) {
-        j = k; tableWidth = Math.max(tableWidth, rows[k]!.x1 - tableLeft);
-        continue;
-      }
-      break;
-    }
-    const multiCount = rows.slice(i, j + 1).filter((_, k) => multi[i + k]).length;
+    if (!cellRow[i]) { i++; continue; }
+    const j = lastCellRow(rows, i, cellRow, ruled, bodySize);
+    const cellRows = rows.slice(i, j + 1).filter((_, k) => cellRow[i + k]).length;
     const columns = columnsOf(rows.slice(i, j + 1));
-    // Lines after the last multi-cell row still belong to the table while they keep its row
-    // spacing and stay inside its columns: the wrapped rest of the last row's cells, and
-    // rows whose cells right of the first are empty (labels of a form left to fill in).
-    let end = j;
-    if (columns.length >= 2) {
-      let left = columns[0]!.x0;
-      const right = columns[columns.length - 1]!.x1;
-      // The row pitch: the widest step between the table's lines so far. With only a header
-      // to go by, the first step may be up to two and a half lines (a line and its padding).
-      let pitch = 0;
-      for (let k = i + 1; k <= j; k++) pitch = Math.max(pitch, rows[k]!.base - rows[k - 1]!.base);
-      for (let k = j + 1; k < rows.length && !multi[k] && !ruled[k]; k++) {
-        const r = rows[k]!, step = r.base - rows[k - 1]!.base;
-        const limit = pitch > 0 ? Math.max(pitch * TABLE_PITCH_LINES + TABLE_PITCH_SLACK_PT, r.size * TABLE_STEP_EM) : r.size * HEADER_STEP_EM;
-        // The text after a table stands further off than its rows; a heading is no row.
-        // A line starting at the left edge of a column other than the first is the wrapped rest
-        // of a cell however long it is (the text after a table starts at the margin), and in the
-        // last column it may run on past the lines above it.
-        const inColumn = columns.findIndex((c, n) => n > 0 && Math.abs(r.x0 - c.x0) <= COLUMN_EDGE_PT);
-        if (step > limit || r.y0 - rows[k - 1]!.y1 > bodySize * TABLE_LINE_GAP_EM || Math.abs(r.size - rows[j]!.size) > SIZE_CHANGE_PT
-          || (inColumn !== columns.length - 1 && !fitsColumns(r, columns, bodySize * FITS_COLUMN_EM))) break;
-        // Short: a label, or a line of one cell; a longer line is the text after the table.
-        left = Math.min(left, r.x0);
-        if (r.x1 - r.x0 > (right - left) * TABLE_LONG_LINE_SHARE && inColumn < 0) break;
-        pitch = Math.max(pitch, step);
-        end = k;
-      }
-    }
-    // One multi-cell row is enough when two or more label rows follow it, all starting at
-    // one x, either where its first cell does or left of it (under an empty corner cell).
-    // After a line of prose with a wide space in it, the lines that follow are long.
-    const labels = () => {
-      const first = rows[i]!.fragments[0]!, x = rows[j + 1]!.x0;
-      if (Math.abs(x - first.x0) > COLUMN_EDGE_PT && rows.slice(j + 1, end + 1).some((r) => r.x1 > first.x0)) return false;
-      return rows.slice(j + 1, end + 1).every((r) => Math.abs(r.x0 - x) <= COLUMN_EDGE_PT);
-    };
-    if ((multiCount >= 2 || (end - j >= 2 && labels())) && columns.length >= 2) {
+    const end = lastRowAfterCells(rows, i, j, columns, cellRow, ruled, bodySize);
+    if ((cellRows >= 2 || (end - j >= 2 && areLabelRows(rows[i]!, rows.slice(j + 1, end + 1)))) && columns.length >= 2) {
       const span = rows.slice(i, end + 1);
       const avgLen = span.reduce((n, r) => n + rowText(r).length, 0) / span.length;
       const cols = end > j ? columnsOf(span) : columns;
@@ -164,7 +203,7 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
  * column, at least half the pieces that open a cell start with a list marker. A table numbers
  * its rows in one column at most.
  */
-function listInColumns(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
+export function listInColumns(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
   return columns.every((c) => {
     let cells = 0, marked = 0;
     for (const r of rows) {
@@ -182,7 +221,7 @@ export function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): 
 }
 
 /** Rows of a table: visual rows closer than the usual line step belong to one logical row. */
-function logicalRows(rows: Row[], columns: { x0: number; x1: number }[]): Row[][] {
+export function logicalRows(rows: Row[], columns: { x0: number; x1: number }[]): Row[][] {
   const steps: number[] = [];
   for (let k = 1; k < rows.length; k++) steps.push(rows[k]!.base - rows[k - 1]!.base);
   // The line step inside a cell: the smallest of the steps that are at least a line apart
@@ -224,7 +263,7 @@ function stepBetween(upper: Row, lower: Row): number {
  * last line. Rows of their own would each start with a label in the first column; a row cut
  * off by a page break (the rest of a row from the page before) looks the same.
  */
-function oneWrappedRow(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
+export function oneWrappedRow(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
   if (rows.length < WRAPPED_ROW_MIN_LINES || columns.length < 2) return false;
   const filled = rows.map((r) => columns.map((c) => r.fragments.some((f) => f.x0 < c.x1 && f.x1 > c.x0)));
   if (!filled[0]!.every(Boolean)) return false;
@@ -315,7 +354,7 @@ const isBlank = (c: Cell) => c.spans.every((s) => !s.text.trim());
  * the rest of its group), and a header cell with nothing under it down to the lowest
  * header row spans those rows (the column's one label).
  */
-function spanHeaders(rows: Cell[][], width: number): void {
+export function spanHeaders(rows: Cell[][], width: number): void {
   let last = -1;
   for (let r = 0; r < Math.min(rows.length - 1, MAX_HEADER_ROWS); r++) if (rows[r]!.some((c) => c.colspan > 1 && !isBlank(c))) last = r;
   if (last < 0) return;

@@ -4,12 +4,12 @@ import type { Fragment, Row } from './types.js';
 import { leastOf, rowsOf } from './rows.js';
 import { BAND_GAP_PT, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
 
-interface Box { x0: number; x1: number; y0: number; y1: number }
+export interface Box { x0: number; x1: number; y0: number; y1: number }
 
 /** A column cut at `x`; `carriedOn` when the right column holds the rest of the left column's table. */
-interface Gutter { x: number; carriedOn: boolean }
+export interface Gutter { x: number; carriedOn: boolean }
 
-function bounds(fragments: Fragment[]): Box {
+export function bounds(fragments: Fragment[]): Box {
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
   for (const f of fragments) {
     if (f.x0 < x0) x0 = f.x0; if (f.x1 > x1) x1 = f.x1;
@@ -19,23 +19,31 @@ function bounds(fragments: Fragment[]): Box {
 }
 
 /**
+ * A short piece: narrower than SHORT_PIECE_SHARE of the region's width. Cells, labels and list
+ * entries are short; a line of running text is not, and it blocks any gutter it runs over.
+ */
+export function isShortPiece(f: Fragment, width: number): boolean {
+  return f.x1 - f.x0 < width * SHORT_PIECE_SHARE;
+}
+
+/**
  * Short fragments that continue a line begun further left (a table cell after another).
  * A table a little too wide for its text column spills such cells into the gutter; a few
  * of them must not hide the gutter.
  */
-function continuingCells(fragments: Fragment[], width: number): Set<Fragment> {
+export function continuingCells(fragments: Fragment[], width: number): Set<Fragment> {
   const out = new Set<Fragment>();
   for (const row of rowsOf(fragments)) {
     for (let k = 1; k < row.fragments.length; k++) {
       const f = row.fragments[k]!;
-      if (f.x1 - f.x0 < width * SHORT_PIECE_SHARE) out.add(f);
+      if (isShortPiece(f, width)) out.add(f);
     }
   }
   return out;
 }
 
 /** Vertical strips at least MIN_GUTTER_PT wide, away from the edges, where `open(x)` holds; nearest the middle first. */
-function stripsWhere(cells: number, open: (x: number) => boolean): { from: number; to: number }[] {
+export function stripsWhere(cells: number, open: (x: number) => boolean): { from: number; to: number }[] {
   const strips: { from: number; to: number }[] = [];
   let runFrom = -1;
   for (let x = 0; x <= cells; x++) {
@@ -58,16 +66,16 @@ function stripsWhere(cells: number, open: (x: number) => boolean): { from: numbe
  * table that fits its column has no cells over there, and a table carried on in the next
  * column has its further rows there, not cells of the left side's rows.
  */
-function sides(fragments: Fragment[], { x: cut, carriedOn }: Gutter, width: number): [Fragment[], Fragment[]] {
+export function sides(fragments: Fragment[], { x: cut, carriedOn }: Gutter, width: number): [Fragment[], Fragment[]] {
   const left: Fragment[] = [], right: Fragment[] = [];
   for (const f of fragments) (f.x0 < cut ? left : right).push(f);
   if (!left.length || !right.length || carriedOn) return [left, right];
   // Where the two columns' running text ends and starts (without any, a band holding only the
   // table, every row may run on).
   let textEnd = -Infinity, textStart = Infinity;
-  for (const f of left) if (f.x1 - f.x0 >= width * SHORT_PIECE_SHARE) textEnd = Math.max(textEnd, f.x1);
-  for (const f of right) if (f.x1 - f.x0 >= width * SHORT_PIECE_SHARE) textStart = Math.min(textStart, f.x0);
-  const short = (f: Fragment) => f.x1 - f.x0 < width * SHORT_PIECE_SHARE;
+  for (const f of left) if (!isShortPiece(f, width)) textEnd = Math.max(textEnd, f.x1);
+  for (const f of right) if (!isShortPiece(f, width)) textStart = Math.min(textStart, f.x0);
+  const short = (f: Fragment) => isShortPiece(f, width);
   const onRow = (r: Row, f: Fragment) => Math.abs(r.base - f.y1) <= SAME_BASELINE_PT && Math.abs(r.size - f.size) < SAME_SIZE_PT;
   // A row overruns its column when it ends past the left text or has a cell starting in the gutter.
   const tableRows = rowsOf(left).filter((r) => r.fragments.length >= 2
@@ -88,7 +96,7 @@ function firstAtLeast(sorted: number[], x: number): number {
 }
 
 /** Whether a row sits on a baseline of `rows`, within `tolerance`. */
-function onBaselineOf(rows: Row[], tolerance: number): (row: Row) => boolean {
+export function onBaselineOf(rows: Row[], tolerance: number): (row: Row) => boolean {
   const bases = rows.map((r) => r.base).sort((p, q) => p - q);
   return (row) => {
     const k = firstAtLeast(bases, row.base - tolerance);
@@ -104,7 +112,7 @@ function onBaselineOf(rows: Row[], tolerance: number): (row: Row) => boolean {
  * baselines of its own, where the two halves of one wide table open each row on one baseline.
  * Both columns are filled from the top.
  */
-function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: number): boolean {
+export function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: number): boolean {
   const a = rowsOf(left), b = rowsOf(right);
   if (a.length < CARRIED_MIN_ROWS || b.length < CARRIED_MIN_ROWS) return false;
   const lineHeight = Math.max(a[0]!.y1 - a[0]!.y0, b[0]!.y1 - b[0]!.y0);
@@ -141,7 +149,7 @@ function continuedInNextColumn(left: Fragment[], right: Fragment[], pageWidth: n
 }
 
 /** A test of whether any of these fragments lies beside a box (overlaps its height), in logarithmic time. */
-function textBeside(fragments: Fragment[]): (box: Box) => boolean {
+export function textBeside(fragments: Fragment[]): (box: Box) => boolean {
   const sorted = [...fragments].sort((a, b) => a.y0 - b.y0);
   const tops = sorted.map((f) => f.y0);
   // For each fragment, the furthest-down bottom among it and those starting above it.
@@ -158,115 +166,184 @@ function textBeside(fragments: Fragment[]): (box: Box) => boolean {
  * a table's columns: a table's cells open each row on one baseline across its columns, while
  * two columns set apart from each other, one opened by a heading, keep baselines of their own.
  */
-function linesApart(left: Fragment[], right: Fragment[]): boolean {
+export function linesApart(left: Fragment[], right: Fragment[]): boolean {
   const a = rowsOf(left), b = rowsOf(right);
   if (a.length < MIN_SIDE_ROWS || b.length < MIN_SIDE_ROWS) return false;
   const [fewer, more] = a.length <= b.length ? [a, b] : [b, a];
   return fewer.filter(onBaselineOf(more, SHARED_BASELINE_PT)).length <= fewer.length * LINES_APART_SHARE;
 }
 
-/**
- * A vertical gutter that splits these fragments into two text columns, or undefined.
- * Tables also have gutters; a column of running text is told apart by its lines filling
- * most of the column's width and by both sides being wide.
- */
-function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePage = false): Gutter | undefined {
-  const width = box.x1 - box.x0;
-  const drawnTables = fragments.some((f) => f.table);
-  // Too few pieces to show columns, unless drawn tables (one piece each) are among them.
-  if (width < pageWidth * MIN_COLUMNS_WIDTH_SHARE || (fragments.length < MIN_COLUMN_PIECES && !drawnTables)) return undefined;
-  const start = Math.floor(box.x0);
-  const cells = Math.ceil(box.x1) - start + 1;
-  const mark = (list: Iterable<Fragment>): Uint16Array => {
-    const cover = new Uint16Array(cells);
-    for (const f of list) {
-      const a = Math.max(0, Math.floor(f.x0) - start);
-      const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
-      for (let x = a; x <= b; x++) cover[x]!++;
-    }
-    return cover;
-  };
-  const fills = (side: Fragment[]): number => {
-    if (side.length < MIN_SIDE_ROWS) return 0;
-    const b = bounds(side);
-    const sideWidth = b.x1 - b.x0;
-    if (sideWidth < width * MIN_SIDE_SHARE) return 0;
-    const rows = rowsOf(side);
-    // A line of running text is one fragment across the column; a table row is several cells.
-    const full = rows.filter((r) => r.fragments.some((f) => f.x1 - f.x0 > sideWidth * FULL_LINE_SHARE)).length;
-    return rows.length >= MIN_SIDE_ROWS ? full / rows.length : 0;
-  };
-  // Lines of running text: one fragment across most of its side (table rows are several cells).
-  const prose = (side: Fragment[]): number => {
-    const b = bounds(side);
-    const w = b.x1 - b.x0;
-    if (side.length < 1 || w < width * MIN_SIDE_SHARE) return 0;
-    return rowsOf(side).filter((r) => r.fragments.some((f) => f.x1 - f.x0 > w * FULL_LINE_SHARE)).length;
-  };
-  // Empty vertical strips; a column gutter is the one nearest the middle that leaves
-  // running text on both sides (a table's own gutters fail that test). Fragments crossing
-  // the cut take part in neither side's test.
-  const test = (strips: { from: number; to: number }[], byStart = false): Gutter | undefined => {
-    for (const strip of strips.slice(0, GUTTER_CANDIDATES)) {
-      const cut = start + (strip.from + strip.to) / 2;
-      // A drawn table crossing the cut overruns the left column when it reaches less than
-      // halfway into the right one and the right column's text runs on beside it; otherwise it
-      // is set across both columns, and there is no cut.
-      if (byStart && drawnTables) {
-        const crossing = fragments.filter((t) => t.table && t.x0 < cut && t.x1 > cut);
-        if (crossing.length) {
-          const besideText = textBeside(fragments.filter((f) => f.x0 >= cut && !f.table));
-          if (crossing.some((t) => t.x1 >= cut + (box.x1 - cut) / 2 || !besideText(t))) continue;
-        }
-      }
-      const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
-      const right = fragments.filter((f) => f.x0 >= cut);
-      if (wholePage) {
-        const a = prose(left), b = prose(right);
-        if (Math.max(a, b) >= WHOLE_PAGE_PROSE_LINES && Math.min(a, b) >= 1) return { x: cut, carriedOn: false };
-      } else {
-        const a = fills(left), b = fills(right);
-        if (Math.max(a, b) >= COLUMN_FILL_SHARE && Math.min(a, b) >= OTHER_COLUMN_FILL_SHARE) return { x: cut, carriedOn: false };
-      }
-      if (!byStart && linesApart(left, right)) return { x: cut, carriedOn: false };
-      if (!wholePage) continue;
-      // A drawn table on each side of the strip: two columns of tables, read one after the other.
-      if (!byStart && left.some((f) => f.table) && right.some((f) => f.table)) return { x: cut, carriedOn: false };
-      if (byStart && continuedInNextColumn(left, right, pageWidth)) return { x: cut, carriedOn: true };
-    }
-    return undefined;
-  };
-  const cover = mark(fragments);
-  const strict = test(stripsWhere(cells, (x) => cover[x] === 0));
-  if (strict !== undefined) return strict;
-  // A table spilling into the gutter: a strip crossed only by a few cells that continue a
-  // row from the left, and by nothing else.
-  const spilling = continuingCells(fragments, width);
-  if (spilling.size) {
-    const solid = mark(fragments.filter((f) => !spilling.has(f)));
-    const allowed = Math.max(SPILL_CROSSING_MIN, Math.round(fragments.length * SPILL_CROSSING_SHARE));
-    const few = test(stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
-    if (few !== undefined) return few;
-  } else if (!drawnTables) {
-    return undefined;
+/** How many pieces cover each point of a region (`cells` points from x = `start`). */
+export function coverOf(fragments: Iterable<Fragment>, start: number, cells: number): Uint16Array {
+  const cover = new Uint16Array(cells);
+  for (const f of fragments) {
+    const a = Math.max(0, Math.floor(f.x0) - start);
+    const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
+    for (let x = a; x <= b; x++) cover[x]!++;
   }
-  // A table too wide for its column overruns the gutter with a whole column of cells, even
-  // under the next column's text, or with its drawn frame. The gutter still shows where
-  // nothing starts: the next column's lines all begin after it, and nothing but short cells
-  // and drawn tables (no line of running text) runs across it. Each piece then reads on the
-  // side where it starts.
+  return cover;
+}
+
+/**
+ * Where pieces start, each point counted once per piece starting there, except that a line of
+ * running text (a piece that is not short and no drawn table) covers every point it runs over:
+ * it is running text, not a cell, and no gutter runs under it.
+ */
+export function startsOf(fragments: Fragment[], start: number, cells: number, width: number): Uint16Array {
   const starts = new Uint16Array(cells);
   for (const f of fragments) {
     const a = Math.max(0, Math.floor(f.x0) - start);
-    if (f.x1 - f.x0 >= width * SHORT_PIECE_SHARE && !f.table) {
-      // A long line blocks every strip it runs over: it is running text, not a cell.
+    if (!isShortPiece(f, width) && !f.table) {
       const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
       for (let x = a; x <= b; x++) starts[x]!++;
     } else {
       starts[a]!++;
     }
   }
-  return test(stripsWhere(cells, (x) => starts[x] === 0), true);
+  return starts;
+}
+
+/** A line of running text: one piece across most of its side's width (a table row is several cells). */
+export function isFullLine(row: Row, sideWidth: number): boolean {
+  return row.fragments.some((f) => f.x1 - f.x0 > sideWidth * FULL_LINE_SHARE);
+}
+
+/** The share of a side's rows that are lines of running text, or 0 for a side too small or too narrow (of a region `width` wide) to be a column. */
+export function columnFill(side: Fragment[], width: number): number {
+  if (side.length < MIN_SIDE_ROWS) return 0;
+  const b = bounds(side);
+  const sideWidth = b.x1 - b.x0;
+  if (sideWidth < width * MIN_SIDE_SHARE) return 0;
+  const rows = rowsOf(side);
+  const full = rows.filter((r) => isFullLine(r, sideWidth)).length;
+  return rows.length >= MIN_SIDE_ROWS ? full / rows.length : 0;
+}
+
+/** How many lines of running text a side holds, or 0 for a side too narrow (of a region `width` wide) to be a column. */
+export function proseLines(side: Fragment[], width: number): number {
+  const b = bounds(side);
+  const w = b.x1 - b.x0;
+  if (side.length < 1 || w < width * MIN_SIDE_SHARE) return 0;
+  return rowsOf(side).filter((r) => isFullLine(r, w)).length;
+}
+
+/**
+ * Whether both sides of a cut hold running text. Across the whole page, a few lines of it on one
+ * side and one on the other are enough (a column may hold mostly a table); below it, most of one
+ * side's rows and some of the other's must be lines of running text.
+ */
+export function runningTextOnBothSides(left: Fragment[], right: Fragment[], width: number, wholePage: boolean): boolean {
+  if (wholePage) {
+    const a = proseLines(left, width), b = proseLines(right, width);
+    return Math.max(a, b) >= WHOLE_PAGE_PROSE_LINES && Math.min(a, b) >= 1;
+  }
+  const a = columnFill(left, width), b = columnFill(right, width);
+  return Math.max(a, b) >= COLUMN_FILL_SHARE && Math.min(a, b) >= OTHER_COLUMN_FILL_SHARE;
+}
+
+/**
+ * Whether a drawn table crossing the cut is set across both columns, so that there is no cut:
+ * it reaches halfway or more into the right column (which ends at `right`), or no text of the
+ * right column runs beside it. Otherwise it overruns the left column only.
+ */
+export function tableSetAcross(fragments: Fragment[], cut: number, right: number): boolean {
+  const crossing = fragments.filter((t) => t.table && t.x0 < cut && t.x1 > cut);
+  if (!crossing.length) return false;
+  const besideText = textBeside(fragments.filter((f) => f.x0 >= cut && !f.table));
+  return crossing.some((t) => t.x1 >= cut + (right - cut) / 2 || !besideText(t));
+}
+
+/** A drawn table on each side of a strip: two columns of tables, read one after the other. */
+export function tablesOnBothSides(left: Fragment[], right: Fragment[]): boolean {
+  return left.some((f) => f.table) && right.some((f) => f.table);
+}
+
+/** Whether a region is wide enough and holds pieces enough to show columns (drawn tables, one piece each, always may). */
+export function mayHoldColumns(fragments: Fragment[], width: number, pageWidth: number): boolean {
+  const drawnTables = fragments.some((f) => f.table);
+  return !(width < pageWidth * MIN_COLUMNS_WIDTH_SHARE || (fragments.length < MIN_COLUMN_PIECES && !drawnTables));
+}
+
+/** What findGutter knows of the region it cuts. */
+interface Region { fragments: Fragment[]; box: Box; width: number; pageWidth: number; start: number; wholePage: boolean; drawnTables: boolean }
+
+/**
+ * The first of the candidate strips (nearest the middle first) that is a column gutter: one
+ * that leaves running text on both sides (a table's own gutters fail that test), or two columns
+ * of short lines, or (across the whole page) a drawn table on each side or a table carried on
+ * into the next column. `byStart`: each piece is on the side where it starts (pieces crossing
+ * the cut are on the left); otherwise pieces crossing the cut take part in neither side's test.
+ */
+function firstGutter(region: Region, strips: { from: number; to: number }[], byStart = false): Gutter | undefined {
+  const { fragments, wholePage } = region;
+  for (const strip of strips.slice(0, GUTTER_CANDIDATES)) {
+    const cut = region.start + (strip.from + strip.to) / 2;
+    if (byStart && region.drawnTables && tableSetAcross(fragments, cut, region.box.x1)) continue;
+    const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
+    const right = fragments.filter((f) => f.x0 >= cut);
+    if (runningTextOnBothSides(left, right, region.width, wholePage)) return { x: cut, carriedOn: false };
+    if (!byStart && linesApart(left, right)) return { x: cut, carriedOn: false };
+    if (!wholePage) continue;
+    if (!byStart && tablesOnBothSides(left, right)) return { x: cut, carriedOn: false };
+    if (byStart && continuedInNextColumn(left, right, region.pageWidth)) return { x: cut, carriedOn: true };
+  }
+  return undefined;
+}
+
+/**
+ * A vertical gutter that splits these fragments into two text columns, or undefined. Three
+ * looks, each at the strips where a rule says nothing runs: strips no piece covers; strips
+ * crossed only by a few short cells continuing a row from the left (a table spilling into the
+ * gutter); and strips where nothing starts and no line of running text runs (a table too wide
+ * for its column overruns the gutter with a whole column of cells, even under the next
+ * column's text, or with its drawn frame; each piece then reads on the side where it starts).
+ */
+function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePage = false): Gutter | undefined {
+  const width = box.x1 - box.x0;
+  if (!mayHoldColumns(fragments, width, pageWidth)) return undefined;
+  const drawnTables = fragments.some((f) => f.table);
+  const start = Math.floor(box.x0);
+  const cells = Math.ceil(box.x1) - start + 1;
+  const region: Region = { fragments, box, width, pageWidth, start, wholePage, drawnTables };
+  const cover = coverOf(fragments, start, cells);
+  const strict = firstGutter(region, stripsWhere(cells, (x) => cover[x] === 0));
+  if (strict !== undefined) return strict;
+  const spilling = continuingCells(fragments, width);
+  if (spilling.size) {
+    const solid = coverOf(fragments.filter((f) => !spilling.has(f)), start, cells);
+    const allowed = Math.max(SPILL_CROSSING_MIN, Math.round(fragments.length * SPILL_CROSSING_SHARE));
+    const few = firstGutter(region, stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
+    if (few !== undefined) return few;
+  } else if (!drawnTables) {
+    return undefined;
+  }
+  const starts = startsOf(fragments, start, cells, width);
+  return firstGutter(region, stripsWhere(cells, (x) => starts[x] === 0), true);
+}
+
+/** Bands: maximal groups of fragments whose vertical extents chain together (less than BAND_GAP_PT apart), top to bottom. */
+export function bandsOf(fragments: Fragment[]): Fragment[][] {
+  const sorted = [...fragments].sort((a, b) => a.y0 - b.y0);
+  const bands: Fragment[][] = [];
+  let band: Fragment[] = [];
+  let bandBottom = -Infinity;
+  for (const f of sorted) {
+    if (band.length && f.y0 > bandBottom + BAND_GAP_PT) { bands.push(band); band = []; bandBottom = -Infinity; }
+    band.push(f);
+    bandBottom = Math.max(bandBottom, f.y1);
+  }
+  if (band.length) bands.push(band);
+  return bands;
+}
+
+/** Whether a piece of the band runs across the middle `mid` of the region (a heading or a line across both columns). */
+export function crossesMiddle(band: Fragment[], mid: number): boolean {
+  return band.some((f) => f.x0 < mid - MIDDLE_CLEARANCE_PT && f.x1 > mid + MIDDLE_CLEARANCE_PT);
+}
+
+/** Whether a band has pieces on both sides of the middle `mid`: the lines of two columns side by side. */
+export function sitsOnBothSides(band: Fragment[], mid: number): boolean {
+  return band.some((f) => f.x1 <= mid + MIDDLE_CLEARANCE_PT) && band.some((f) => f.x0 >= mid - MIDDLE_CLEARANCE_PT);
 }
 
 /**
@@ -284,17 +361,7 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
     return [...readingRegions(left, pageWidth, depth + 1), ...readingRegions(right, pageWidth, depth + 1)];
   }
   if (depth >= MAX_CUT_DEPTH) return [fragments];
-  // Bands: maximal groups of fragments whose vertical extents chain together.
-  const sorted = [...fragments].sort((a, b) => a.y0 - b.y0);
-  const bands: Fragment[][] = [];
-  let band: Fragment[] = [];
-  let bandBottom = -Infinity;
-  for (const f of sorted) {
-    if (band.length && f.y0 > bandBottom + BAND_GAP_PT) { bands.push(band); band = []; bandBottom = -Infinity; }
-    band.push(f);
-    bandBottom = Math.max(bandBottom, f.y1);
-  }
-  if (band.length) bands.push(band);
+  const bands = bandsOf(fragments);
   if (bands.length <= 1) return [fragments];
   // Merge consecutive bands into groups: a group with a gutter is read column by column.
   const out: Fragment[][] = [];
@@ -315,10 +382,8 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
   // A band is "columnar" when its lines sit on both sides of the page middle without crossing it.
   const mid = box.x0 + (box.x1 - box.x0) / 2;
   for (const b of bands) {
-    const crosses = b.some((f) => f.x0 < mid - MIDDLE_CLEARANCE_PT && f.x1 > mid + MIDDLE_CLEARANCE_PT);
-    const twoSided = b.some((f) => f.x1 <= mid + MIDDLE_CLEARANCE_PT) && b.some((f) => f.x0 >= mid - MIDDLE_CLEARANCE_PT);
-    if (!crosses && twoSided) { group.push(...b); continue; }
-    if (!crosses && group.length) { group.push(...b); continue; }
+    // A band that crosses no middle joins a group it opens (two-sided) or continues.
+    if (!crossesMiddle(b, mid) && (sitsOnBothSides(b, mid) || group.length)) { group.push(...b); continue; }
     flushGroup();
     plain.push(...b);
   }

@@ -43,17 +43,11 @@ function codeLine(row: Row, left: number): string {
   return line.replace(/\s+$/, '');
 }
 
-/** Blocks of one region, in reading order. */
-export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
-  const rows = rowsOf(fragments);
-  if (!rows.length) return [];
-  attachMarkers(rows);
-  const body = stats.bodySize;
-  const tables = findTables(rows, body);
-  const tableAt = new Map<number, TableFound>();
-  for (const t of tables) tableAt.set(t.start, t);
-
-  // The usual distance between baselines of body lines, to tell line breaks from paragraph breaks.
+/**
+ * The usual distance between baselines of body lines, to tell line breaks from paragraph
+ * breaks: the LINE_STEP_QUANTILE of the steps between consecutive body-size lines.
+ */
+export function lineStepOf(rows: Row[], body: number): number {
   const steps: number[] = [];
   for (let k = 1; k < rows.length; k++) {
     const a = rows[k - 1]!, b = rows[k]!;
@@ -63,37 +57,92 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
     }
   }
   steps.sort((a, b) => a - b);
-  const step = steps.length ? steps[Math.floor(steps.length * LINE_STEP_QUANTILE)]! : body * DEFAULT_LINE_STEP_EM;
+  return steps.length ? steps[Math.floor(steps.length * LINE_STEP_QUANTILE)]! : body * DEFAULT_LINE_STEP_EM;
+}
+
+/**
+ * Whether a block of lines is a heading: short, and in large type throughout, or bold at about
+ * the body size on one or two lines without closing punctuation (a bold lead-in sentence ends
+ * with one).
+ */
+export function isHeading(rows: Row[], text: string, body: number): boolean {
+  const size = greatestOf(rows, (r) => r.size);
+  const allBold = rows.every((r) => r.fragments.every((f) => f.bold));
+  const big = size >= body * LARGE_TYPE_SHARE && rows.every((r) => r.size >= body * LARGE_TYPE_SHARE);
+  return !!text && text.length < HEADING_MAX_CHARS && (big || (allBold && rows.length <= BOLD_HEADING_MAX_LINES && text.length < BOLD_HEADING_MAX_CHARS && !/[.,;:]$/.test(text) && size >= body - SAME_SIZE_PT));
+}
+
+/** Whether the gap from `prev` to `row` is a paragraph break: a step well past the usual line step (or the line's own size), or a wide white gap. */
+export function breaksParagraph(prev: Row, row: Row, step: number, body: number): boolean {
+  return row.base - prev.base > Math.max(step * PARAGRAPH_STEP_LINES, prev.size * PARAGRAPH_STEP_EM) || row.y0 - prev.y1 > body * PARAGRAPH_GAP_EM;
+}
+
+/** Whether the type size changes from `prev` to `row` (a heading and its text, a caption and a paragraph). */
+export function changesSize(prev: Row, row: Row): boolean {
+  return Math.abs(row.size - prev.size) > SIZE_CHANGE_PT;
+}
+
+/** A first-line indent: `row` starts well right of the region's left edge under a line that ended well short of where `row` ends. */
+export function opensIndentedParagraph(row: Row, prev: Row | undefined, left: number, body: number): boolean {
+  return row.x0 > left + body * PARAGRAPH_INDENT_EM && !!prev && prev.x1 < row.x1 - body * PARAGRAPH_SHORT_LINE_EM;
+}
+
+/** Whether a monospaced line continues the code block above it, or a wide gap starts another. */
+export function continuesCode(prev: Row, row: Row, body: number): boolean {
+  return !(row.y0 - prev.y1 > body * CODE_GAP_EM);
+}
+
+/**
+ * The nesting depth of a list marker at `x`, with the stack of the markers' x above it: markers
+ * right of `x` (by more than NEST_STEP_PT) are closed levels, a marker further right opens one.
+ */
+export function nestMarker(markerStack: number[], x: number): number {
+  while (markerStack.length && markerStack[markerStack.length - 1]! > x + NEST_STEP_PT) markerStack.pop();
+  if (!markerStack.length || markerStack[markerStack.length - 1]! < x - NEST_STEP_PT) markerStack.push(x);
+  return markerStack.length - 1;
+}
+
+/** The rows being gathered into one block, and for a list item its depth and marker. */
+interface OpenBlock { kind: 'text' | 'item' | 'code'; rows: Row[]; depth: number; ordered: boolean; marker: string; markerX: number }
+
+/** The block gathered rows make: code with its indentation, a list item without its marker, a heading, or a paragraph. */
+function closeBlock(c: OpenBlock, body: number): Block {
+  if (c.kind === 'code') {
+    const minX = leastOf(c.rows, (r) => r.x0);
+    return { kind: 'code', lines: c.rows.map((r) => codeLine(r, minX)) };
+  }
+  const spans = joinSpans(c.rows.map(rowSpans));
+  if (c.kind === 'item') {
+    const first = spans[0];
+    if (first) first.text = first.text.replace(c.ordered ? ORDERED : BULLET, '');
+    return { kind: 'item', depth: c.depth, ordered: c.ordered, marker: c.marker, spans };
+  }
+  const text = spans.map((s) => s.text).join('').trim();
+  if (isHeading(c.rows, text, body)) {
+    const allBold = c.rows.every((r) => r.fragments.every((f) => f.bold));
+    return { kind: 'heading', size: greatestOf(c.rows, (r) => r.size), bold: allBold, spans: spans.map((s) => ({ ...s, bold: false })), level: 0 };
+  }
+  return { kind: 'paragraph', spans };
+}
+
+/** Blocks of one region, in reading order. */
+export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
+  const rows = rowsOf(fragments);
+  if (!rows.length) return [];
+  attachMarkers(rows);
+  const body = stats.bodySize;
+  const tables = findTables(rows, body);
+  const tableAt = new Map<number, TableFound>();
+  for (const t of tables) tableAt.set(t.start, t);
+  const step = lineStepOf(rows, body);
   const left = leastOf(rows, (r) => r.x0);
 
   const blocks: Block[] = [];
-  let current: { kind: 'text' | 'item' | 'code'; rows: Row[]; depth: number; ordered: boolean; marker: string; markerX: number } | undefined;
+  let current: OpenBlock | undefined;
   const markerStack: number[] = [];
-
   const flush = () => {
-    if (!current) return;
-    const c = current; current = undefined;
-    if (c.kind === 'code') {
-      const minX = leastOf(c.rows, (r) => r.x0);
-      blocks.push({ kind: 'code', lines: c.rows.map((r) => codeLine(r, minX)) });
-      return;
-    }
-    const spans = joinSpans(c.rows.map(rowSpans));
-    if (c.kind === 'item') {
-      const first = spans[0];
-      if (first) first.text = first.text.replace(c.ordered ? ORDERED : BULLET, '');
-      blocks.push({ kind: 'item', depth: c.depth, ordered: c.ordered, marker: c.marker, spans });
-      return;
-    }
-    const text = spans.map((s) => s.text).join('').trim();
-    const size = greatestOf(c.rows, (r) => r.size);
-    const allBold = c.rows.every((r) => r.fragments.every((f) => f.bold));
-    const big = size >= body * LARGE_TYPE_SHARE && c.rows.every((r) => r.size >= body * LARGE_TYPE_SHARE);
-    if (text && text.length < HEADING_MAX_CHARS && (big || (allBold && c.rows.length <= BOLD_HEADING_MAX_LINES && text.length < BOLD_HEADING_MAX_CHARS && !/[.,;:]$/.test(text) && size >= body - SAME_SIZE_PT))) {
-      blocks.push({ kind: 'heading', size, bold: allBold, spans: spans.map((s) => ({ ...s, bold: false })), level: 0 });
-    } else {
-      blocks.push({ kind: 'paragraph', spans });
-    }
+    if (current) blocks.push(closeBlock(current, body));
+    current = undefined;
   };
 
   let prev: Row | undefined;
@@ -115,11 +164,10 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
       continue;
     }
     const text = rowText(row);
-    const delta = prev ? row.base - prev.base : 0;
-    const gapBreak = prev !== undefined && (delta > Math.max(step * PARAGRAPH_STEP_LINES, prev.size * PARAGRAPH_STEP_EM) || row.y0 - prev.y1 > body * PARAGRAPH_GAP_EM);
-    const sizeBreak = prev !== undefined && Math.abs(row.size - prev.size) > SIZE_CHANGE_PT;
+    const gapBreak = prev !== undefined && breaksParagraph(prev, row, step, body);
+    const sizeBreak = prev !== undefined && changesSize(prev, row);
     if (isMonoRow(row)) {
-      if (current?.kind === 'code' && !(row.y0 - prev!.y1 > body * CODE_GAP_EM)) { current.rows.push(row); prev = row; continue; }
+      if (current?.kind === 'code' && continuesCode(prev!, row, body)) { current.rows.push(row); prev = row; continue; }
       flush();
       current = { kind: 'code', rows: [row], depth: 0, ordered: false, marker: '', markerX: row.x0 };
       prev = row;
@@ -130,16 +178,14 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
     if ((bullet || ordered) && row.size < body * LARGE_TYPE_SHARE) {
       flush();
       const x = row.x0;
-      while (markerStack.length && markerStack[markerStack.length - 1]! > x + NEST_STEP_PT) markerStack.pop();
-      if (!markerStack.length || markerStack[markerStack.length - 1]! < x - NEST_STEP_PT) markerStack.push(x);
-      current = { kind: 'item', rows: [row], depth: markerStack.length - 1, ordered: !!ordered, marker: (bullet ?? ordered)![1]!, markerX: x };
+      current = { kind: 'item', rows: [row], depth: nestMarker(markerStack, x), ordered: !!ordered, marker: (bullet ?? ordered)![1]!, markerX: x };
       prev = row;
       continue;
     }
     if (current?.kind === 'item' && !gapBreak && !sizeBreak && row.x0 > current.markerX + ITEM_INDENT_PT) {
       current.rows.push(row); prev = row; continue;
     }
-    if (current?.kind === 'text' && !gapBreak && !sizeBreak && !(row.x0 > left + body * PARAGRAPH_INDENT_EM && prev && prev.x1 < row.x1 - body * PARAGRAPH_SHORT_LINE_EM)) {
+    if (current?.kind === 'text' && !gapBreak && !sizeBreak && !opensIndentedParagraph(row, prev, left, body)) {
       current.rows.push(row); prev = row; continue;
     }
     flush();

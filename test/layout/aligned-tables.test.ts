@@ -1,0 +1,76 @@
+// Borderless table rules (workers/layout/aligned-tables.ts) on rows built in code.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import { areLabelRows, buildTable, columnsOf, findTables, isCellRow, isLineInTable, listInColumns, rowStepLimit } from '../../workers/layout/aligned-tables.js';
+import { rowsOf } from '../../workers/layout/rows.js';
+import { HEADER_STEP_EM, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_STEP_EM } from '../../workers/layout/thresholds.js';
+import type { Cell } from '../../workers/layout/types.js';
+import { line, piece, prose, rowOf } from './fixtures.js';
+
+export const lab = Lab.script();
+const { describe, it } = lab;
+const { expect } = Code;
+
+const cellTexts = (rows: Cell[][]) => rows.map((r) => r.map((c) => c.spans.map((s) => s.text).join('')));
+
+/** A table of `count` body rows under a header, three columns at x 50, 200, 350. */
+function table(count: number, top = 100) {
+  return [
+    ...line(top, [['Region', 50, 110], ['Sites', 200, 240], ['Share', 350, 390]]),
+    ...Array.from({ length: count }, (_, k) => line(top + 14 * (k + 1), [[`Area ${k + 1}`, 50, 100], [`${10 + k}`, 200, 215], [`${k}%`, 350, 365]])).flat(),
+  ];
+}
+
+describe('layout: borderless tables', () => {
+  it('a cell row has two or more pieces, not monospaced, not a bulleted line (isCellRow)', () => {
+    expect(isCellRow(rowOf(line(0, [['Name', 0, 40], ['12', 100, 112]])))).to.be.true();
+    expect(isCellRow(rowOf([piece('one piece of prose', 0, 300, 0)]))).to.be.false();
+    expect(isCellRow(rowOf(line(0, [['x = 1', 0, 40], ['# note', 100, 140]], { mono: true })))).to.be.false();
+    expect(isCellRow(rowOf(line(0, [['• item', 0, 40], ['12', 100, 112]])))).to.be.false();
+  });
+
+  it('a single line stays in a table as wrapped cell text (indented) or a short row, not as running text (isLineInTable)', () => {
+    expect(isLineInTable(rowOf([piece('rest of a long cell text', 60, 400, 0)]), 50, 340, 10)).to.be.true();
+    expect(isLineInTable(rowOf([piece('Label', 50, 80, 0)]), 50, 340, 10)).to.be.true();
+    expect(isLineInTable(rowOf([piece('A paragraph after the table runs wide.', 50, 400, 0)]), 50, 340, 10)).to.be.false();
+  });
+
+  it('lines after the last cell row follow it while their step keeps the row pitch (rowStepLimit)', () => {
+    expect(rowStepLimit(0, 10)).to.equal(10 * HEADER_STEP_EM);
+    expect(rowStepLimit(14, 8)).to.equal(14 * TABLE_PITCH_LINES + TABLE_PITCH_SLACK_PT);
+    expect(rowStepLimit(14, 12)).to.equal(12 * TABLE_STEP_EM);
+  });
+
+  it('label rows under one cell row all start at one x, under its first cell or left of it (areLabelRows)', () => {
+    const head = rowOf(line(0, [['Name', 50, 90], ['', 200, 201]]));
+    expect(areLabelRows(head, rowsOf([piece('Address', 50, 100, 14), piece('Phone', 50, 90, 28)]))).to.be.true();
+    expect(areLabelRows(head, rowsOf([piece('Address', 50, 100, 14), piece('Phone', 70, 110, 28)]))).to.be.false();
+  });
+
+  it('columns are x ranges the fuller rows cover, split by empty gutters (columnsOf)', () => {
+    expect(columnsOf(rowsOf(table(3))).map((c) => c.x0)).to.equal([50, 200, 350]);
+  });
+
+  it('rows whose pieces line up in columns are a table, with its header and body cells (findTables, buildTable)', () => {
+    const rows = rowsOf([...prose(2, 50, 450, 50), ...table(3)]);
+    const found = findTables(rows, 10);
+    expect(found).to.have.length(1);
+    expect([found[0]!.start, found[0]!.end]).to.equal([2, 5]);
+    expect(cellTexts(buildTable(rows.slice(2, 6), found[0]!.columns))).to.equal([
+      ['Region', 'Sites', 'Share'], ['Area 1', '10', '0%'], ['Area 2', '11', '1%'], ['Area 3', '12', '2%'],
+    ]);
+  });
+
+  it('prose set with wide spaces is no table: its rows average TABLE_MAX_ROW_CHARS or more (findTables)', () => {
+    const long = 'word '.repeat(90);
+    const rows = rowsOf(Array.from({ length: 3 }, (_, k) => line(100 + k * 14, [[long, 50, 250], [long, 270, 450]])).flat());
+    expect(findTables(rows, 10)).to.equal([]);
+  });
+
+  it('a list set in columns (every column\'s cells opening with a marker) is no table (listInColumns)', () => {
+    const rows = rowsOf(Array.from({ length: 4 }, (_, k) => line(100 + k * 14, [[`${k + 1}. Chapter`, 50, 150], [`${k + 5}. Chapter`, 300, 400]])).flat());
+    expect(listInColumns(rows, [{ x0: 50, x1: 150 }, { x0: 300, x1: 400 }])).to.be.true();
+    expect(listInColumns(rowsOf(table(3)), [{ x0: 50, x1: 110 }, { x0: 200, x1: 240 }, { x0: 350, x1: 390 }])).to.be.false();
+    expect(findTables(rows, 10)).to.equal([]);
+  });
+});

@@ -1,0 +1,91 @@
+// Reading order rules (workers/layout/reading-regions.ts) on layouts built in code.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import {
+  bandsOf, continuedInNextColumn, crossesMiddle, isShortPiece, linesApart, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, stripsWhere, tableSetAcross,
+} from '../../workers/layout/reading-regions.js';
+import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../workers/layout/thresholds.js';
+import { drawnTable, line, piece, prose, texts } from './fixtures.js';
+
+export const lab = Lab.script();
+const { describe, it } = lab;
+const { expect } = Code;
+
+describe('layout: reading regions', () => {
+  it('a short piece is narrower than SHORT_PIECE_SHARE of the region (isShortPiece)', () => {
+    expect(SHORT_PIECE_SHARE).to.equal(0.3);
+    expect(isShortPiece(piece('12.5', 100, 129, 0), 80)).to.be.false();
+    expect(isShortPiece(piece('12.5', 100, 129, 0), 500)).to.be.true();
+  });
+
+  it('a gutter is an empty strip at least MIN_GUTTER_PT wide, away from the edges, nearest the middle first (stripsWhere)', () => {
+    const open = (ranges: [number, number][]) => (x: number) => ranges.some(([a, b]) => x >= a && x < b);
+    expect(stripsWhere(100, open([[47, 53]]))).to.equal([{ from: 47, to: 53 }]);
+    expect(stripsWhere(100, open([[48, 48 + MIN_GUTTER_PT - 1]]))).to.equal([]);
+    expect(stripsWhere(100, open([[2, 12]]))).to.equal([]); // a margin, not a gutter
+    expect(stripsWhere(100, open([[30, 40], [52, 60]]))).to.equal([{ from: 52, to: 60 }, { from: 30, to: 40 }]);
+  });
+
+  it('a cut has running text on both sides when each side\'s rows are mostly full lines (runningTextOnBothSides)', () => {
+    const left = prose(8, 50, 290, 100), right = prose(8, 310, 550, 100);
+    expect(runningTextOnBothSides(left, right, 500, false)).to.be.true();
+    // The right side is a column of short cells, as a table's: no running text there.
+    const cells = Array.from({ length: 8 }, (_, k) => line(100 + k * 14, [['a', 310, 330], ['b', 400, 420], ['c', 500, 520]])).flat();
+    expect(runningTextOnBothSides(left, cells, 500, false)).to.be.false();
+  });
+
+  it('two columns of short lines keep baselines of their own, a table\'s columns share them (linesApart)', () => {
+    const list = (x: number, top: number) => Array.from({ length: 6 }, (_, k) => piece(`entry ${k}`, x, x + 60, top + k * 14));
+    expect(linesApart(list(50, 100), list(310, 107))).to.be.true();
+    expect(linesApart(list(50, 100), list(310, 100))).to.be.false();
+  });
+
+  it('a two-column page is read down the left column, then down the right, not across (readingRegions)', () => {
+    const left = prose(10, 50, 290, 100, 14).map((f, k) => ({ ...f, text: `left ${k}` }));
+    const right = prose(10, 310, 550, 100, 14).map((f, k) => ({ ...f, text: `right ${k}` }));
+    const regions = readingRegions([...right, ...left], 600);
+    expect(regions.map(texts)).to.equal([left.map((f) => f.text), right.map((f) => f.text)]);
+  });
+
+  it('a table\'s own gutters make no columns: its rows stay one region (readingRegions)', () => {
+    const rows = Array.from({ length: 8 }, (_, k) => line(100 + k * 14, [[`name ${k}`, 50, 120], [`${k * 3}`, 300, 320], [`${k * 7}`, 500, 520]])).flat();
+    expect(readingRegions(rows, 600)).to.have.length(1);
+  });
+
+  it('bands are runs of pieces whose heights chain together (bandsOf)', () => {
+    const bands = bandsOf([piece('a', 0, 10, 0), piece('b', 0, 10, 9), piece('c', 0, 10, 40)]);
+    expect(bands.map(texts)).to.equal([['a', 'b'], ['c']]);
+  });
+
+  it('a band crossing the middle is read across; one with pieces on both sides opens columns (crossesMiddle, sitsOnBothSides)', () => {
+    const heading = [piece('A heading across the page', 100, 500, 0)];
+    const twoColumns = line(0, [['left', 50, 290], ['right', 310, 550]]);
+    expect(crossesMiddle(heading, 300)).to.be.true();
+    expect(crossesMiddle(twoColumns, 300)).to.be.false();
+    expect(sitsOnBothSides(twoColumns, 300)).to.be.true();
+    expect(sitsOnBothSides([piece('left only', 50, 290, 0)], 300)).to.be.false();
+  });
+
+  it('a drawn table crossing a cut is set across both columns when it reaches halfway into the right one (tableSetAcross)', () => {
+    const text = prose(6, 310, 550, 100);
+    expect(tableSetAcross([drawnTable(50, 330, 100, 160), ...text], 300, 550)).to.be.false(); // overruns the left column a little
+    expect(tableSetAcross([drawnTable(50, 450, 100, 160), ...text], 300, 550)).to.be.true();
+    expect(tableSetAcross([drawnTable(50, 330, 100, 160)], 300, 550)).to.be.true(); // no text beside it
+  });
+
+  it('cells past the gutter on the baseline of a left-column table row that overruns its column read with that row (sides)', () => {
+    const text = prose(4, 50, 280, 40);
+    const row = line(100, [['Region', 50, 110], ['North', 200, 270], ['1,204', 285, 305]]);
+    const rightText = prose(4, 320, 550, 40);
+    const [left, right] = sides([...text, ...row, ...rightText], { x: 300, carriedOn: false }, 500);
+    expect(texts(left)).to.include(['1,204']);
+    expect(texts(right)).to.not.include(['1,204']);
+  });
+
+  it('a table carried on into the next column keeps its cell starts moved by the column pitch, on baselines of its own (continuedInNextColumn)', () => {
+    const half = (dx: number, dy: number) => Array.from({ length: 6 }, (_, k) => line(100 + dy + k * 14, [[`r${k}`, 50 + dx, 80 + dx], ['x', 100 + dx, 120 + dx], ['y', 150 + dx, 170 + dx]])).flat();
+    expect(continuedInNextColumn(half(0, 0), half(280, 5), 600)).to.be.true();
+    // The two halves of one wide table open each row on one baseline.
+    expect(continuedInNextColumn(half(0, 0), half(280, 0), 600)).to.be.false();
+  });
+});

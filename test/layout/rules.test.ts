@@ -1,0 +1,59 @@
+// Drawn rules and ruled tables (workers/layout/rules.ts, underlined-tables.ts) from boxes built in code.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import { ruledTables, rulesOf } from '../../workers/layout/rules.js';
+import { underlinedTables } from '../../workers/layout/underlined-tables.js';
+import type { Rect, TableCells } from '../../workers/layout/types.js';
+import { line, piece } from './fixtures.js';
+
+export const lab = Lab.script();
+const { describe, it } = lab;
+const { expect } = Code;
+
+const cellTexts = (t: TableCells) => t.rows.map((r) => r.map((c) => c.spans.map((s) => s.text).join('')));
+const hline = (y: number, x0: number, x1: number): Rect => [x0, y - 0.25, x1, y + 0.25];
+const vline = (x: number, y0: number, y1: number): Rect => [x - 0.25, y0, x + 0.25, y1];
+
+describe('layout: drawn rules and ruled tables', () => {
+  it('thin boxes are rules, thick ones (filled areas) are not; pieces of one line drawn cell by cell join (rulesOf)', () => {
+    const rules = rulesOf([hline(100, 50, 150), hline(100, 151, 250), vline(50, 100, 200), [50, 300, 250, 340]]);
+    expect(rules.horizontal).to.equal([{ at: 100, from: 50, to: 250 }]);
+    expect(rules.vertical).to.equal([{ at: 50, from: 100, to: 200 }]);
+  });
+
+  it('a grid of rules with text in two or more boxes is a table, its cells the boxes (ruledTables)', () => {
+    const boxes = [hline(100, 50, 250), hline(120, 50, 250), hline(140, 50, 250), vline(50, 100, 140), vline(150, 100, 140), vline(250, 100, 140)];
+    const text = [...line(105, [['Name', 55, 90], ['Count', 155, 190]]), ...line(125, [['Oak', 55, 80], ['12', 155, 165]]), piece('After the table.', 50, 200, 160)];
+    const { tables, rest } = ruledTables(text, rulesOf(boxes));
+    expect(tables).to.have.length(1);
+    expect(cellTexts(tables[0]!)).to.equal([['Name', 'Count'], ['Oak', '12']]);
+    expect(rest.map((f) => f.text)).to.equal(['After the table.']);
+  });
+
+  it('a single framed box is no table (ruledTables)', () => {
+    const frame = [hline(100, 50, 250), hline(140, 50, 250), vline(50, 100, 140), vline(250, 100, 140)];
+    expect(ruledTables([piece('A boxed note', 55, 150, 110)], rulesOf(frame)).tables).to.equal([]);
+  });
+
+  it('column rules running past the last row rule leave the table open at the bottom: a row cut by a break (ruledTables)', () => {
+    const boxes = [hline(100, 50, 250), hline(120, 50, 250), vline(50, 100, 150), vline(150, 100, 150), vline(250, 100, 150)];
+    const text = [...line(105, [['Name', 55, 90], ['Count', 155, 190]]), ...line(130, [['Oak', 55, 80], ['12', 155, 165]])];
+    const { tables } = ruledTables(text, rulesOf(boxes));
+    expect(tables[0]!.openBottom).to.be.true();
+    expect(tables[0]!.openTop).to.be.false();
+  });
+
+  it('rows ruled only by a line under each, header above the first rule, are a table (underlinedTables)', () => {
+    const rules = rulesOf([hline(112, 50, 250), hline(126, 50, 250), hline(140, 50, 250)]).horizontal;
+    const text = [...line(101, [['Name', 55, 90], ['Count', 155, 190]]), ...line(115, [['Oak', 55, 80], ['12', 155, 165]]), ...line(129, [['Ash', 55, 80], ['7', 155, 160]])];
+    const { tables, rest } = underlinedTables(text, rules);
+    expect(tables).to.have.length(1);
+    expect(cellTexts(tables[0]!)).to.equal([['Name', 'Count'], ['Oak', '12'], ['Ash', '7']]);
+    expect(rest).to.equal([]);
+  });
+
+  it('a single rule under a line is an underline, not a table (underlinedTables)', () => {
+    const rules = rulesOf([hline(112, 50, 250)]).horizontal;
+    expect(underlinedTables(line(101, [['Name', 55, 90], ['Count', 155, 190]]), rules).tables).to.equal([]);
+  });
+});

@@ -1,0 +1,73 @@
+// Block rules (workers/layout/structure.ts): paragraphs, headings, lists and code, on rows built in code.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import { blocksOf, bodySizeOf, breaksParagraph, changesSize, continuesCode, isHeading, lineStepOf, nestMarker, opensIndentedParagraph } from '../../workers/layout/structure.js';
+import { rowsOf } from '../../workers/layout/rows.js';
+import { DEFAULT_LINE_STEP_EM } from '../../workers/layout/thresholds.js';
+import { piece, prose, rowOf } from './fixtures.js';
+
+export const lab = Lab.script();
+const { describe, it } = lab;
+const { expect } = Code;
+
+const row = (text: string, x0: number, x1: number, top: number, style = {}) => rowOf([piece(text, x0, x1, top, style)]);
+
+describe('layout: blocks', () => {
+  it('the body size is the size of the longest text, not of the most pieces (bodySizeOf)', () => {
+    const cells = Array.from({ length: 30 }, (_, k) => piece(`c${k}`, 0, 20, k * 10, { size: 8 }));
+    const text = prose(3, 0, 400, 400, 14, { size: 11 });
+    expect(bodySizeOf([...cells, ...text])).to.equal(11);
+  });
+
+  it('the usual line step is that of body lines; without two in a row, DEFAULT_LINE_STEP_EM of the body size (lineStepOf)', () => {
+    expect(lineStepOf(rowsOf(prose(6, 0, 400, 100, 13)), 10)).to.equal(13);
+    expect(lineStepOf(rowsOf([piece('one line', 0, 400, 100)]), 10)).to.equal(10 * DEFAULT_LINE_STEP_EM);
+  });
+
+  it('a paragraph breaks at a step well past the usual one or at a wide white gap, not at the next line (breaksParagraph)', () => {
+    const a = row('line one', 0, 400, 100);
+    expect(breaksParagraph(a, row('line two', 0, 400, 113), 13, 10)).to.be.false();
+    expect(breaksParagraph(a, row('new paragraph', 0, 400, 130), 13, 10)).to.be.true();
+  });
+
+  it('a change of type size breaks a paragraph (changesSize)', () => {
+    expect(changesSize(row('a', 0, 10, 0, { size: 10 }), row('b', 0, 10, 20, { size: 10.5 }))).to.be.false();
+    expect(changesSize(row('a', 0, 10, 0, { size: 10 }), row('b', 0, 10, 20, { size: 12 }))).to.be.true();
+  });
+
+  it('an indented line under a line that ended short opens a paragraph (opensIndentedParagraph)', () => {
+    const indented = row('Indented first line', 20, 400, 113);
+    expect(opensIndentedParagraph(indented, row('end of a paragraph.', 0, 300, 100), 0, 10)).to.be.true();
+    expect(opensIndentedParagraph(indented, row('a full line of the same paragraph', 0, 398, 100), 0, 10)).to.be.false();
+  });
+
+  it('a heading is short and large, or bold at body size without closing punctuation (isHeading)', () => {
+    expect(isHeading([row('Results', 0, 80, 0, { size: 14 })], 'Results', 10)).to.be.true();
+    expect(isHeading([row('Methods', 0, 80, 0, { bold: true })], 'Methods', 10)).to.be.true();
+    expect(isHeading([row('A bold sentence.', 0, 80, 0, { bold: true })], 'A bold sentence.', 10)).to.be.false();
+    expect(isHeading([row('Plain words', 0, 80, 0)], 'Plain words', 10)).to.be.false();
+  });
+
+  it('monospaced lines stay one code block unless a wide gap parts them (continuesCode)', () => {
+    const a = row('x = 1', 0, 40, 100, { mono: true });
+    expect(continuesCode(a, row('y = 2', 0, 40, 112, { mono: true }), 10)).to.be.true();
+    expect(continuesCode(a, row('z = 3', 0, 40, 140, { mono: true }), 10)).to.be.false();
+  });
+
+  it('list markers further right nest deeper, back at an earlier x they close the levels in between (nestMarker)', () => {
+    const stack: number[] = [];
+    expect([72, 90, 108, 91, 72].map((x) => nestMarker(stack, x))).to.equal([0, 1, 2, 1, 0]);
+  });
+
+  it('rows become a heading, a paragraph and a nested list (blocksOf)', () => {
+    const fragments = [
+      piece('Introduction', 0, 120, 100, { size: 16 }),
+      ...prose(3, 0, 400, 130, 13),
+      piece('• first item', 0, 200, 180),
+      piece('• inner item', 18, 200, 193),
+    ];
+    const blocks = blocksOf(fragments, { bodySize: 10 });
+    expect(blocks.map((b) => b.kind)).to.equal(['heading', 'paragraph', 'item', 'item']);
+    expect(blocks.filter((b) => b.kind === 'item').map((b) => b.depth)).to.equal([0, 1]);
+  });
+});
