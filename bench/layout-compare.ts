@@ -3,7 +3,7 @@
 // to change nothing when every file is byte-identical.
 //
 //   node dist/bench/layout-compare.js --out=/tmp/layout-before
-//   node dist/bench/layout-compare.js --out=/tmp/layout-after --against=/tmp/layout-before [--scanned]
+//   node dist/bench/layout-compare.js --out=/tmp/layout-after --against=/tmp/layout-before [--scanned] [--stext-cache=<dir>]
 //
 // Each benchmark page (bench/markdown/pages.ts: 100 ground-truth pages, each typeset in 6 styles)
 // is read once by mutool, as the engine reads it (readStextChunks), and the structured text and
@@ -31,7 +31,8 @@ import { tablesOfStext, type PageTable } from '../workers/layout/tables.js';
 import { CACHE, groundTruth, pageCount, renderPdf, STYLES } from './markdown/pages.js';
 
 warmLauncher();
-const STEXT_CACHE = path.join(os.tmpdir(), 'paydoc-layout-compare');
+// --stext-cache=<dir> reads the PDFs again into another folder (mutool's reading checked too).
+const STEXT_CACHE = process.argv.find((a) => a.startsWith('--stext-cache='))?.slice('--stext-cache='.length) ?? path.join(os.tmpdir(), 'paydoc-layout-compare');
 
 interface Chunk { xml: string; drawings: PageDrawing[]; first: number; last: number }
 interface Read { pages: number; chunks: Chunk[] }
