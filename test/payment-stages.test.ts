@@ -194,6 +194,18 @@ describe('payment stage 5: settlement', () => {
     expect(retried).to.equal({ kind: 'settled', receipt: { success: true, transaction: '0xfirst', network: BASE } });
   });
 
+  it('a Solana transaction the cluster already processed is "spent" on a first settlement and "settled" on the retry of a held result', async () => {
+    for (const reason of ['invalid_exact_svm_transaction_simulation_failed', 'transaction_simulation_failed']) {
+      const processed = server(() => Promise.reject(Object.assign(settleError(reason), { errorMessage: 'Simulation failed: "AlreadyProcessed"' })));
+      expect(await settlePayment(processed, paymentOf(), false), reason).to.equal({ kind: 'spent', reason });
+      expect(await settlePayment(processed, paymentOf(), true, { success: false, transaction: 'firstSignature', network: BASE }), reason)
+        .to.equal({ kind: 'settled', receipt: { success: true, transaction: 'firstSignature', network: BASE } });
+    }
+    // Blockhash gone: the status cache no longer remembers, so it proves nothing; the result stays held.
+    const forgotten = server(() => Promise.reject(Object.assign(settleError('invalid_exact_svm_transaction_simulation_failed'), { errorMessage: 'Simulation failed: "BlockhashNotFound"' })));
+    expect((await settlePayment(forgotten, paymentOf(), true)).kind).to.equal('unknown');
+  });
+
   it('on a retry, a Solana facilitator still settling the transaction, or failing to simulate it again, leaves the outcome unknown (the result stays held), never "failed"', async () => {
     for (const reason of ['duplicate_settlement', 'transaction_simulation_failed', 'invalid_exact_svm_transaction_simulation_failed']) {
       const answer = server(async () => ({ success: false, errorReason: reason, transaction: '', network: BASE }));

@@ -15,7 +15,7 @@ export const SPENT_REASONS = new Set(['invalid_exact_evm_nonce_already_used']);
 // simulation with the TransactionError AlreadyProcessed (its status cache remembers the message
 // while its blockhash is valid), which the facilitator reports as a failed simulation carrying
 // the cluster's words.
-const SVM_SIMULATION_FAILED = /^invalid_exact_svm_(?:smart_wallet_)?(?:transaction_)?simulation_failed\b/;
+const SVM_SIMULATION_FAILED = /^(?:invalid_exact_svm_(?:smart_wallet_)?)?(?:transaction_)?simulation_failed\b/;
 const ALREADY_PROCESSED = /\bAlreadyProcessed\b/;
 
 /** Whether a facilitator's refusal (its reason, and its message if any) says the payment was already spent on the chain. */
@@ -49,15 +49,17 @@ export async function settlePayment(server: Pick<x402ResourceServer, 'settlePaym
     receipt = await server.settlePayment(payment.payload, payment.matched);
   } catch (err) {
     if (err instanceof FacilitatorRefusedError) return { kind: 'refused', error: err };
-    const answered = err instanceof Error && err.name === 'SettleError' ? err as Error & { errorReason?: string } : undefined;
+    const answered = err instanceof Error && err.name === 'SettleError' ? err as Error & { errorReason?: string; errorMessage?: string } : undefined;
     if (!answered?.errorReason || answered.errorReason === SETTLEMENT_PENDING) return { kind: 'unknown', reason: describeFailure(err) };
-    receipt = { success: false, errorReason: answered.errorReason, transaction: '', network: payment.matched.network };
+    receipt = { success: false, errorReason: answered.errorReason, ...(answered.errorMessage ? { errorMessage: answered.errorMessage } : {}), transaction: '', network: payment.matched.network };
   }
   if (receipt.success) return { kind: 'settled', receipt };
   const reason = receipt.errorReason ?? 'settlement failed';
   if (reason === SETTLEMENT_PENDING) return { kind: 'unknown', reason: 'the settlement is still pending', receipt };
-  if (retry && UNPROVEN_ON_RETRY.has(reason)) return { kind: 'unknown', reason: `the first settlement's outcome is not known yet (${reason})` };
-  if (SPENT_REASONS.has(reason)) {
+  // A Solana transaction the cluster has already executed (AlreadyProcessed) is proof it landed,
+  // as a used nonce is on Base; other failed simulations prove nothing either way.
+  if (retry && UNPROVEN_ON_RETRY.has(reason) && !spentOnChain(reason, receipt.errorMessage)) return { kind: 'unknown', reason: `the first settlement's outcome is not known yet (${reason})` };
+  if (spentOnChain(reason, receipt.errorMessage)) {
     if (!retry) return { kind: 'spent', reason };
     return { kind: 'settled', receipt: { success: true, transaction: pending?.transaction ?? receipt.transaction ?? '', network: payment.matched.network, ...(receipt.payer ? { payer: receipt.payer } : {}) } };
   }
