@@ -3,8 +3,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
+import { makePdf, photographedPage, mixedPagesPdf, sampleFile } from './pdf-fixtures.js';
 import { runOperation } from './support/jobs.js';
 import { pdfFacts, tool, withFile } from './support/independent-tools.js';
 
@@ -12,16 +11,12 @@ export const lab = Lab.script();
 const { describe, it, before } = lab;
 const { expect } = Code;
 
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const samples = path.resolve(projectRoot, '../shared/corpus/sample-files');
-const sample = (p: string) => readFile(path.join(samples, p)).then((b) => new Uint8Array(b));
-
 describe('pdf.compress on generated fixtures', () => {
   let photo: { bytes: Uint8Array; width: number; height: number };
   let mixedPdf: Uint8Array;
   before(async () => {
     photo = await photographedPage();
-    mixedPdf = makePdf([...textPages(2, 'Mixed'), { jpeg: photo, text: 'Caption under a photo with enough words to count as text' }], { outline: true, link: true });
+    mixedPdf = mixedPagesPdf(photo);
   });
 
   it('compress never grows the file and keeps pages, text, outline and links at every level', async () => {
@@ -68,7 +63,7 @@ describe('pdf.compress on generated fixtures', () => {
 
 describe('pdf.compress on the sample corpus', () => {
   it('keeps the outline and links of a pdfLaTeX document through balanced compression', async () => {
-    const input = await sample('006-pdflatex-outline/pdflatex-outline.pdf');
+    const input = await sampleFile('006-pdflatex-outline/pdflatex-outline.pdf');
     const before = await pdfFacts(input);
     const { output } = await runOperation('pdf.compress', [input], { level: 'balanced' });
     const after = await pdfFacts(output!.body);

@@ -1,7 +1,7 @@
 // /v1/pdf/extract: the text layer and page count, and a hint for scanned pages.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
+import { makePdf, photographedPage, outlinedTextPdf, mixedPagesPdf } from './pdf-fixtures.js';
 import { runOperation } from './support/jobs.js';
 
 export const lab = Lab.script();
@@ -14,8 +14,8 @@ describe('pdf.extract on generated fixtures', () => {
   let mixedPdf: Uint8Array;
   before(async () => {
     photo = await photographedPage();
-    textPdf = makePdf(textPages(5), { outline: true, link: true });
-    mixedPdf = makePdf([...textPages(2, 'Mixed'), { jpeg: photo, text: 'Caption under a photo with enough words to count as text' }], { outline: true, link: true });
+    textPdf = outlinedTextPdf();
+    mixedPdf = mixedPagesPdf(photo);
   });
 
   it('extract returns text and page count, and flags the photographed page as likely scanned', async () => {

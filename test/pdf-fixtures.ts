@@ -1,5 +1,8 @@
 // Tiny PDFs written byte by byte for the PDF tests: text pages in a standard font, optional
 // outline and link, optional full-page JPEG images (a "photographed" page). No corpus copies.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 
@@ -146,3 +149,14 @@ export function formPdf(needAppearances: boolean): Buffer {
   out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }
+
+/** Five pages of text with an outline and a link. */
+export const outlinedTextPdf = (): Buffer => makePdf(textPages(5), { outline: true, link: true });
+
+/** Two pages of text and a photographed page with a caption, with an outline and a link. */
+export const mixedPagesPdf = (photo: { bytes: Uint8Array; width: number; height: number }): Buffer =>
+  makePdf([...textPages(2, 'Mixed'), { jpeg: photo, text: 'Caption under a photo with enough words to count as text' }], { outline: true, link: true });
+
+/** A file of the shared sample corpus (py-pdf/sample-files), beside the project in ../shared. */
+export const sampleFile = (relative: string): Promise<Uint8Array> =>
+  readFile(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus/sample-files', relative)).then((b) => new Uint8Array(b));

@@ -2,7 +2,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
-import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
+import { makePdf, photographedPage, outlinedTextPdf, mixedPagesPdf } from './pdf-fixtures.js';
 import { runOperation } from './support/jobs.js';
 import { zipEntries } from './support/independent-tools.js';
 
@@ -16,8 +16,8 @@ describe('pdf.images on generated fixtures', () => {
   let mixedPdf: Uint8Array;
   before(async () => {
     photo = await photographedPage();
-    textPdf = makePdf(textPages(5), { outline: true, link: true });
-    mixedPdf = makePdf([...textPages(2, 'Mixed'), { jpeg: photo, text: 'Caption under a photo with enough words to count as text' }], { outline: true, link: true });
+    textPdf = outlinedTextPdf();
+    mixedPdf = mixedPagesPdf(photo);
   });
 
   it('images returns each embedded image as PNG, and 422 when there is none', async () => {

@@ -3,14 +3,9 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { makePdf, photographedPage, textPages } from './pdf-fixtures.js';
+import { makePdf, photographedPage, textPages, outlinedTextPdf, mixedPagesPdf, sampleFile } from './pdf-fixtures.js';
 import { runOperation } from './support/jobs.js';
 import { pdfFacts, tool, withFile } from './support/independent-tools.js';
-
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const samples = path.resolve(projectRoot, '../shared/corpus/sample-files');
-const sample = (p: string) => readFile(path.join(samples, p)).then((b) => new Uint8Array(b));
 
 export const lab = Lab.script();
 const { describe, it, before } = lab;
@@ -22,8 +17,8 @@ describe('pdf.merge and pdf.merge-compress on generated fixtures', () => {
   let mixedPdf: Uint8Array;
   before(async () => {
     photo = await photographedPage();
-    textPdf = makePdf(textPages(5), { outline: true, link: true });
-    mixedPdf = makePdf([...textPages(2, 'Mixed'), { jpeg: photo, text: 'Caption under a photo with enough words to count as text' }], { outline: true, link: true });
+    textPdf = outlinedTextPdf();
+    mixedPdf = mixedPagesPdf(photo);
   });
 
   it('merge keeps order and sums pages; merge-compress does both', async () => {
@@ -89,8 +84,8 @@ describe('merge keeps every input\'s outline', () => {
 
   it('merge and merge-compress (lossless) keep nesting, titles, open state, URIs and pages moved by the earlier inputs', async () => {
     const first = makePdf(textPages(2, 'Alpha'), { outline: true, link: true });
-    const nested = await sample('014-outlines/mistitled_outlines_example.pdf'); // 4 pages, three levels, closed entries
-    const named = await sample('006-pdflatex-outline/pdflatex-outline.pdf'); // named destinations
+    const nested = await sampleFile('014-outlines/mistitled_outlines_example.pdf'); // 4 pages, three levels, closed entries
+    const named = await sampleFile('006-pdflatex-outline/pdflatex-outline.pdf'); // named destinations
     const last = makePdf(textPages(3, 'Gamma'), { outline: true, link: true, outlineTitles: ['Überblick', 'Ελληνικά', '日本語'], outlineUri: 'https://example.com/more' });
     const inputs = [first, nested, named, last];
     const expected = await expectedOutline(inputs);
@@ -130,7 +125,7 @@ describe('merge keeps every input\'s outline', () => {
     const healthy = makePdf(textPages(3, 'Cycle'), { outline: true });
     const cyclic = Buffer.from(Buffer.from(healthy).toString('latin1').replace('/Prev 11 0 R /Next 13 0 R', '/Prev 11 0 R /Next 11 0 R'), 'latin1');
     expect(cyclic.equals(healthy)).to.be.false();
-    const nested = await sample('014-outlines/mistitled_outlines_example.pdf');
+    const nested = await sampleFile('014-outlines/mistitled_outlines_example.pdf');
 
     const { output } = await runOperation('pdf.merge', [first, ownerOnly, cyclic, nested], {});
     const facts = await pdfFacts(output!.body);

@@ -1,7 +1,7 @@
 // /v1/pdf/pages: select, reorder and rotate.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { makePdf, textPages } from './pdf-fixtures.js';
+import { makePdf, outlinedTextPdf } from './pdf-fixtures.js';
 import { runOperation } from './support/jobs.js';
 import { pdfFacts } from './support/independent-tools.js';
 
@@ -12,7 +12,7 @@ const { expect } = Code;
 describe('pdf.pages on generated fixtures', () => {
   let textPdf: Uint8Array;
   before(async () => {
-    textPdf = makePdf(textPages(5), { outline: true, link: true });
+    textPdf = outlinedTextPdf();
   });
 
   it('pages selects, reorders and rotates clockwise', async () => {

@@ -3,7 +3,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makePdf, textPages } from './pdf-fixtures.js';
+import { outlinedTextPdf } from './pdf-fixtures.js';
 import { jobRoot, runOperation } from './support/jobs.js';
 import { pdfFacts, tool } from './support/independent-tools.js';
 
@@ -14,7 +14,7 @@ const { expect } = Code;
 describe('pdf.protect and pdf.unlock on generated fixtures', () => {
   let textPdf: Uint8Array;
   before(async () => {
-    textPdf = makePdf(textPages(5), { outline: true, link: true });
+    textPdf = outlinedTextPdf();
   });
 
   it('protect encrypts with AES-256 under one password; unlock takes it off', async () => {

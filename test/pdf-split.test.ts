@@ -1,7 +1,7 @@
 // /v1/pdf/split: one PDF per range.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { makePdf, textPages } from './pdf-fixtures.js';
+import { outlinedTextPdf } from './pdf-fixtures.js';
 import { runOperation } from './support/jobs.js';
 import { pdfFacts, zipEntries } from './support/independent-tools.js';
 
@@ -12,7 +12,7 @@ const { expect } = Code;
 describe('pdf.split on generated fixtures', () => {
   let textPdf: Uint8Array;
   before(async () => {
-    textPdf = makePdf(textPages(5), { outline: true, link: true });
+    textPdf = outlinedTextPdf();
   });
 
   it('split returns one PDF per range, named in range order', async () => {

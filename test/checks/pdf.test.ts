@@ -2,13 +2,12 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
-import { readFile, readdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { inspectPdf } from '../../checks/pdf.js';
 import { ServiceError } from '../../core/errors.js';
 import { runTool } from '../../tools/process/run-tool.js';
-import { makePdf, photographedPage, textPages } from '../pdf-fixtures.js';
+import { makePdf, photographedPage, textPages, sampleFile } from '../pdf-fixtures.js';
 import { jobRoot } from '../support/jobs.js';
 import { tool } from '../support/independent-tools.js';
 
@@ -16,9 +15,6 @@ export const lab = Lab.script();
 const { describe, it, before } = lab;
 const { expect } = Code;
 
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const samples = path.resolve(projectRoot, '../shared/corpus/sample-files');
-const sample = (p: string) => readFile(path.join(samples, p)).then((b) => new Uint8Array(b));
 const ENCRYPTED = '005-libreoffice-writer-password/libreoffice-writer-password.pdf';
 
 describe('inspectPdf', () => {
@@ -68,7 +64,7 @@ describe('inspectPdf', () => {
   });
 
   it('refuses a password-protected PDF, except for unlock with the right password', async () => {
-    const file = await write('e.pdf', await sample(ENCRYPTED));
+    const file = await write('e.pdf', await sampleFile(ENCRYPTED));
     const refused = await expect(inspectPdf(file, { acceptsEncrypted: false })).to.reject(ServiceError);
     expect(refused.code).to.equal('ENCRYPTED_PDF');
     expect(refused.message).to.equal('the PDF is password-protected; remove the password with /v1/pdf/unlock first');
