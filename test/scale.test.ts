@@ -206,7 +206,8 @@ describe('replicas sharing one Redis and one chain', () => {
     expect(after.payTo - before.payTo).to.equal(60000n);
   });
 
-  it('a result held by replica A after a lost settlement answer: replica B neither charges again nor asks for a payment; A delivers it; then both say delivered', async () => {
+  /** A paid extract at A whose settlement answer is lost: charged, its result held by A. */
+  async function resultHeldByA(): Promise<{ before: { payer: bigint; payTo: bigint }; payload: PaymentPayload }> {
     const before = await evmBalances();
     const payload = await signBase(await quote(a, '/v1/pdf/extract', () => form([pdf3])));
     evm.facilitator.faults.settle = 'lost';
@@ -218,6 +219,11 @@ describe('replicas sharing one Redis and one chain', () => {
     }
     expect(first.status).to.equal(503);
     expect(before.payer - (await evmBalances()).payer).to.equal(30000n);
+    return { before, payload };
+  }
+
+  it('a result held by replica A after a lost settlement answer: replica B neither charges again nor asks for a payment; A delivers it; then both say delivered', async () => {
+    const { before, payload } = await resultHeldByA();
     // B knows through Redis that the result is held elsewhere: no work, no charge, no 402.
     const jobs = await jobsStarted();
     const atB = await paidWith(b, '/v1/pdf/extract', form([pdf3]), payload);
@@ -246,17 +252,7 @@ describe('replicas sharing one Redis and one chain', () => {
   }
 
   it('with REPLICA_URL, the retry of a result held by A sent to B is passed on to A: delivered once, charged once, no second job; then both say delivered', () => withReplicaUrls(async () => {
-    const before = await evmBalances();
-    const payload = await signBase(await quote(a, '/v1/pdf/extract', () => form([pdf3])));
-    evm.facilitator.faults.settle = 'lost';
-    let first: Response;
-    try {
-      first = await paidWith(a, '/v1/pdf/extract', form([pdf3]), payload);
-    } finally {
-      delete evm.facilitator.faults.settle;
-    }
-    expect(first.status).to.equal(503);
-    expect(before.payer - (await evmBalances()).payer).to.equal(30000n);
+    const { before, payload } = await resultHeldByA();
     const jobs = await jobsStarted();
     const atB = await paidWith(b, '/v1/pdf/extract', form([pdf3]), payload);
     expect(atB.status).to.equal(200);
