@@ -69,6 +69,7 @@ describe('the document that was priced is the document processed', () => {
   it('every PDF operation that takes one file works on the priced pages', async () => {
     const fields: Partial<Record<OperationId, Record<string, string>>> = {
       'pdf.pages': { pages: '1' }, 'pdf.split': { ranges: '1' }, 'pdf.protect': { password: 'secret' }, 'pdf.render': { dpi: '36' },
+      'pdf.redact': { text: '["not in the document"]' },
     };
     const local = operations.filter((op) => op.input.kind === 'pdf' && op.input.count.max === 1 && 'local' in op.content && !op.input.acceptsEncrypted);
     expect(local.length).to.be.at.least(8);
