@@ -221,7 +221,7 @@ describe('payment stage 6: holding and handing over', () => {
   it('a settled result is held until sent: not received keeps it (and marks it held), received drops it and remembers the delivery', async () => {
     const guard = new MemoryGuard();
     const ledger = new PaymentLedger(guard);
-    const holding = new ResultHolding({ settlePayment: async () => { throw new Error('not asked'); } }, ledger, createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }));
+    const holding = new ResultHolding({ settlePayment: async () => { throw new Error('not asked'); }, verifyPayment: async () => { throw new Error('not asked'); } }, ledger, createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }));
     const payment = paymentOf();
     const outcome = holding.deliver(payment, result, { success: true, transaction: '0x1', network: BASE });
     expect(outcome.kind).to.equal('paid');
@@ -241,7 +241,7 @@ describe('payment stage 6: holding and handing over', () => {
   it('an unconfirmed result is settled by its retry; a retry whose settlement fails gets nothing and the result is discarded; another payload is a conflict', async () => {
     const ledger = new PaymentLedger(new MemoryGuard());
     let answer: () => Promise<SettleResponse> = async () => ({ success: true, transaction: '0x2', network: BASE });
-    const holding = new ResultHolding({ settlePayment: () => answer() }, ledger, createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }));
+    const holding = new ResultHolding({ settlePayment: () => answer(), verifyPayment: async () => ({ isValid: true }) }, ledger, createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }));
     const payment = paymentOf();
     await holding.holdUnconfirmed(payment, result, undefined);
     expect((await thrown(holding.redeliver({ ...payment, digest: 'other' }, holding.heldFor(payment)!))).code).to.equal('PAYMENT_ID_CONFLICT');
@@ -257,12 +257,31 @@ describe('payment stage 6: holding and handing over', () => {
     expect(holding.heldFor(second)).to.not.exist();
   });
 
+  it('a retry the facilitator will not settle yet (a Solana transaction it still holds as settling) asks its verification: already processed is delivered, charged once; otherwise the result stays held', async () => {
+    const ledger = new PaymentLedger(new MemoryGuard());
+    let verified: () => Promise<{ isValid: boolean; invalidReason?: string; invalidMessage?: string }> = async () => ({ isValid: true });
+    const settleAnswers: string[] = [];
+    const holding = new ResultHolding({
+      settlePayment: async () => { settleAnswers.push('duplicate_settlement'); return { success: false, errorReason: 'duplicate_settlement', transaction: '', network: BASE }; },
+      verifyPayment: () => verified(),
+    } as never, ledger, createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }));
+    const payment = paymentOf();
+    await holding.holdUnconfirmed(payment, result, { success: false, transaction: 'firstSignature', network: BASE });
+    // Not yet on the chain (the simulation passes): the outcome is unknown, the result stays held.
+    expect((await thrown(holding.redeliver(payment, holding.heldFor(payment)!))).code).to.equal('SETTLEMENT_UNCONFIRMED');
+    expect(holding.heldFor(payment)).to.exist();
+    verified = async () => ({ isValid: false, invalidReason: 'invalid_exact_svm_transaction_simulation_failed', invalidMessage: 'Simulation failed: "AlreadyProcessed"' });
+    const delivered = await holding.redeliver(payment, holding.heldFor(payment)!);
+    expect(delivered.kind === 'paid' && delivered.receipt).to.equal({ success: true, transaction: 'firstSignature', network: BASE });
+    expect(settleAnswers.length).to.equal(2);
+  });
+
   it('a Base retry whose settlement fails asks the chain: used is delivered, expired unspent is a 402 saying so, unreadable stays held, still valid keeps the failure', async () => {
     const guard = new MemoryGuard();
     let state: () => Promise<AuthorizationState | undefined> = async () => 'used';
     const reader: AuthorizationReader = { stateOf: () => state() };
     const expiredAnswer = async (): Promise<SettleResponse> => { throw Object.assign(new Error('x'), { name: 'SettleError', errorReason: 'invalid_exact_evm_payload_authorization_valid_before' }); };
-    const holding = new ResultHolding({ settlePayment: expiredAnswer }, new PaymentLedger(guard), createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }), reader);
+    const holding = new ResultHolding({ settlePayment: expiredAnswer, verifyPayment: async () => ({ isValid: true }) }, new PaymentLedger(guard), createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }), reader);
     const nonce = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
     const held = async (n: number) => {
       const payment = paymentOf(payloadFor(requirement, nonce(n)));

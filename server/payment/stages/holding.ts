@@ -9,6 +9,7 @@ import type { Metrics } from '../../metrics.js';
 import type { PaymentLedger } from './ledger.js';
 import type { Payment } from './payload.js';
 import { settlePayment, type Settlement } from './settle.js';
+import { verifyPayment } from './verify.js';
 import { describeFailure, differentPayload, expiredUnspent, unconfirmed } from './refusals.js';
 import type { AuthorizationReader, AuthorizationState } from './authorization.js';
 
@@ -32,7 +33,7 @@ export class ResultHolding {
   private readonly held = new HeldResults<GateResult>();
 
   constructor(
-    private readonly server: Pick<x402ResourceServer, 'settlePayment'>,
+    private readonly server: Pick<x402ResourceServer, 'settlePayment' | 'verifyPayment'>,
     private readonly ledger: PaymentLedger,
     private readonly metrics: Metrics,
     /** Reads a Base authorization on the chain, when a retry's settlement fails; none: the failure stands. */
@@ -83,6 +84,7 @@ export class ResultHolding {
       // Ask the facilitator again with the same payment: it settles it, reconciles a pending
       // settlement, or says the authorization is spent (the first settlement did reach the chain).
       const answer = await settlePayment(this.server, payment, true, held.receipt);
+      if (answer.kind === 'unknown' && await this.alreadyOnChain(payment)) return this.deliverLanded(payment, held);
       if (answer.kind === 'unknown') throw unconfirmed(answer.reason);
       // The first settlement's outcome is still unknown: the result stays held for a later retry.
       if (answer.kind === 'refused') throw unconfirmed(answer.error.message);
@@ -110,14 +112,34 @@ export class ResultHolding {
     } catch (err) {
       throw unconfirmed(`the settlement failed (${reason}) and the chain could not be read to learn whether the first one landed: ${describeFailure(err)}`);
     }
-    if (state === 'used') {
-      return { kind: 'settled', receipt: { success: true, transaction: held.receipt?.transaction ?? '', network: payment.matched.network, ...(held.receipt?.payer ? { payer: held.receipt.payer } : {}) } };
-    }
+    if (state === 'used') return { kind: 'settled', receipt: landedReceipt(payment, held) };
     if (state === 'expired-unused') {
       await this.dropUnpaid(payment, held);
       throw expiredUnspent();
     }
     return { kind: 'failed', reason };
+  }
+
+  /**
+   * Whether the facilitator's verification finds the payment already spent on the chain. A
+   * Solana facilitator refuses to settle a transaction again for two minutes after it first tried
+   * (duplicate_settlement), but its verification simulates the transaction, and a transaction the
+   * cluster has executed fails that with AlreadyProcessed; on Base a used nonce says the same.
+   * Only a transfer to this service's address can spend the payment, so spent means landed.
+   */
+  private async alreadyOnChain(payment: Payment): Promise<boolean> {
+    try {
+      await verifyPayment(this.server, payment);
+      return false;
+    } catch (err) {
+      return err instanceof ServiceError && err.code === 'PAYMENT_ALREADY_USED';
+    }
+  }
+
+  private deliverLanded<R extends GateResult>(payment: Payment, held: HeldResult<R>): PaidOutcome<R> {
+    this.metrics.payments.inc({ stage: 'settled' });
+    this.metrics.payments.inc({ stage: 'redelivered' });
+    return this.deliver(payment, held.result, landedReceipt(payment, held));
   }
 
   private async dropUnpaid<R extends GateResult>(payment: Payment, held: HeldResult<R>): Promise<void> {
@@ -130,4 +152,9 @@ export class ResultHolding {
   clear(): void {
     this.held.clear();
   }
+}
+
+/** The receipt of a first settlement known to have landed only from the chain: its transaction, if that answer arrived. */
+function landedReceipt(payment: Payment, held: HeldResult<GateResult>): SettleResponse {
+  return { success: true, transaction: held.receipt?.transaction ?? '', network: payment.matched.network, ...(held.receipt?.payer ? { payer: held.receipt.payer } : {}) };
 }
