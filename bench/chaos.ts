@@ -193,7 +193,7 @@ async function main(): Promise<void> {
     ];
 
     const evmClient = createPublicClient({ transport: http(evm.rpcUrl) });
-    const fromBlock = (await evmClient.getBlockNumber()) + 1n;
+    const fromBlock = (await evmClient.getBlockNumber({ cacheTime: 0 })) + 1n;
     const balancesBefore = (await chains.ask<{ balances: ChainBalances }>({ kind: 'balances' }, 'balances')).balances;
 
     const t0 = performance.now();
@@ -340,7 +340,7 @@ async function main(): Promise<void> {
     // signature the Solana chain confirms.
     async function readCharges() {
       const log = await chains.ask<{ settles: SettleRecord[]; verifies: VerifyRecord[]; inFlight: number }>({ kind: 'log' }, 'log');
-      const toBlock = await evmClient.getBlockNumber();
+      const toBlock = await evmClient.getBlockNumber({ cacheTime: 0 });
       const authorizationsUsed = await evmClient.getLogs({
         address: evm.asset as `0x${string}`, event: parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)'),
         args: { authorizer: evm.payerAddress as `0x${string}` }, fromBlock, toBlock,
