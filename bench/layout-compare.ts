@@ -16,10 +16,10 @@
 // Exits 1 when a file differs from, or is missing against, the earlier run.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { warmLauncher, runTool } from '../tools/process/run-tool.js';
+import { warmLauncher } from '../tools/process/run-tool.js';
 import type { Job } from '../core/job.js';
 import { renderPage, TESSERACT_DPI, TESSERACT_MAX_SIDE } from '../workers/model/pages.js';
 import { tesseractHocr } from '../tools/engines/tesseract.js';
@@ -28,7 +28,7 @@ import { readStextChunks } from '../workers/layout/index.js';
 import { rulesOf } from '../workers/layout/rules.js';
 import { hocrFragments, pngSize, snapSizes } from '../workers/layout/scanned.js';
 import { tablesOfStext, type PageTable } from '../workers/layout/tables.js';
-import { CACHE, groundTruth, pageCount, renderPdf, STYLES } from './markdown/pages.js';
+import { CACHE, groundTruth, pageCount, renderPdf, scanPdf, STYLES } from './markdown/pages.js';
 
 warmLauncher();
 // --stext-cache=<dir> reads the PDFs again into another folder (mutool's reading checked too).
@@ -82,24 +82,6 @@ function tablesOfChunks(read: Read): string {
     tables.push(...chunk.tables);
   }
   return scanned === read.pages ? '(NO_CONTENT)\n' : JSON.stringify({ tables });
-}
-
-/** The pages of a PDF as a 200 dpi grey scan, as the benchmark's scanned step makes them (cached beside the PDF). */
-async function scanPdf(pdf: string): Promise<string> {
-  const out = pdf.replace(/\.pdf$/, '-scan200.pdf');
-  if (existsSync(out)) return out;
-  const tmp = await mkdtemp(path.join(CACHE, 'scan-'));
-  try {
-    const draw = await runTool('mutool', ['draw', '-q', '-r', '200', '-c', 'gray', '-o', path.join(tmp, 'page-%d.png'), pdf], { cwd: tmp, timeoutMs: 120_000 });
-    if (draw.exitCode !== 0) throw new Error('mutool draw failed');
-    const pngs = (await readdir(tmp)).filter((f) => f.endsWith('.png')).sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]));
-    const wrap = await runTool('mutool', ['convert', '-o', path.join(tmp, 'out.pdf'), ...pngs], { cwd: tmp, timeoutMs: 120_000 });
-    if (wrap.exitCode !== 0) throw new Error('mutool convert failed');
-    await copyFile(path.join(tmp, 'out.pdf'), out);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
-  return out;
 }
 
 /**

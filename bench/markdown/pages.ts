@@ -108,3 +108,22 @@ export async function groundTruth(): Promise<Map<string, string>> {
   for (const f of (await readdir(GT_DIR)).filter((name) => name.endsWith('.md')).sort()) all.set(f.replace(/\.md$/, ''), await readFile(path.join(GT_DIR, f), 'utf8'));
   return all;
 }
+
+/** The pages of a PDF as a 200 dpi grey scan: one image per page, no text layer. Cached beside the PDF. */
+export async function scanPdf(pdf: string): Promise<string> {
+  const out = pdf.replace(/\.pdf$/, '-scan200.pdf');
+  if (existsSync(out)) return out;
+  const tmp = await mkdtemp(path.join(CACHE, 'scan-'));
+  try {
+    const draw = await runTool('mutool', ['draw', '-q', '-r', '200', '-c', 'gray', '-o', path.join(tmp, 'page-%d.png'), pdf], { cwd: tmp, timeoutMs: 120_000 });
+    if (draw.exitCode !== 0) throw new Error(`mutool draw failed on ${path.basename(pdf)}`);
+    const pngs = (await readdir(tmp)).filter((f) => f.endsWith('.png')).sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]));
+    // mutool sizes each page from the PNG's resolution (200 dpi): the original page size again.
+    const wrap = await runTool('mutool', ['convert', '-o', path.join(tmp, 'out.pdf'), ...pngs], { cwd: tmp, timeoutMs: 120_000 });
+    if (wrap.exitCode !== 0) throw new Error(`mutool convert failed on ${path.basename(pdf)}`);
+    await copyFile(path.join(tmp, 'out.pdf'), out);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+  return out;
+}

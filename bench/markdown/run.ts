@@ -27,7 +27,7 @@ import type { JobInput } from '../../core/job.js';
 import { canonicalize, cellCounts, cellF1, scorePage, type CellCounts, type PageScores, type ShapedTable } from './metrics.js';
 import { shapeTable } from '../../workers/layout/tables.js';
 import { groundTruthText, wordRecall } from '../../test/support/word-recall.js';
-import { CACHE, groundTruth, pageCount, renderPdf, STYLES } from './pages.js';
+import { CACHE, groundTruth, pageCount, renderPdf, scanPdf, STYLES } from './pages.js';
 
 import { ROOT } from '../lib/common.js';
 
@@ -513,25 +513,6 @@ async function main(): Promise<void> {
   const md = lines.join('\n');
   if (!quick) await writeFile(path.join(RESULTS, `${resultName}.md`), md);
   process.stdout.write(md + '\n');
-}
-
-/** The pages of a PDF as a 200 dpi grey scan: one image per page, no text layer. Cached beside the PDF. */
-async function scanPdf(pdf: string): Promise<string> {
-  const out = pdf.replace(/\.pdf$/, '-scan200.pdf');
-  if (existsSync(out)) return out;
-  const tmp = await mkdtemp(path.join(CACHE, 'scan-'));
-  try {
-    const draw = await runTool('mutool', ['draw', '-q', '-r', '200', '-c', 'gray', '-o', path.join(tmp, 'page-%d.png'), pdf], { cwd: tmp, timeoutMs: 120_000 });
-    if (draw.exitCode !== 0) throw new Error(`mutool draw failed on ${path.basename(pdf)}`);
-    const pngs = (await readdir(tmp)).filter((f) => f.endsWith('.png')).sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]));
-    // mutool sizes each page from the PNG's resolution (200 dpi): the original page size again.
-    const wrap = await runTool('mutool', ['convert', '-o', path.join(tmp, 'out.pdf'), ...pngs], { cwd: tmp, timeoutMs: 120_000 });
-    if (wrap.exitCode !== 0) throw new Error(`mutool convert failed on ${path.basename(pdf)}`);
-    await copyFile(path.join(tmp, 'out.pdf'), out);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
-  return out;
 }
 
 interface ScannedSummary extends Summary { recall: number; recallMin: number; pagesAtLeast95: number }
