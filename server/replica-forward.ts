@@ -48,8 +48,8 @@ export interface ForwardedRequest {
   /** Path and query, as this replica received them. */
   path: string;
   headers: http.IncomingHttpHeaders;
-  /** The request body, streamed on once the holder has accepted the connection. */
-  body?: Readable;
+  /** The request body, streamed on (or sent, as read here) once the holder has accepted the connection. */
+  body?: Readable | Buffer;
   /** Ends the forward when this replica's own client has gone. */
   signal?: AbortSignal;
   /** How long the holder may stay silent once connected (it may be settling a payment). */
@@ -64,6 +64,7 @@ export function forwardTo(holder: URL, request: ForwardedRequest): Promise<Relay
   }
   // The body is sent as read (decoded): its declared length stands only if it was not encoded.
   if (request.headers['content-encoding']) delete headers['content-length'];
+  if (Buffer.isBuffer(request.body)) headers['content-length'] = request.body.byteLength;
   const client = holder.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     let settled = false;
@@ -74,7 +75,8 @@ export function forwardTo(holder: URL, request: ForwardedRequest): Promise<Relay
       socket.setTimeout(request.idleTimeoutMs, () => outgoing.destroy(new Error('the holder stopped answering')));
       const connected = () => {
         clearTimeout(connectTimer);
-        if (request.body) request.body.pipe(outgoing);
+        if (Buffer.isBuffer(request.body)) outgoing.end(request.body);
+        else if (request.body) request.body.pipe(outgoing);
         else outgoing.end();
       };
       if (socket.connecting) socket.once(holder.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
@@ -93,16 +95,17 @@ export function forwardTo(holder: URL, request: ForwardedRequest): Promise<Relay
 }
 
 /**
- * Passes a hapi request on to the holder and answers with what it answered; undefined when the
- * holder could not be reached (the caller then answers as it would without forwarding).
+ * Passes a hapi request on to the holder (with `body`: the request's body, streamed or as read
+ * here) and answers with what it answered; undefined when the holder could not be reached (the
+ * caller then answers as it would without forwarding).
  */
-export async function relayToHolder(request: Request, h: ResponseToolkit, holder: URL, idleTimeoutMs: number, withBody: boolean): Promise<ResponseObject | undefined> {
+export async function relayToHolder(request: Request, h: ResponseToolkit, holder: URL, idleTimeoutMs: number, body: Readable | Buffer | undefined): Promise<ResponseObject | undefined> {
   const gone = new AbortController();
   const res = request.raw.res;
   res.once('close', () => { if (!res.writableFinished) gone.abort(); });
   const relayed = await forwardTo(holder, {
     method: request.method.toUpperCase(), path: request.url.pathname + request.url.search, headers: request.raw.req.headers,
-    ...(withBody ? { body: request.payload as Readable } : {}), signal: gone.signal, idleTimeoutMs,
+    ...(body ? { body } : {}), signal: gone.signal, idleTimeoutMs,
   });
   if (!relayed) return undefined;
   const response = h.response(relayed.body).code(relayed.status);

@@ -111,6 +111,17 @@ describe('payment stage 2: the ledger of what is known', () => {
     expect(await ledger.holderOf(payment)).to.not.exist();
   });
 
+  it('held again after the store lost its records: recorded where nothing is, never over what is (a delivery, another claim)', async () => {
+    const guard = new MemoryGuard();
+    const holder = new PaymentLedger(guard, () => 'http://10.0.0.5:8080');
+    const payment = paymentOf();
+    await holder.markHeldAgain(payment);
+    expect(await holder.holderOf(payment)).to.equal('http://10.0.0.5:8080');
+    await holder.markDelivered(payment);
+    await holder.markHeldAgain(payment);
+    expect((await thrown(holder.refuseKnown(payment))).code).to.equal('RESULT_DELIVERED');
+  });
+
   it('only an http(s) origin without credentials read from the store is ever contacted; a forwarded request is marked', () => {
     expect(replicaOrigin('http://10.0.0.5:8080')?.href).to.equal('http://10.0.0.5:8080/');
     expect(replicaOrigin('https://replica-2.internal/some/path')?.href).to.equal('https://replica-2.internal/');
@@ -130,7 +141,7 @@ describe('payment stage 2: the ledger of what is known', () => {
   });
 
   it('a guard store that fails is 503 GUARD_UNAVAILABLE, never a claim granted', async () => {
-    const broken: PaymentGuard = { claim: () => Promise.reject(new Error('down')), record: () => Promise.reject(new Error('down')), lookup: () => Promise.reject(new Error('down')), release: () => Promise.reject(new Error('down')), close: async () => undefined };
+    const broken: PaymentGuard = { claim: () => Promise.reject(new Error('down')), record: () => Promise.reject(new Error('down')), lookup: () => Promise.reject(new Error('down')), release: () => Promise.reject(new Error('down')), onReconnect: () => undefined, close: async () => undefined };
     const ledger = new PaymentLedger(broken);
     expect((await thrown(ledger.claim(paymentOf()))).code).to.equal('GUARD_UNAVAILABLE');
     expect((await thrown(ledger.refuseKnown(paymentOf()))).code).to.equal('GUARD_UNAVAILABLE');

@@ -14,12 +14,15 @@ import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402
 import { x402Client } from '@x402/core/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestService, form, signOnBase, type TestService } from './support/service.js';
 import { makePdf, textPages } from './pdf-fixtures.js';
 import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../devchains/index.js';
 import { createSvmClientSigner, registerSvmPayer } from '../client/svm-payer.js';
 import { createPayer } from '../client/payer.js';
 import { leftoverJobDirs } from '../server/jobdir.js';
+import { paymentId } from '../server/payment/guard.js';
 import { balancesOf, errorCode, freePort, paidAt, quoteAt } from './support/paying.js';
 
 export const lab = Lab.script();
@@ -267,6 +270,66 @@ describe('replicas sharing one Redis and one chain', () => {
     const after = await evmBalances();
     expect(before.payer - after.payer).to.equal(30000n);
     expect(after.payTo - before.payTo).to.equal(30000n);
+  }));
+
+  it('with REPLICA_URL, after Redis restarts empty, A records again the result it holds: the retry sent to B is passed on to A, delivered once, charged once', () => withReplicaUrls(async () => {
+    const { before, payload } = await resultHeldByA();
+    await redis.stop();
+    await redis.start();
+    // Waits for A to be back on the store and to have said again that it holds the result.
+    await waitFor('A to record its held result again', async () => (await a.service.app.gate.guard.lookup(paymentId(payload)!).catch(() => undefined)) ?? undefined, 10_000);
+    const jobs = await jobsStarted();
+    const atB = await waitFor('B to reach the store again', async () => {
+      const attempt = await paidWith(b, '/v1/pdf/extract', form([pdf3]), payload);
+      if (attempt.status === 503 && await errorCode(attempt.clone()) === 'GUARD_UNAVAILABLE') { await attempt.arrayBuffer(); return undefined; }
+      return attempt;
+    }, 10_000);
+    expect(atB.status).to.equal(200);
+    expect(((await atB.json()) as { pageCount: number }).pageCount).to.equal(3);
+    expect(await jobsStarted()).to.equal(jobs);
+    const again = await paidWith(b, '/v1/pdf/extract', form([pdf3]), payload);
+    expect(again.status).to.equal(410);
+    expect(await errorCode(again)).to.equal('RESULT_DELIVERED');
+    const after = await evmBalances();
+    expect(before.payer - after.payer).to.equal(30000n);
+    expect(after.payTo - before.payTo).to.equal(30000n);
+  }));
+
+  it('with REPLICA_URL, an MCP tool call retrying a result held by A, sent to B, is passed on to A: the result and its receipt, charged once, no second job', () => withReplicaUrls(async () => {
+    const connect = async (replica: TestService) => {
+      const client = new Client({ name: 'retrying-agent', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${replica.url}/mcp`)));
+      return client;
+    };
+    const [atA, atB] = [await connect(a), await connect(b)];
+    try {
+      const args = { file: { data: Buffer.from(pdf3).toString('base64') } };
+      const quoted = await atA.callTool({ name: 'svc_pdf_extract', arguments: args });
+      const payment = await signBase(quoted.structuredContent as unknown as PaymentRequired);
+      const before = await evmBalances();
+      evm.facilitator.faults.settle = 'lost';
+      let first;
+      try {
+        first = await atA.callTool({ name: 'svc_pdf_extract', arguments: args, _meta: { 'x402/payment': payment } });
+      } finally {
+        delete evm.facilitator.faults.settle;
+      }
+      expect((first.structuredContent as { error: { code: string } }).error.code).to.equal('SETTLEMENT_UNCONFIRMED');
+      expect(before.payer - (await evmBalances()).payer).to.equal(30000n);
+      const jobs = await jobsStarted();
+      const retry = await atB.callTool({ name: 'svc_pdf_extract', arguments: args, _meta: { 'x402/payment': payment } });
+      expect(retry.isError).to.not.equal(true);
+      expect((retry.structuredContent as { pageCount: number }).pageCount).to.equal(3);
+      expect(retry._meta!['x402/payment-response']).to.include({ success: true, network: BASE });
+      expect(await jobsStarted()).to.equal(jobs);
+      const third = await atB.callTool({ name: 'svc_pdf_extract', arguments: args, _meta: { 'x402/payment': payment } });
+      expect((third.structuredContent as { error: { code: string } }).error.code).to.equal('RESULT_DELIVERED');
+      const after = await evmBalances();
+      expect(before.payer - after.payer).to.equal(30000n);
+      expect(after.payTo - before.payTo).to.equal(30000n);
+    } finally {
+      await Promise.all([atA.close(), atB.close()]);
+    }
   }));
 
   it('with REPLICA_URL, a result link made by A downloads once from B (the bytes A holds), then both answer 410', () => withReplicaUrls(async () => {

@@ -77,6 +77,7 @@ export class PaymentGate {
     this.ledger = new PaymentLedger(guard, replicaUrl);
     const rpcUrls = new Map(chains.filter((chain) => chain.network.startsWith('eip155:') && chain.rpcUrl).map((chain) => [chain.network, chain.rpcUrl!]));
     this.holding = new ResultHolding(server, this.ledger, metrics, rpcUrls.size > 0 ? new ChainAuthorizationReader(rpcUrls) : undefined);
+    guard.onReconnect(() => void this.holding.announceHeld());
   }
 
   /** Connects to every facilitator; fails the boot when a chain has no facilitator that supports it. */

@@ -7,13 +7,18 @@ import type { PaymentPayload } from '@x402/core/types';
 import { solanaPaymentId } from './svm-payment-id.js';
 
 export interface PaymentGuard {
-  /** True when the id was free and is now held for ttlSeconds; false when someone holds it. */
-  claim(id: string, ttlSeconds: number): Promise<boolean>;
+  /** True when the id was free and now holds `value` (CLAIMED unless said) for ttlSeconds; false when something is recorded under it. */
+  claim(id: string, ttlSeconds: number, value?: string): Promise<boolean>;
   /** Replaces what is recorded under the id (a claim's state, or any small value), for ttlSeconds. */
   record(id: string, value: string, ttlSeconds: number): Promise<void>;
   /** What is recorded under the id: CLAIMED for a bare claim; undefined when nothing is. */
   lookup(id: string): Promise<string | undefined>;
   release(id: string): Promise<void>;
+  /**
+   * Calls `listener` each time a shared store is reached again after a loss of connection (it may
+   * have restarted empty, forgetting what was recorded); a store that never forgets never calls it.
+   */
+  onReconnect(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -23,9 +28,9 @@ export const CLAIMED = 'claimed';
 export class MemoryGuard implements PaymentGuard {
   private readonly held = new Map<string, { value: string; until: number }>();
 
-  async claim(id: string, ttlSeconds: number): Promise<boolean> {
+  async claim(id: string, ttlSeconds: number, value = CLAIMED): Promise<boolean> {
     if (await this.lookup(id) !== undefined) return false;
-    await this.record(id, CLAIMED, ttlSeconds);
+    await this.record(id, value, ttlSeconds);
     return true;
   }
 
@@ -43,6 +48,9 @@ export class MemoryGuard implements PaymentGuard {
   async release(id: string): Promise<void> {
     this.held.delete(id);
   }
+
+  // This process's own memory: it forgets nothing while the process lives.
+  onReconnect(): void {}
 
   async close(): Promise<void> {
     this.held.clear();

@@ -85,6 +85,12 @@ export class HeldResults<R extends Holdable = Holdable> {
     this.bytes -= entry.result.heldBytes;
   }
 
+  /** Each result held now, under the key it was held with. */
+  * entries(): IterableIterator<[string, HeldResult<R>]> {
+    this.sweep(Date.now());
+    yield* this.held.entries();
+  }
+
   get size(): { count: number; bytes: number } {
     return { count: this.held.size, bytes: this.bytes };
   }

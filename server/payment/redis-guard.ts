@@ -27,8 +27,8 @@ export class RedisGuard implements PaymentGuard {
     return new RedisGuard(client);
   }
 
-  async claim(id: string, ttlSeconds: number): Promise<boolean> {
-    const reply = await withTimeout(this.client.set(KEY_PREFIX + id, CLAIMED, { NX: true, EX: ttlSeconds }), 2000);
+  async claim(id: string, ttlSeconds: number, value = CLAIMED): Promise<boolean> {
+    const reply = await withTimeout(this.client.set(KEY_PREFIX + id, value, { NX: true, EX: ttlSeconds }), 2000);
     return reply === 'OK';
   }
 
@@ -42,6 +42,15 @@ export class RedisGuard implements PaymentGuard {
 
   async release(id: string): Promise<void> {
     await withTimeout(this.client.del(KEY_PREFIX + id), 2000);
+  }
+
+  // 'ready' follows every connection, the first one included: the first time is not a reconnect.
+  onReconnect(listener: () => void): void {
+    let connectedBefore = this.client.isReady;
+    this.client.on('ready', () => {
+      if (connectedBefore) listener();
+      connectedBefore = true;
+    });
   }
 
   async close(): Promise<void> {

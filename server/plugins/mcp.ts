@@ -27,6 +27,7 @@ import type { JobOutput } from '../../core/job.js';
 import type { App } from '../index.js';
 import { VERSION } from '../../core/version.js';
 import { corsOriginList } from '../config.js';
+import { relayToHolder, replicaOrigin, wasForwarded } from '../replica-forward.js';
 
 // Base64 of the largest decoded input, plus JSON-RPC framing and fields.
 const MCP_BODY_LIMIT = Math.ceil(MCP_MAX_DECODED_BYTES / 3) * 4 + 1024 * 1024;
@@ -191,6 +192,20 @@ function jsonRpcError(h: ResponseToolkit, code: number, message: string, status 
   return h.response({ jsonrpc: '2.0', id: null, error: { code, message } }).code(status).type('application/json');
 }
 
+/**
+ * The retry of a paid tool call whose result another replica holds, passed on to it with the
+ * message as read here; undefined when no other replica said it holds it, or it did not answer
+ * (this replica then answers the call as it would without forwarding).
+ */
+async function toHolder(request: Request, h: ResponseToolkit, app: App, message: unknown, text: string) {
+  const call = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
+  const payment = call?.params?._meta?.[PAYMENT_META_KEY];
+  if (call?.method !== 'tools/call' || payment === null || typeof payment !== 'object') return undefined;
+  const holder = replicaOrigin(await app.gate.holderElsewhere(payment as PaymentPayload));
+  if (!holder) return undefined;
+  return relayToHolder(request, h, holder, app.config.facilitatorTimeoutMs + 30_000, Buffer.from(text, 'utf8'));
+}
+
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 function hostnameOf(host: string): string {
@@ -241,6 +256,10 @@ export const mcpPlugin: Plugin<{ app: App }> = {
         }
         // JSON-RPC batches were removed from MCP in the 2025-06-18 revision.
         if (Array.isArray(message)) return jsonRpcError(h, -32600, 'Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-06-18); send one message per request');
+        if (!wasForwarded(request.raw.req.headers)) {
+          const forwarded = await toHolder(request, h, app, message, text);
+          if (forwarded) return forwarded;
+        }
         const mcp = mcpServerFor(app, request);
         // A call that asks for progress gets its answer as a stream (progress notifications, then
         // the result); any other gets the single JSON response.

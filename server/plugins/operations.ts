@@ -1,5 +1,6 @@
 // One POST route per operation, derived from the table: multipart parsing with the operation's
 // size limit, then the one paid-call path; this plugin only translates to and from HTTP.
+import type { Readable } from 'node:stream';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
@@ -95,7 +96,7 @@ function maxPartsOf(op: Operation): number {
 async function toHolder(request: Request, h: ResponseToolkit, app: App) {
   const holder = replicaOrigin(await app.gate.holderElsewhere(readPayment(request)!));
   if (!holder) return undefined;
-  const relayed = await relayToHolder(request, h, holder, app.config.facilitatorTimeoutMs + 30_000, true);
+  const relayed = await relayToHolder(request, h, holder, app.config.facilitatorTimeoutMs + 30_000, request.payload as Readable);
   if (relayed) return relayed;
   throw unconfirmed('the result is held by another instance of the service, which did not answer');
 }

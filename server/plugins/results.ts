@@ -32,7 +32,7 @@ export const resultsPlugin: Plugin<{ app: App }> = {
           if (!holder) throw gone();
           const address = replicaOrigin(holder.address);
           if (address && holder.address !== app.config.replicaUrl && !wasForwarded(request.raw.req.headers)) {
-            const relayed = await relayToHolder(request, h, address, app.config.facilitatorTimeoutMs, false);
+            const relayed = await relayToHolder(request, h, address, app.config.facilitatorTimeoutMs, undefined);
             if (relayed) return relayed;
           }
           throw new ServiceError('RESULT_ELSEWHERE', 'this result link is held by another instance of the service; retry in a moment (a load balancer may send the retry to the instance holding it)', { retryAfterSeconds: 1 });

@@ -149,6 +149,12 @@ export class ResultHolding {
     this.metrics.payments.inc({ stage: 'settle_failed' });
   }
 
+  /** Records in the shared store, again, every result held here (after the store lost its records). */
+  async announceHeld(): Promise<void> {
+    const held = [...this.held.entries()];
+    await Promise.all(held.map(([id, entry]) => this.ledger.markHeldAgain({ id, digest: entry.payloadDigest })));
+  }
+
   clear(): void {
     this.held.clear();
   }

@@ -81,9 +81,22 @@ export class PaymentLedger {
   }
 
   /** Best effort: a store that fails here leaves the in-process record, which still answers this replica. */
-  async markHeld(payment: Payment): Promise<void> {
+  async markHeld(payment: Pick<Payment, 'id' | 'digest'>): Promise<void> {
+    await this.record(payment.id, this.heldState(payment)).catch(() => undefined);
+  }
+
+  /**
+   * Records again that this replica holds the payment's result, unless something is recorded
+   * under it already (its delivery, say): after the store restarted empty, a retry reaching
+   * another replica is then passed on here instead of being refused as already used.
+   */
+  async markHeldAgain(payment: Pick<Payment, 'id' | 'digest'>): Promise<void> {
+    await this.guard.claim(payment.id, CLAIM_TTL_SECONDS, this.heldState(payment)).catch(() => undefined);
+  }
+
+  private heldState(payment: Pick<Payment, 'digest'>): string {
     const holder = this.replicaUrl();
-    await this.record(payment.id, `${HELD}${payment.digest}${holder ? ` ${holder}` : ''}`).catch(() => undefined);
+    return `${HELD}${payment.digest}${holder ? ` ${holder}` : ''}`;
   }
 
   async markDelivered(payment: Payment): Promise<void> {
