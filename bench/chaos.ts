@@ -29,7 +29,7 @@ import type { x402Client } from '@x402/core/client';
 import { createPublicClient, http, parseAbiItem } from 'viem';
 import { createPayer, type PayChain } from '../client/payer.js';
 import { paymentId } from '../server/payment/guard.js';
-import { makePdf, textPages } from '../test/pdf-fixtures.js';
+import { makePdf, textPages } from '../test/support/pdf-fixtures.js';
 import { ROOT, parseStepArgs, progress, start, writeResult } from './lib/common.js';
 import { form } from './lib/service.js';
 import { quantile, round } from './lib/stats.js';

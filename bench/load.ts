@@ -16,7 +16,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http';
 import { createPublicClient, http, parseAbiItem } from 'viem';
 import { createPayer } from '../client/payer.js';
-import { makePdf, textPages } from '../test/pdf-fixtures.js';
+import { makePdf, textPages } from '../test/support/pdf-fixtures.js';
 import { parseStepArgs, progress, start, writeResult } from './lib/common.js';
 import { form, startBenchService } from './lib/service.js';
 import { quantile, round, summarize } from './lib/stats.js';

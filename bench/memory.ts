@@ -11,7 +11,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { createPayer } from '../client/payer.js';
-import { makePdf } from '../test/pdf-fixtures.js';
+import { makePdf } from '../test/support/pdf-fixtures.js';
 import { ROOT, parseStepArgs, progress, start, writeResult } from './lib/common.js';
 import { form } from './lib/service.js';
 

@@ -12,7 +12,7 @@ import { ServiceError } from '../core/errors.js';
 import type { ImagePlan } from '../operations/image/image-plan.js';
 import { runTool } from '../tools/process/run-tool.js';
 import type { Job } from '../core/job.js';
-import { makePdf, photographedPage } from '../test/pdf-fixtures.js';
+import { makePdf, photographedPage } from '../test/support/pdf-fixtures.js';
 import { CORPUS, parseStepArgs, progress, start, writeResult, photoJpeg } from './lib/common.js';
 
 const RENDER_DPI = 72;

@@ -2,11 +2,15 @@
 // ("N passed, N failed") that CI reads. `npm test` adds the two gates (bin/setup.mjs):
 //   --lint      ESLint first (eslint.config.mjs: typescript-eslint and the formatter check);
 //   --coverage  the suite under V8 coverage (NODE_V8_COVERAGE, every Node process and thread it
-//               starts), then c8 reports it and enforces the floor in .c8rc.json.
+//               starts), then c8 reports it and enforces the floor in .c8rc.json;
+//   --dry       lab's dry run: every test is found and listed, none is run (counts the suite).
+// The tests are the compiled *.test.js files under the folders given (dist/test by default: the
+// layout is in test/README.md) whose TypeScript source still exists, so a test moved or deleted in
+// the source is not run again from what an older build left in dist/.
 // A gate that fails makes the exit status non-zero and is named just above the summary line; the
 // suite runs either way, so one run reports everything.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,8 +19,8 @@ const bin = (...parts: string[]) => path.join(root, 'node_modules', ...parts);
 const args = process.argv.slice(2);
 const lint = args.includes('--lint');
 const coverage = args.includes('--coverage');
-const given = args.filter((a) => a !== '--lint' && a !== '--coverage');
-const targets = given.length ? given : ['dist/test'];
+const dry = args.includes('--dry');
+const given = args.filter((a) => a !== '--lint' && a !== '--coverage' && a !== '--dry');
 const problems: string[] = [];
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
@@ -49,8 +53,33 @@ function staleOutputs(dir = path.join(root, 'dist')): string[] {
   });
 }
 
+/** The source a compiled file of dist/ was built from. */
+const sourceOf = (compiled: string) => path.join(root, path.relative(path.join(root, 'dist'), path.resolve(root, compiled)).replace(/\.js$/, '.ts'));
+
+/** The compiled test files under a folder (or the file itself), skipping those whose source is gone. */
+function testFiles(target: string): string[] {
+  const full = path.resolve(root, target);
+  if (!existsSync(full)) throw new Error(`run-tests: ${target} does not exist (tests live in test/unit, test/service and test/system: test/README.md)`);
+  if (!statSync(full).isDirectory()) {
+    if (!existsSync(sourceOf(full))) throw new Error(`run-tests: ${target} was compiled from a source that is gone (moved or deleted; test/README.md says where tests live)`);
+    return [target];
+  }
+  return readdirSync(full, { withFileTypes: true }).flatMap((e) => {
+    const file = path.join(target, e.name);
+    if (e.isDirectory()) return testFiles(file);
+    return e.name.endsWith('.test.js') && existsSync(sourceOf(file)) ? [file] : [];
+  }).sort();
+}
+
+let targets: string[] = [];
+try {
+  targets = (given.length ? given : ['dist/test']).flatMap(testFiles);
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
+}
 const labBin = bin('@hapi', 'lab', 'bin', 'lab');
-const child = spawn(process.execPath, [labBin, '-P', 'test', ...targets], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [labBin, ...(dry ? ['-d'] : []), ...targets], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
 let out = '';
 child.stdout.on('data', (chunk: Buffer) => { process.stdout.write(chunk); out += chunk.toString(); if (out.length > 1_000_000) out = out.slice(-100_000); });
 child.on('close', (code) => {
@@ -69,7 +98,9 @@ child.on('close', (code) => {
   for (const problem of problems) console.log(problem);
   const failed = /(\d+) of (\d+) tests failed/.exec(out);
   const complete = /(\d+) tests? complete/.exec(out);
-  if (failed) console.log(`${Number(failed[2]) - Number(failed[1])} passed, ${failed[1]} failed`);
+  const skipped = /\((\d+) skipped\)/.exec(out);
+  if (dry) console.log(`${skipped?.[1] ?? 0} tests found in ${targets.length} files, none run (--dry)`);
+  else if (failed) console.log(`${Number(failed[2]) - Number(failed[1])} passed, ${failed[1]} failed`);
   else if (complete) console.log(`${complete[1]} passed, 0 failed`);
   process.exit(code !== 0 ? (code ?? 1) : problems.length ? 1 : 0);
 });

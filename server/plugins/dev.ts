@@ -1,7 +1,7 @@
 // Dev mode only (PAYMENTS=dev): the routes under /dev/, for the web page's demo payer on the
 // local Base chain, signed here so that its key never reaches the browser. server/index.ts
 // imports this plugin only in dev mode, so a live service has neither the routes nor this code
-// loaded (a live service answers 404 for /dev/*: test/production-install.test.ts, test/web.test.ts).
+// loaded (a live service answers 404 for /dev/*: test/system/production-install.test.ts, test/system/web.test.ts).
 import type { Plugin, Server } from '@hapi/hapi';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { fail } from '../../core/errors.js';

@@ -5,7 +5,7 @@
 // Adding an engine: a module here that declares it (declareEngine), builds every command line of
 // that binary with a reason per flag, says what its exit codes mean and maps its failures to the
 // error catalog (../process/tool-errors.ts for runs that did not complete); then add it below,
-// its package to system-packages.txt, and a test in test/tools/engines/.
+// its package to system-packages.txt, and a test in test/unit/tools/engines/.
 import type { EngineDeclaration } from './declare.js';
 import { GS } from './gs.js';
 import { JPEGTRAN } from './jpegtran.js';

@@ -1,0 +1,284 @@
+// /v1/pdf/redact: matched text and given areas are removed from the file, not covered. Checked
+// with readers other than the engine: no redacted string comes out of pdftotext, mutool draw -F
+// txt, or a byte search of qpdf's decompressed rewrite; the line after a removed line keeps its
+// place (MuPDF 1.21 moved it off the page); metadata, outline, annotation and form copies are cut.
+// Then one paid call over HTTP on the local chain, and one over MCP, with the report beside the file.
+import Lab from '@hapi/lab';
+import Code from '@hapi/code';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { PaymentRequired } from '@x402/core/types';
+import { makePdf, textPages } from '../../support/pdf-fixtures.js';
+import { runOperation } from '../../support/jobs.js';
+import { tool, withFile } from '../../support/independent-tools.js';
+import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
+import { balancesOf } from '../../support/paying.js';
+
+export const lab = Lab.script();
+const { describe, it, before, after } = lab;
+const { expect } = Code;
+
+const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../shared/corpus');
+
+// Words of the PDF syntax itself, found in any file's bytes whatever its text.
+const PDF_KEYWORDS = new Set(['stream', 'endstream', 'endobj', 'trailer', 'startxref']);
+
+interface Report { total: number; pages: number[]; elsewhere: number }
+
+/** What three independent readers can get out of a PDF: poppler's text, MuPDF's text, and qpdf's decompressed bytes. */
+async function readable(pdf: Uint8Array): Promise<{ poppler: string; mupdf: string; qdf: string }> {
+  return withFile(pdf, 'pdf', async (file, dir) => {
+    const poppler = await tool('pdftotext', ['-enc', 'UTF-8', file, '-'], dir);
+    const mupdf = await tool('mutool', ['draw', '-F', 'txt', '-o', '-', file], dir);
+    const qdf = path.join(dir, 'qdf.pdf');
+    const rewritten = await tool('qpdf', ['--qdf', '--object-streams=disable', file, qdf], dir);
+    expect(rewritten.code, rewritten.err).to.be.at.most(3);
+    // qpdf's own comments (%% Contents for page 1, %% Original object ID) are not the file's content.
+    const bytes = (await readFile(qdf)).toString('latin1').split('\n').filter((l) => !l.startsWith('%%')).join('\n');
+    return { poppler: poppler.out, mupdf: mupdf.out, qdf: bytes };
+  });
+}
+
+/** The places a string can be found: as text, and in the bytes as PDF text strings write it (Latin-1 and UTF-16BE). */
+function findings(where: Awaited<ReturnType<typeof readable>>, secret: string): string[] {
+  const utf16 = Buffer.from(secret, 'utf16le').swap16().toString('latin1');
+  // A word inside a PDF name (/Contents, /PDFAnnotator) is syntax there, not text.
+  const inBytes = (needle: string) => new RegExp(`(?<!/[\\w#.+-]*)${needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).test(where.qdf);
+  return [
+    ...(where.poppler.includes(secret) ? ['pdftotext'] : []),
+    ...(where.mupdf.includes(secret) ? ['mutool draw -F txt'] : []),
+    ...(inBytes(secret) || where.qdf.includes(utf16) ? ['qpdf --qdf bytes'] : []),
+  ];
+}
+
+async function redact(pdf: Uint8Array, fields: Record<string, unknown>): Promise<{ pdf: Uint8Array; report: Report }> {
+  const { output, error } = await runOperation('pdf.redact', [pdf], Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, JSON.stringify(v)])));
+  expect(error, error?.message).to.not.exist();
+  expect(output!.mediaType).to.equal('application/pdf');
+  return { pdf: output!.body, report: output!.report as unknown as Report };
+}
+
+/** Words and their boxes (top-left origin, points) as poppler reads them. */
+async function words(pdf: Uint8Array): Promise<Array<{ text: string; page: number; x: number; y: number }>> {
+  return withFile(pdf, 'pdf', async (file, dir) => {
+    const { out } = await tool('pdftotext', ['-bbox', file, '-'], dir);
+    const found: Array<{ text: string; page: number; x: number; y: number }> = [];
+    let page = 0;
+    for (const line of out.split('\n')) {
+      if (line.includes('<page ')) page += 1;
+      const m = /<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>([^<]*)<\/word>/.exec(line);
+      if (m) found.push({ text: m[3], page, x: Number(m[1]), y: Number(m[2]) });
+    }
+    return found;
+  });
+}
+
+/** A PDF with a copy of the name in every other place it can hide: Info, XMP, outline, a FreeText annotation, a form field. */
+async function documentWithCopies(name: string): Promise<Uint8Array> {
+  const xmp = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator><rdf:Seq><rdf:li>${name}</rdf:li></rdf:Seq></dc:creator></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
+  const content = `BT /F1 14 Tf 16 TL 56 770 Td (Client: ${name}) Tj T* (Second line stays) Tj ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R /Outlines 8 0 R /AcroForm << /Fields [7 0 R] /DA (/Helv 12 Tf 0 g) /DR << /Font << /Helv 4 0 R >> >> >> /Metadata 10 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R /Annots [6 0 R 7 0 R] >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    `<< /Type /Annot /Subtype /FreeText /Rect [300 600 500 650] /Contents (Note about ${name}) /DA (/Helv 12 Tf 0 g) >>`,
+    `<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /V (${name}) /Rect [56 500 300 520] /DA (/Helv 12 Tf 0 g) /P 3 0 R /F 4 >>`,
+    '<< /Type /Outlines /First 9 0 R /Last 9 0 R /Count 1 >>',
+    `<< /Title (About ${name}) /Parent 8 0 R /Dest [3 0 R /XYZ 0 842 0] >>`,
+    `<< /Type /Metadata /Subtype /XML /Length ${xmp.length} >>\nstream\n${xmp}\nendstream`,
+    `<< /Title (File of ${name}) /Author (${name}) >>`,
+  ];
+  const body = objects.map((o, i) => `${i + 1} 0 obj\n${o}\nendobj\n`).join('');
+  // No cross-reference table: qpdf rebuilds one, and its rewrite is the fixture.
+  const raw = Buffer.from(`%PDF-1.7\n${body}trailer\n<< /Root 1 0 R /Info 11 0 R /Size 12 >>\n%%EOF\n`, 'latin1');
+  return withFile(raw, 'pdf', async (file, dir) => {
+    const out = path.join(dir, 'fixed.pdf');
+    await tool('qpdf', [file, out], dir);
+    return new Uint8Array(await readFile(out));
+  });
+}
+
+describe('redaction removes the text, and only it', () => {
+  it('literal strings and patterns: gone for pdftotext, mutool and the bytes; counted per page; the rest stays where it was', async () => {
+    const pdf = makePdf([
+      { text: 'Name: Jane Doe\nSSN 123-45-6789 on file\nThe next line keeps its place\nCall Jane Doe at 555-0142' },
+      { text: 'Nothing to see on this page' },
+      { text: 'Jane Doe signed here' },
+    ]);
+    const before = await words(pdf);
+    const { pdf: out, report } = await redact(pdf, { text: ['Jane Doe'], regex: ['\\d{3}-\\d{2}-\\d{4}', '555-\\d{4}'] });
+    expect(report).to.equal({ total: 5, pages: [4, 0, 1], elsewhere: 0 });
+    const where = await readable(out);
+    for (const secret of ['Jane', 'Doe', '123-45-6789', '555-0142']) expect(findings(where, secret), secret).to.equal([]);
+    // Every word that was not redacted is still there, at the same place (MuPDF 1.21 moved a line to y = 1234).
+    const after = await words(out);
+    const kept = before.filter((w) => !['Jane', 'Doe', '123-45-6789', '555-0142'].includes(w.text));
+    for (const w of kept) {
+      const same = after.find((a) => a.text === w.text && a.page === w.page && Math.abs(a.x - w.x) < 0.5 && Math.abs(a.y - w.y) < 0.5);
+      expect(same, `${w.text} on page ${w.page}`).to.exist();
+    }
+    expect(after.length).to.equal(kept.length);
+  });
+
+  it('a line after a fully redacted line keeps its position (the MuPDF 1.21 fault that moved it to y = 1234)', async () => {
+    const pdf = makePdf([{ text: 'Entirely secret line\nVisible line after it\nAnd one more' }]);
+    const before = (await words(pdf)).filter((w) => w.text === 'Visible');
+    const { pdf: out, report } = await redact(pdf, { text: ['Entirely secret line'] });
+    expect(report.pages).to.equal([1]);
+    const after = (await words(out)).filter((w) => w.text === 'Visible');
+    expect(after).to.have.length(1);
+    expect(after[0].y).to.be.about(before[0].y, 0.5);
+    expect(after[0].x).to.be.about(before[0].x, 0.5);
+    expect(findings(await readable(out), 'Entirely')).to.equal([]);
+  });
+
+  it('a string or pattern that matches nothing is count 0, not an error; the file still opens', async () => {
+    const pdf = makePdf(textPages(2));
+    const { pdf: out, report } = await redact(pdf, { text: ['Zebra crossing'], regex: ['\\d{9}'] });
+    expect(report).to.equal({ total: 0, pages: [0, 0], elsewhere: 0 });
+    expect((await readable(out)).poppler).to.contain('quick brown fox');
+  });
+
+  it('areas clear text, image pixels and drawings inside them, in points from the top-left corner', async () => {
+    // A red RGB image over the bottom-left quarter, and text at the top.
+    const [w, h] = [64, 64];
+    const pixels = Buffer.alloc(w * h * 3);
+    for (let i = 0; i < w * h; i++) pixels[i * 3] = 255;
+    const pdf = makePdf([{ text: 'Top secret heading\nKept line', rgb: { pixels, width: w, height: h } }]);
+    // The first line (glyph boxes from 57 to 76 pt from the top; the next line's start at 73, and a
+    // glyph whose box reaches into an area goes) and a square inside the image (y 421 to 842).
+    const { pdf: out, report } = await redact(pdf, { areas: [{ page: 1, x: 40, y: 55, width: 200, height: 15 }, { page: 1, x: 100, y: 600, width: 100, height: 100 }] });
+    expect(report).to.equal({ total: 2, pages: [2], elsewhere: 0 });
+    const where = await readable(out);
+    expect(findings(where, 'secret')).to.equal([]);
+    expect(where.poppler).to.contain('Kept line');
+    // Rendered at 72 dpi, the middle of the cleared square is no longer red, the image around it still is.
+    const png = await withFile(out, 'pdf', async (file, dir) => {
+      const target = path.join(dir, 'page.png');
+      await tool('mutool', ['draw', '-r', '72', '-o', target, file, '1'], dir);
+      return readFile(target);
+    });
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const at = (x: number, y: number) => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)];
+    expect(at(150, 650)).to.not.equal([255, 0, 0]);
+    expect(at(50, 800)).to.equal([255, 0, 0]);
+  });
+
+  it('every other copy is cut: Info and XMP metadata, outline title, annotation contents and form value', async () => {
+    const name = 'Quentin Marlowe';
+    const pdf = await documentWithCopies(name);
+    expect(findings(await readable(pdf), 'Marlowe').length).to.be.above(0);
+    const { pdf: out, report } = await redact(pdf, { text: [name] });
+    expect(report.pages).to.equal([1]);
+    expect(report.elsewhere).to.be.at.least(6);
+    const where = await readable(out);
+    expect(findings(where, 'Marlowe')).to.equal([]);
+    expect(where.poppler).to.contain('Second line stays');
+    expect(where.qdf).to.contain('About ');
+  });
+
+  it('invariant on many files: no redacted word can be extracted afterwards (generated pages and the sample corpus)', { timeout: 300_000 }, async () => {
+    const files: Array<{ name: string; bytes: Uint8Array }> = [];
+    for (let i = 0; i < 6; i++) files.push({ name: `generated ${i}`, bytes: makePdf(textPages(2 + i, `Section${i}`)) });
+    const samples = path.join(corpus, 'sample-files');
+    for (const dir of (await readdir(samples)).sort()) {
+      // Password-protected files are refused before redaction; the attachment's file is not a page's text.
+      if (!/^\d{3}-/.test(dir) || /password|attachment/.test(dir)) continue;
+      for (const name of (await readdir(path.join(samples, dir))).filter((n) => n.endsWith('.pdf'))) {
+        files.push({ name: `${dir}/${name}`, bytes: new Uint8Array(await readFile(path.join(samples, dir, name))) });
+      }
+    }
+    let checked = 0;
+    for (const file of files) {
+      const text = (await readable(file.bytes)).poppler;
+      // Two words of the first page as poppler reads them: ASCII letters, long enough to be distinctive.
+      const candidates = [...new Set(text.split('\f')[0].match(/\b[A-Za-z]{6,}\b/g) ?? [])].filter((w) => !PDF_KEYWORDS.has(w));
+      const chosen = [candidates[0], candidates[Math.floor(candidates.length / 2)]].filter(Boolean);
+      if (chosen.length === 0) continue;
+      const { output, error } = await runOperation('pdf.redact', [file.bytes], { text: JSON.stringify(chosen) });
+      if (error) {
+        // Refused for the file itself (damage MuPDF cannot read), never a failure of the service.
+        expect(error.status, `${file.name}: ${error.code} ${error.message}`).to.be.within(400, 499);
+        continue;
+      }
+      const where = await readable(output!.body);
+      for (const word of chosen) expect(findings(where, word), `${file.name}: ${word}`).to.equal([]);
+      checked += 1;
+    }
+    expect(checked).to.be.at.least(20);
+  });
+});
+
+describe('redaction paid over HTTP on the local Base chain, and over MCP', () => {
+  let t: TestService;
+  const pdf = makePdf([{ text: 'Patient: Jane Doe\nDiagnosis follows' }, { text: 'Signed by Jane Doe' }]);
+  before(async () => { t = await startTestService(); });
+  after(async () => { await t?.stop(); });
+
+  it('every public description lists redact and sanitize: OpenAPI (with the report headers), the catalog, llms.txt, the MCP tools', async () => {
+    const openapi = await (await fetch(`${t.url}/openapi.json`)).json() as { paths: Record<string, { post: { responses: Record<string, { headers?: Record<string, unknown> }> } }> };
+    expect(Object.keys(openapi.paths['/v1/pdf/redact'].post.responses['200'].headers!)).to.include('Paydoc-Redactions');
+    expect(Object.keys(openapi.paths['/v1/pdf/sanitize'].post.responses['200'].headers!)).to.include('Paydoc-Removed');
+    const catalog = JSON.stringify(await (await fetch(`${t.url}/v1/discovery`)).json());
+    const llms = await (await fetch(`${t.url}/llms.txt`)).text();
+    for (const route of ['/v1/pdf/redact', '/v1/pdf/sanitize']) {
+      expect(catalog, route).to.contain(route);
+      expect(llms, route).to.contain(route);
+    }
+    const client = new Client({ name: 'paydoc-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    try {
+      const { tools } = await client.listTools();
+      const redactTool = tools.find((tl) => tl.name === 'svc_pdf_redact');
+      expect(JSON.stringify(redactTool?.outputSchema)).to.contain('"redactions"');
+      expect(JSON.stringify(tools.find((tl) => tl.name === 'svc_pdf_sanitize')?.outputSchema)).to.contain('"removed"');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('HTTP: charged 0.01 USD per page, the PDF as the body, the redactions in Paydoc-Redactions', async () => {
+    const payFetch = await t.payFetch('base');
+    const before = await balancesOf(t.evm);
+    const res = await payFetch(`${t.url}/v1/pdf/redact`, { method: 'POST', body: form([{ bytes: pdf, name: 'a.pdf' }], { text: '["Jane Doe"]' }) });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('application/pdf');
+    expect(JSON.parse(res.headers.get('paydoc-redactions')!)).to.equal({ total: 2, pages: [1, 1], elsewhere: 0 });
+    const body = new Uint8Array(await res.arrayBuffer());
+    expect(findings(await readable(body), 'Jane')).to.equal([]);
+    const afterPay = await balancesOf(t.evm);
+    expect(before.payer - afterPay.payer).to.equal(20000n);
+    expect(afterPay.payTo - before.payTo).to.equal(20000n);
+  });
+
+  it('MCP: the same JSON beside the file, in structuredContent and as text', async () => {
+    const client = new Client({ name: 'paydoc-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    try {
+      const args = { file: { data: Buffer.from(pdf).toString('base64') }, regex: '["J[a-z]+ Doe"]' };
+      const unpaid = await client.callTool({ name: 'svc_pdf_redact', arguments: args }) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+      expect(unpaid.isError).to.equal(true);
+      const quote = unpaid.structuredContent as unknown as PaymentRequired;
+      expect(quote.accepts[0].amount).to.equal('20000');
+      const before = await balancesOf(t.evm);
+      const paid = await client.callTool({ name: 'svc_pdf_redact', arguments: args, _meta: { 'x402/payment': await signOnBase(quote, t.evm.payerKey) } }) as {
+        isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string; resource?: { blob?: string; mimeType?: string } }>;
+      };
+      expect(paid.isError).to.not.equal(true);
+      expect(paid.structuredContent).to.equal({ redactions: { total: 2, pages: [1, 1], elsewhere: 0 } });
+      const resource = paid.content.find((c) => c.type === 'resource')!.resource!;
+      expect(resource.mimeType).to.equal('application/pdf');
+      expect(findings(await readable(Buffer.from(resource.blob!, 'base64')), 'Doe')).to.equal([]);
+      expect(JSON.parse(paid.content.find((c) => c.type === 'text')!.text!)).to.equal({ redactions: { total: 2, pages: [1, 1], elsewhere: 0 } });
+      expect(before.payer - (await balancesOf(t.evm)).payer).to.equal(20000n);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,162 @@
+// Tiny PDFs written byte by byte for the PDF tests: text pages in a standard font, optional
+// outline and link, optional full-page JPEG images (a "photographed" page). No corpus copies.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deflateSync } from 'node:zlib';
+import sharp from 'sharp';
+
+export interface FixturePage {
+  text?: string;
+  /** A full-page JPEG; greyscale unless `color` says it has three components. */
+  jpeg?: { bytes: Uint8Array; width: number; height: number; color?: boolean };
+  /** A full-page RGB image stored with /FlateDecode (lossless), 8 bits per channel, after any JPEG. */
+  rgb?: { pixels: Uint8Array; width: number; height: number };
+  /** Page size in points; A4 by default. */
+  size?: [number, number];
+  rotate?: number;
+  /** PDF's /UserUnit: the size of one unit of the page in points (1 by default). */
+  userUnit?: number;
+}
+
+export interface FixtureOptions {
+  outline?: boolean;
+  link?: boolean;
+  /** Outline titles, one per page (default "Chapter N"); non-ASCII ones are written as UTF-16BE. */
+  outlineTitles?: readonly string[];
+  /** Adds a last outline entry, "Website", that opens this URI. */
+  outlineUri?: string;
+}
+
+function pdfTextString(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return `(${escapePdfText(text)})`;
+  const utf16 = Buffer.from(`\ufeff${text}`, 'utf16le').swap16();
+  return `<${utf16.toString('hex')}>`;
+}
+
+function escapePdfText(text: string): string {
+  return text.replace(/[\\()]/g, (c) => `\\${c}`);
+}
+
+export function makePdf(pages: readonly FixturePage[], options: FixtureOptions = {}): Buffer {
+  const objects: (string | Buffer)[] = [];
+  const add = (body: string | Buffer): number => { objects.push(body); return objects.length; };
+  const catalog = add('');
+  const pagesObj = add('');
+  const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const pageRefs: number[] = [];
+  for (const page of pages) {
+    const [w, h] = page.size ?? [595, 842];
+    let content = '';
+    const xobjects: string[] = [];
+    if (page.jpeg) {
+      const image = add(Buffer.concat([
+        Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${page.jpeg.width} /Height ${page.jpeg.height} /ColorSpace ${page.jpeg.color ? '/DeviceRGB' : '/DeviceGray'} /BitsPerComponent 8 /Filter /DCTDecode /Length ${page.jpeg.bytes.byteLength} >>\nstream\n`),
+        Buffer.from(page.jpeg.bytes), Buffer.from('\nendstream'),
+      ]));
+      xobjects.push(`/Im1 ${image} 0 R`);
+      content += `q ${w} 0 0 ${h} 0 0 cm /Im1 Do Q\n`;
+    }
+    if (page.rgb) {
+      const data = deflateSync(page.rgb.pixels);
+      const image = add(Buffer.concat([
+        Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${page.rgb.width} /Height ${page.rgb.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length ${data.byteLength} >>\nstream\n`),
+        data, Buffer.from('\nendstream'),
+      ]));
+      xobjects.push(`/Im2 ${image} 0 R`);
+      content += `q ${w / 2} 0 0 ${h / 2} 0 0 cm /Im2 Do Q\n`;
+    }
+    if (page.text) {
+      const lines = page.text.split('\n');
+      content += `BT /F1 14 Tf 16 TL 56 ${h - 72} Td\n${lines.map((l) => `(${escapePdfText(l)}) Tj T*`).join('\n')}\nET\n`;
+    }
+    const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`);
+    const annots = options.link ? ` /Annots [<< /Type /Annot /Subtype /Link /Border [0 0 0] /Rect [56 ${h - 90} 300 ${h - 56}] /A << /S /URI /URI (https://example.com/) >> >>]` : '';
+    const resources = `<< /Font << /F1 ${font} 0 R >>${xobjects.length ? ` /XObject << ${xobjects.join(' ')} >>` : ''} >>`;
+    pageRefs.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources ${resources} /Contents ${stream} 0 R${page.rotate ? ` /Rotate ${page.rotate}` : ''}${page.userUnit ? ` /UserUnit ${page.userUnit}` : ''}${annots} >>`));
+  }
+  let outlineEntry = '';
+  if (options.outline && pageRefs.length > 0) {
+    const outlines = add('');
+    const items = [...pageRefs, ...(options.outlineUri ? [0] : [])].map((ref, i) => add(`__ITEM_${i}__`));
+    items.forEach((item, i) => {
+      const links = [
+        `/Parent ${outlines} 0 R`,
+        i > 0 ? `/Prev ${items[i - 1]} 0 R` : '',
+        i < items.length - 1 ? `/Next ${items[i + 1]} 0 R` : '',
+      ].filter(Boolean).join(' ');
+      objects[item - 1] = i < pageRefs.length
+        ? `<< /Title ${pdfTextString(options.outlineTitles?.[i] ?? `Chapter ${i + 1}`)} ${links} /Dest [${pageRefs[i]} 0 R /XYZ 0 ${(pages[i].size ?? [595, 842])[1]} 0] >>`
+        : `<< /Title (Website) ${links} /A << /S /URI /URI (${escapePdfText(options.outlineUri!)}) >> >>`;
+    });
+    objects[outlines - 1] = `<< /Type /Outlines /First ${items[0]} 0 R /Last ${items[items.length - 1]} 0 R /Count ${items.length} >>`;
+    outlineEntry = ` /Outlines ${outlines} 0 R /PageMode /UseOutlines`;
+  }
+  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R${outlineEntry} >>`;
+  objects[pagesObj - 1] = `<< /Type /Pages /Kids [${pageRefs.map((r) => `${r} 0 R`).join(' ')}] /Count ${pageRefs.length} >>`;
+
+  const chunks: Buffer[] = [Buffer.from('%PDF-1.5\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  let offset = chunks[0].length;
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(offset);
+    const chunk = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), Buffer.isBuffer(body) ? body : Buffer.from(body, 'latin1'), Buffer.from('\nendobj\n')]);
+    chunks.push(chunk);
+    offset += chunk.length;
+  });
+  const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`, ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
+  chunks.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R >>\nstartxref\n${offset}\n%%EOF\n`));
+  return Buffer.concat(chunks);
+}
+
+export function textPages(count: number, prefix = 'Page'): FixturePage[] {
+  return Array.from({ length: count }, (_, i) => ({ text: `${prefix} ${i + 1} marker${prefix.toLowerCase()}${i + 1}\nThe quick brown fox jumps over the lazy dog.` }));
+}
+
+/** A grey, noisy, slightly rotated JPEG of a page of text: what a phone photo of a letter looks like to a PDF. */
+export async function photographedPage(width = 900, height = 1200): Promise<{ bytes: Uint8Array; width: number; height: number }> {
+  const lines = Array.from({ length: 24 }, (_, i) => `<text x="70" y="${110 + i * 40}" font-family="DejaVu Sans" font-size="26" fill="#222">Line ${i + 1}: the invoice total is due within thirty days.</text>`).join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#d8d4cc"/>${lines}</svg>`;
+  const page = await sharp(Buffer.from(svg)).rotate(1.5, { background: '#8a8578' }).resize(width, height, { fit: 'fill' }).blur(0.8).flatten({ background: '#8a8578' }).toColourspace('b-w').extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  // Sensor noise from a fixed-seed generator, so the fixture is the same on every run.
+  let seed = 12345;
+  const data = page.data;
+  for (let i = 0; i < data.length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    data[i] = Math.max(0, Math.min(255, data[i] + ((seed >> 16) % 25) - 12));
+  }
+  const jpeg = await sharp(data, { raw: { width: page.info.width, height: page.info.height, channels: 1 } }).toColourspace('b-w').jpeg({ quality: 70 }).toBuffer();
+  return { bytes: new Uint8Array(jpeg), width: page.info.width, height: page.info.height };
+}
+
+/** A one-page PDF with one filled text field (name = Alice) and no appearance for it; NeedAppearances as asked. */
+export function formPdf(needAppearances: boolean): Buffer {
+  const objects = [
+    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] ${needAppearances ? '/NeedAppearances true ' : ''}/DA (/Helv 12 Tf 0 g) /DR << /Font << /Helv 5 0 R >> >> >> >>`,
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Annots [4 0 R] /Resources << >> >>',
+    '<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /V (Alice) /Rect [20 100 200 130] /P 3 0 R /DA (/Helv 12 Tf 0 g) /F 4 >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ];
+  let out = '%PDF-1.7\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+/** Five pages of text with an outline and a link. */
+export const outlinedTextPdf = (): Buffer => makePdf(textPages(5), { outline: true, link: true });
+
+/** Two pages of text and a photographed page with a caption, with an outline and a link. */
+export const mixedPagesPdf = (photo: { bytes: Uint8Array; width: number; height: number }): Buffer =>
+  makePdf([...textPages(2, 'Mixed'), { jpeg: photo, text: 'Caption under a photo with enough words to count as text' }], { outline: true, link: true });
+
+/** A file of the shared sample corpus (py-pdf/sample-files), beside the project in ../shared. */
+export const sampleFile = (relative: string): Promise<Uint8Array> =>
+  readFile(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/corpus/sample-files', relative)).then((b) => new Uint8Array(b));
