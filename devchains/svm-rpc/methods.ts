@@ -1,6 +1,6 @@
 // The JSON-RPC methods the local Solana chain answers, by name: what the unmodified @x402/svm
 // client and facilitator ask a real cluster (blockhash, accounts, balances, simulate, send,
-// statuses, transactions), in the shapes a real RPC node answers with.
+// statuses, transactions, an address's signatures), in the shapes a real RPC node answers with.
 import {
   FailedTransactionMetadata,
   type InnerInstruction,
@@ -170,6 +170,22 @@ export function createRpcMethods(chain: LocalSolanaChain, tokens: TokenAccounts)
     };
   };
 
+  // Newest first, as a real node answers; only what the local chain can know (no memo, no block time).
+  const signaturesForAddress = (params: unknown[]) => {
+    const address = fromKey(addressParam(params[0]));
+    const { limit = 1000, before, until } = (params[1] ?? {}) as { limit?: number; before?: string; until?: string };
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, 'Invalid params: limit must be between 1 and 1000');
+    const newestFirst = [...chain.transactions].reverse();
+    const start = before === undefined ? 0 : newestFirst.findIndex(([signature]) => signature === before) + 1;
+    const found = [];
+    for (const [signature, recorded] of newestFirst.slice(start)) {
+      if (signature === until || found.length === limit) break;
+      if (!recorded.wire.staticKeys.some((key) => fromKey(key) === address)) continue;
+      found.push({ signature, slot: recorded.slot, err: recorded.err, memo: null, blockTime: null, confirmationStatus: 'finalized' });
+    }
+    return found;
+  };
+
   const getTransaction = (params: unknown[]) => {
     const config = (typeof params[1] === 'string' ? { encoding: params[1] } : params[1] ?? {}) as { encoding?: string; maxSupportedTransactionVersion?: number };
     const found = typeof params[0] === 'string' ? chain.transactions.get(params[0]) : undefined;
@@ -267,6 +283,7 @@ export function createRpcMethods(chain: LocalSolanaChain, tokens: TokenAccounts)
     simulateTransaction: simulate,
     sendTransaction: send,
     getSignatureStatuses: signatureStatuses,
+    getSignaturesForAddress: signaturesForAddress,
     getTransaction,
   };
 }

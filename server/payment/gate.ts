@@ -16,7 +16,8 @@ import { MAX_TIMEOUT_SECONDS, PaymentLedger } from './stages/ledger.js';
 import { verifyPayment } from './stages/verify.js';
 import { settlePayment } from './stages/settle.js';
 import { ResultHolding, type GateResult, type PaidOutcome } from './stages/holding.js';
-import { ChainAuthorizationReader } from './stages/authorization.js';
+import { ChainAuthorizationReader, ChainReaders } from './stages/authorization.js';
+import { SolanaTransactionReader } from './stages/solana-transactions.js';
 import { alreadySpent, describeFailure, facilitatorRefused, inProgress, unconfirmed } from './stages/refusals.js';
 
 export { MAX_TIMEOUT_SECONDS } from './stages/ledger.js';
@@ -34,7 +35,11 @@ export interface ChainConfig {
   facilitatorAuth?: FacilitatorAuth;
   /** EIP-712 domain of the token for EVM chains. */
   extra?: Record<string, unknown>;
-  /** EVM: the JSON-RPC the service reads an authorization's state from, to settle a held result's retry. */
+  /**
+   * The JSON-RPC the service reads a payment's fate from, when a held result's retry cannot be
+   * settled or confirmed by the facilitator (EVM: the authorization's state; Solana: the payer's
+   * recent transactions). None: EVM results are not read; Solana uses the network's public RPC.
+   */
   rpcUrl?: string;
 }
 
@@ -75,8 +80,9 @@ export class PaymentGate {
     private readonly replicaUrl: () => string | undefined,
   ) {
     this.ledger = new PaymentLedger(guard, replicaUrl);
-    const rpcUrls = new Map(chains.filter((chain) => chain.network.startsWith('eip155:') && chain.rpcUrl).map((chain) => [chain.network, chain.rpcUrl!]));
-    this.holding = new ResultHolding(server, this.ledger, metrics, rpcUrls.size > 0 ? new ChainAuthorizationReader(rpcUrls) : undefined);
+    const evmRpcUrls = new Map(chains.filter((chain) => chain.network.startsWith('eip155:') && chain.rpcUrl).map((chain) => [chain.network, chain.rpcUrl!]));
+    const svmRpcUrls = new Map(chains.filter((chain) => chain.network.startsWith('solana:')).map((chain) => [chain.network, chain.rpcUrl]));
+    this.holding = new ResultHolding(server, this.ledger, metrics, new ChainReaders([new ChainAuthorizationReader(evmRpcUrls), new SolanaTransactionReader(svmRpcUrls)]));
     guard.onReconnect(() => void this.holding.announceHeld());
   }
 

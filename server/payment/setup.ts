@@ -97,7 +97,7 @@ export async function chainsFor(config: Config, rigs: DevRigs | undefined): Prom
       });
     }
     if (rigs?.svm) {
-      chains.push({ network: rigs.svm.network, asset: rigs.svm.asset, payTo: config.svmPayTo || rigs.svm.payTo, facilitatorUrl: rigs.svm.facilitatorUrl });
+      chains.push({ network: rigs.svm.network, asset: rigs.svm.asset, payTo: config.svmPayTo || rigs.svm.payTo, facilitatorUrl: rigs.svm.facilitatorUrl, rpcUrl: rigs.svm.rpcUrl });
     }
     return chains;
   }
@@ -121,6 +121,7 @@ export async function chainsFor(config: Config, rigs: DevRigs | undefined): Prom
     chains.push({
       network: config.svmNetwork as ChainConfig['network'], asset, payTo: config.svmPayTo,
       facilitatorUrl: facilitators.svm.url, ...(facilitators.svm.auth ? { facilitatorAuth: facilitators.svm.auth } : {}),
+      ...(config.svmRpcUrl ? { rpcUrl: config.svmRpcUrl } : {}),
     });
   }
   return chains;

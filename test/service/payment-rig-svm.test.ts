@@ -116,6 +116,12 @@ describe('Solana payment rig (LiteSVM JSON-RPC + mainnet USDC mint + local facil
     const payToTokenAccount = landed.result.transaction.message.accountKeys[credited.accountIndex].pubkey;
     const tokenBalance = await rpcCall(rig.rpcUrl, 'getTokenAccountBalance', [payToTokenAccount]);
     expect(tokenBalance.result.value).to.include({ amount: (payToBefore + PRICE).toString(), decimals: 6 });
+    // The payer's transactions, newest first, as a real node lists them; none for an address it never touched.
+    const bySigner = await rpcCall(rig.rpcUrl, 'getSignaturesForAddress', [rig.payerAddress, { limit: 1 }]);
+    expect(bySigner.result).to.equal([{ signature: settled.transaction, slot: landed.result.slot, err: null, memo: null, blockTime: null, confirmationStatus: 'finalized' }]);
+    expect((await rpcCall(rig.rpcUrl, 'getSignaturesForAddress', [rig.payerAddress, { before: settled.transaction, limit: 1000 }])).result.map((entry: { signature: string }) => entry.signature)).to.not.include(settled.transaction);
+    expect((await rpcCall(rig.rpcUrl, 'getSignaturesForAddress', ['11111111111111111111111111111112'])).result).to.equal([]);
+    expect((await rpcCall(rig.rpcUrl, 'getSignaturesForAddress', [rig.payerAddress, { limit: 1001 }])).error).to.include({ code: -32602 });
   });
 
   it('does not settle a replayed payload twice, in the same facilitator, in a fresh one, or after the blockhash expired', async () => {

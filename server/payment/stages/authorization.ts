@@ -15,10 +15,23 @@ export type AuthorizationState =
   /** Not executed yet, and still valid: it could still be charged. */
   | 'unused';
 
-/** Reads an EVM payment's authorization on its chain; throws when the chain cannot be read. */
+/** Reads what became of a payment on its chain; throws when the chain cannot be read. */
 export interface AuthorizationReader {
-  /** Undefined when the payment is not an EIP-3009 authorization on a chain this reader knows. */
+  /** Undefined when the reader cannot tell (a payment on a chain it does not read, or not found where it may still land). */
   stateOf(payment: Payment): Promise<AuthorizationState | undefined>;
+}
+
+/** Each payment read by the reader of its chain. */
+export class ChainReaders implements AuthorizationReader {
+  constructor(private readonly readers: readonly AuthorizationReader[]) {}
+
+  async stateOf(payment: Payment): Promise<AuthorizationState | undefined> {
+    for (const reader of this.readers) {
+      const state = await reader.stateOf(payment);
+      if (state !== undefined) return state;
+    }
+    return undefined;
+  }
 }
 
 const AUTHORIZATION_STATE_ABI = [{

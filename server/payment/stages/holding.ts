@@ -130,9 +130,14 @@ export class ResultHolding {
   private async alreadyOnChain(payment: Payment): Promise<boolean> {
     try {
       await verifyPayment(this.server, payment);
-      return false;
     } catch (err) {
-      return err instanceof ServiceError && err.code === 'PAYMENT_ALREADY_USED';
+      if (err instanceof ServiceError && err.code === 'PAYMENT_ALREADY_USED') return true;
+    }
+    // Past a Solana blockhash's life the verification proves nothing; the chain's record does.
+    try {
+      return await this.authorizations?.stateOf(payment) === 'used';
+    } catch {
+      return false;
     }
   }
 
