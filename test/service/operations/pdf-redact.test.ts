@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
-import { makePdf, textPages } from '../../support/pdf-fixtures.js';
+import { makePdf, textPages, type FixturePage } from '../../support/pdf-fixtures.js';
 import { runOperation } from '../../support/jobs.js';
 import { tool, withFile } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
@@ -168,6 +168,37 @@ describe('redaction removes the text, and only it', () => {
     const at = (x: number, y: number) => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)];
     expect(at(150, 650)).to.not.equal([255, 0, 0]);
     expect(at(50, 800)).to.equal([255, 0, 0]);
+  });
+
+  it('areas on rotated pages and on pages with a UserUnit: placed on the page as displayed, in points (poppler\'s boxes, turned, and scaled by the UserUnit it ignores)', async () => {
+    const cases: Array<{ page: FixturePage; unit: number }> = [
+      { page: { text: 'Alpha secret\nBeta kept', rotate: 90 }, unit: 1 },
+      { page: { text: 'Alpha secret\nBeta kept', rotate: 270 }, unit: 1 },
+      { page: { text: 'Alpha secret\nBeta kept', rotate: 180 }, unit: 1 },
+      { page: { text: 'Alpha secret\nBeta kept', userUnit: 2, size: [300, 400] }, unit: 2 },
+    ];
+    for (const { page, unit } of cases) {
+      const pdf = makePdf([page]);
+      const box = await withFile(pdf, 'pdf', async (file, dir) => {
+        const { out } = await tool('pdftotext', ['-bbox', file, '-'], dir);
+        const m = /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">secret<\/word>/.exec(out);
+        return m!.slice(1, 5).map((v) => Number(v) * unit);
+      });
+      // A band through the word's middle, across its length: it meets every glyph of the word and
+      // no glyph of the lines beside it.
+      const [x0, y0, x1, y1] = box;
+      const along = x1 - x0 > y1 - y0;
+      const [cx, cy] = [(x0 + x1) / 2, (y0 + y1) / 2];
+      const area = along
+        ? { page: 1, x: x0 + 1, y: cy - 3, width: x1 - x0 - 2, height: 6 }
+        : { page: 1, x: cx - 3, y: y0 + 1, width: 6, height: y1 - y0 - 2 };
+      const { pdf: out, report } = await redact(pdf, { areas: [area] });
+      expect(report, JSON.stringify(page)).to.equal({ total: 1, pages: [1], elsewhere: 0 });
+      const where = await readable(out);
+      expect(findings(where, 'secret'), JSON.stringify(page)).to.equal([]);
+      expect(where.poppler, JSON.stringify(page)).to.contain('Alpha');
+      expect(where.poppler, JSON.stringify(page)).to.contain('Beta kept');
+    }
   });
 
   it('every other copy is cut: Info and XMP metadata, outline title, annotation contents and form value', async () => {
