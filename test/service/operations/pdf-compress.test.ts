@@ -1,9 +1,13 @@
-// /v1/pdf/compress: smaller or the same, never larger, with pages, text, outline and links kept.
+// /v1/pdf/compress: smaller or the same, never larger, with pages, text, outline and links kept;
+// target_kb: at or under the target with every page kept, or 422 TARGET_UNREACHABLE naming the
+// smallest size reached (paid over HTTP, with the image's, in image-compress.test.ts).
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makePdf, photographedPage, mixedPagesPdf, sampleFile } from '../../support/pdf-fixtures.js';
+import { makePdf, photographedPage, mixedPagesPdf, sampleFile, textPages } from '../../support/pdf-fixtures.js';
+import sharp from 'sharp';
+import { detailedPhoto } from '../../support/image-fixtures.js';
 import { runOperation } from '../../support/jobs.js';
 import { pdfFacts, tool, withFile } from '../../support/independent-tools.js';
 
@@ -72,5 +76,54 @@ describe('pdf.compress on the sample corpus', () => {
     expect(after.outlineItems).to.equal(before.outlineItems);
     expect(after.links).to.equal(before.links);
     expect(after.text.replace(/\s+/g, ' ')).to.equal(before.text.replace(/\s+/g, ' '));
+  });
+});
+
+const KB = 1024;
+
+describe('target_kb on /v1/pdf/compress', () => {
+  let pdf: Buffer;
+  before(async () => {
+    // About 190 dpi on an A4 page: every level below lossless has something to downsample.
+    const picture = await sharp(await detailedPhoto(1600, 2240)).jpeg({ quality: 92 }).toBuffer();
+    pdf = makePdf([
+      { text: 'Cover page', jpeg: { bytes: picture, width: 1600, height: 2240, color: true } },
+      { jpeg: { bytes: picture, width: 1600, height: 2240, color: true } },
+      ...textPages(1),
+    ]);
+  });
+
+  it('reaches a target below what lossless and balanced make: at or under it, every page kept, qpdf --check clean', async () => {
+    const balanced = (await runOperation('pdf.compress', [pdf], { level: 'balanced' })).output!.body.byteLength;
+    const max = (await runOperation('pdf.compress', [pdf], { level: 'max' })).output!.body.byteLength;
+    expect(max).to.be.below(balanced);
+    const targetKb = Math.floor((balanced - 1) / KB);
+    const { output, error } = await runOperation('pdf.compress', [pdf], { target_kb: targetKb });
+    expect(error).to.not.exist();
+    expect(output!.body.byteLength).to.be.at.most(targetKb * KB);
+    const facts = await pdfFacts(output!.body);
+    expect(facts.check).to.equal(0);
+    expect(facts.pages).to.equal(3);
+    expect(facts.text).to.contain('Cover page');
+  });
+
+  it('a target the input already meets returns the lossless rewrite or the input, no smaller than needed', async () => {
+    const { output } = await runOperation('pdf.compress', [pdf], { target_kb: Math.ceil(pdf.length / KB) });
+    const lossless = (await runOperation('pdf.compress', [pdf], { level: 'lossless' })).output!.body;
+    expect(output!.body.byteLength).to.equal(lossless.byteLength);
+  });
+
+  it('an unreachable target is 422 TARGET_UNREACHABLE naming the smallest size reached', async () => {
+    const { error } = await runOperation('pdf.compress', [pdf], { target_kb: 1 });
+    expect(error).to.include({ code: 'TARGET_UNREACHABLE', status: 422, field: 'target_kb' });
+    const reached = Number(/the smallest PDF reached is (\d+) bytes/.exec(error!.message)?.[1]);
+    expect(reached).to.be.above(KB);
+    const max = (await runOperation('pdf.compress', [pdf], { level: 'max' })).output!.body.byteLength;
+    expect(reached).to.be.at.most(max);
+  });
+
+  it('level and target_kb together are refused before payment', async () => {
+    const { error } = await runOperation('pdf.compress', [pdf], { level: 'max', target_kb: 100 });
+    expect(error).to.include({ code: 'FIELD_INVALID', status: 422, field: 'target_kb' });
   });
 });

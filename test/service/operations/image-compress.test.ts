@@ -1,35 +1,58 @@
-// Compress to a target size (target_kb) on /v1/image/compress and /v1/pdf/compress: the result
-// is at or under the target and opens in another tool; an unreachable target is a 422 naming the
-// smallest size reached, and a paid call for it charges nothing.
+// /v1/image/compress: every format in and out, transparency onto white for JPEG, a palette PNG of
+// at most `colors` entries, quality that decides the size, and target_kb: the best quality at or
+// under the target, or 422 TARGET_UNREACHABLE naming the smallest size reached, charging nothing.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
-import { makePdf, textPages } from '../../support/pdf-fixtures.js';
+import { makePdf } from '../../support/pdf-fixtures.js';
 import { runOperation } from '../../support/jobs.js';
-import { pdfFacts } from '../../support/independent-tools.js';
 import { startTestService, form, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
+import { detailedPhoto, W, H, run, rawOf, expectEveryFormat, pngChunkSize, pictureFixtures, type ImageFormat } from '../../support/image-fixtures.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
 const { expect } = Code;
 
-/** A detailed picture (gradients and fixed-seed noise) that does not compress to nothing. */
-async function photo(width: number, height: number): Promise<Buffer> {
-  const raw = Buffer.alloc(width * height * 3);
-  let seed = 4242;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      const i = (y * width + x) * 3;
-      const noise = (seed >> 16) % 48;
-      raw[i] = (x * 255 / width + noise) & 255;
-      raw[i + 1] = (y * 255 / height + noise) & 255;
-      raw[i + 2] = ((x ^ y) + noise) & 255;
+let fixtures: Record<ImageFormat, Buffer>;
+before(async () => {
+  ({ files: fixtures } = await pictureFixtures());
+});
+
+describe('/v1/image/compress', () => {
+  it('compress: each input to each output, with the real media type and exact size', async () => {
+    await expectEveryFormat('compress', {}, W, H);
+  });
+
+  it('flattens transparency onto white for JPEG output', async () => {
+    const transparent = await sharp({ create: { width: 8, height: 8, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    const out = await rawOf((await run('compress', transparent, { format: 'jpeg' })).body);
+    expect(Math.min(...out.data)).to.be.above(250);
+  });
+
+  it('compress makes a palette PNG of at most `colors` entries', async () => {
+    // 2, 4, 16 and 256 are PNG bit depths that libvips quantises to; other counts go through pngquant.
+    for (const colors of [256, 100, 16, 8, 3, 2]) {
+      const out = (await run('compress', fixtures.png, { colors })).body;
+      const entries = pngChunkSize(out, 'PLTE') / 3;
+      expect(entries).to.be.above(0);
+      expect(entries).to.be.at.most(colors);
+      expect((await sharp(out).metadata()).isPalette).to.be.true();
+      const { data } = await sharp(out).raw().toBuffer({ resolveWithObject: true });
+      const distinct = new Set<number>();
+      for (let i = 0; i < data.length; i += 3) distinct.add(data.readUIntBE(i, 3));
+      expect(distinct.size).to.be.at.most(colors);
     }
-  }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).blur(0.6).png().toBuffer();
-}
+  });
+
+  it('a lower quality gives a smaller JPEG and WebP', async () => {
+    for (const format of ['jpeg', 'webp'] as const) {
+      const high = (await run('compress', fixtures.png, { format, quality: 90 })).body;
+      const low = (await run('compress', fixtures.png, { format, quality: 30 })).body;
+      expect(low.length).to.be.below(high.length);
+    }
+  });
+});
 
 const KB = 1024;
 
@@ -37,7 +60,7 @@ describe('target_kb on /v1/image/compress', () => {
   let png: Buffer;
   let jpeg: Buffer;
   before(async () => {
-    png = await photo(480, 360);
+    png = await detailedPhoto(480, 360);
     jpeg = await sharp(png).jpeg({ quality: 95 }).toBuffer();
   });
 
@@ -95,59 +118,12 @@ describe('target_kb on /v1/image/compress', () => {
   });
 });
 
-describe('target_kb on /v1/pdf/compress', () => {
-  let pdf: Buffer;
-  before(async () => {
-    // About 190 dpi on an A4 page: every level below lossless has something to downsample.
-    const picture = await sharp(await photo(1600, 2240)).jpeg({ quality: 92 }).toBuffer();
-    pdf = makePdf([
-      { text: 'Cover page', jpeg: { bytes: picture, width: 1600, height: 2240, color: true } },
-      { jpeg: { bytes: picture, width: 1600, height: 2240, color: true } },
-      ...textPages(1),
-    ]);
-  });
-
-  it('reaches a target below what lossless and balanced make: at or under it, every page kept, qpdf --check clean', async () => {
-    const balanced = (await runOperation('pdf.compress', [pdf], { level: 'balanced' })).output!.body.byteLength;
-    const max = (await runOperation('pdf.compress', [pdf], { level: 'max' })).output!.body.byteLength;
-    expect(max).to.be.below(balanced);
-    const targetKb = Math.floor((balanced - 1) / KB);
-    const { output, error } = await runOperation('pdf.compress', [pdf], { target_kb: targetKb });
-    expect(error).to.not.exist();
-    expect(output!.body.byteLength).to.be.at.most(targetKb * KB);
-    const facts = await pdfFacts(output!.body);
-    expect(facts.check).to.equal(0);
-    expect(facts.pages).to.equal(3);
-    expect(facts.text).to.contain('Cover page');
-  });
-
-  it('a target the input already meets returns the lossless rewrite or the input, no smaller than needed', async () => {
-    const { output } = await runOperation('pdf.compress', [pdf], { target_kb: Math.ceil(pdf.length / KB) });
-    const lossless = (await runOperation('pdf.compress', [pdf], { level: 'lossless' })).output!.body;
-    expect(output!.body.byteLength).to.equal(lossless.byteLength);
-  });
-
-  it('an unreachable target is 422 TARGET_UNREACHABLE naming the smallest size reached', async () => {
-    const { error } = await runOperation('pdf.compress', [pdf], { target_kb: 1 });
-    expect(error).to.include({ code: 'TARGET_UNREACHABLE', status: 422, field: 'target_kb' });
-    const reached = Number(/the smallest PDF reached is (\d+) bytes/.exec(error!.message)?.[1]);
-    expect(reached).to.be.above(KB);
-    const max = (await runOperation('pdf.compress', [pdf], { level: 'max' })).output!.body.byteLength;
-    expect(reached).to.be.at.most(max);
-  });
-
-  it('level and target_kb together are refused before payment', async () => {
-    const { error } = await runOperation('pdf.compress', [pdf], { level: 'max', target_kb: 100 });
-    expect(error).to.include({ code: 'FIELD_INVALID', status: 422, field: 'target_kb' });
-  });
-});
-
 describe('target_kb paid over HTTP on the local Base chain', () => {
   let t: TestService;
   let jpeg: Buffer;
   before(async () => {
     t = await startTestService();
-    jpeg = await sharp(await photo(480, 360)).jpeg({ quality: 95 }).toBuffer();
+    jpeg = await sharp(await detailedPhoto(480, 360)).jpeg({ quality: 95 }).toBuffer();
   });
   after(async () => { await t?.stop(); });
 
