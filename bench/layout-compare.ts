@@ -13,6 +13,10 @@
 // engine. --scanned adds the benchmark's scanned subset (20 pages in each style, as its
 // markdown-scanned step): each page rendered at 200 dpi, its hOCR from tesseract cached, then
 // read by the engine as the scanned path does (<out>/scanned/<style>/<id>.md).
+// Each document is also scored against its ground truth (bench/markdown/metrics.ts, scorePage:
+// the benchmark's overall, the mean of NID, TEDS and MHS) into <out>/scores.json; against an
+// earlier run, every page whose score fell is named, and each set of styles (tuning, held-out)
+// is summed up by column count. --styles=a,b limits the run to some styles.
 // Exits 1 when a file differs from, or is missing against, the earlier run.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -28,7 +32,8 @@ import { readStextChunks } from '../workers/layout/index.js';
 import { rulesOf } from '../workers/layout/rules.js';
 import { hocrFragments, pngSize, snapSizes } from '../workers/layout/scanned.js';
 import { tablesOfStext, type PageTable } from '../workers/layout/tables.js';
-import { CACHE, groundTruth, pageCount, renderPdf, scanPdf, STYLES } from './markdown/pages.js';
+import { CACHE, groundTruth, pageCount, scanPdf, STYLES, stylePage } from './markdown/pages.js';
+import { scorePage, type PageScores } from './markdown/metrics.js';
 
 warmLauncher();
 // --stext-cache=<dir> reads the PDFs again into another folder (mutool's reading checked too).
@@ -137,6 +142,19 @@ function scannedMarkdown(read: Read, hocr: ({ hocr: string; width: number } | nu
   return body.trim() ? body : '(NO_CONTENT)\n';
 }
 
+const fmt = (v: number | null) => (v === null ? '–' : v.toFixed(3));
+
+/** The benchmark's page means (NID over every page, TEDS over pages with tables, MHS over pages with headings) and their mean. */
+function overallOf(rows: PageScores[]): { overall: number; nid: number | null; teds: number | null; mhs: number | null } {
+  const mean = (key: 'nid' | 'teds' | 'mhs') => {
+    const values = rows.map((r) => r[key]).filter((v): v is number => v !== null);
+    return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+  };
+  const nid = mean('nid'), teds = mean('teds'), mhs = mean('mhs');
+  const parts = [nid, teds, mhs].filter((v): v is number => v !== null);
+  return { overall: parts.reduce((a, b) => a + b, 0) / Math.max(1, parts.length), nid, teds, mhs };
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const arg = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -152,13 +170,22 @@ async function main(): Promise<void> {
     await writeFile(path.join(out, name), text);
     files.push(name);
   };
-  for (const style of STYLES) {
+  const only = arg('styles')?.split(',');
+  const styles = STYLES.filter((s) => !only || only.includes(s.id));
+  const scores: Record<string, number> = {};
+  const byGroup = new Map<string, PageScores[]>();
+  for (const style of styles) {
     for (const [id, markdown] of all) {
-      const pdf = await renderPdf(style, id, markdown);
+      const { pdf, truth } = await stylePage(style, id, markdown);
       const read = await stextOf(pdf);
       pages += read.pages;
-      await write(`${style.id}/${id}.md`, markdownOfChunks(read.chunks));
+      const output = markdownOfChunks(read.chunks);
+      await write(`${style.id}/${id}.md`, output);
       await write(`${style.id}/${id}.tables.json`, tablesOfChunks(read));
+      const score = scorePage(truth, output);
+      scores[`${style.id}/${id}`] = overallOf([score]).overall;
+      const group = `${style.set}, ${style.columns} column${style.columns > 1 ? 's' : ''}`;
+      byGroup.set(group, [...(byGroup.get(group) ?? []), score]);
     }
     process.stderr.write(`${style.id}: ${all.size} documents\n`);
   }
@@ -168,9 +195,9 @@ async function main(): Promise<void> {
     const ids = [...all.keys()];
     const withTables = ids.filter((id) => all.get(id)!.includes('<table'));
     const chosen = [...withTables.slice(0, 10), ...ids.filter((id) => !withTables.includes(id)).slice(0, 10)].sort();
-    for (const style of STYLES) {
+    for (const style of styles) {
       for (const id of chosen) {
-        const scan = await scanPdf(await renderPdf(style, id, all.get(id)!));
+        const scan = await scanPdf((await stylePage(style, id, all.get(id)!)).pdf);
         const read = await stextOf(scan);
         scannedPages += read.pages;
         await write(`scanned/${style.id}/${id}.md`, scannedMarkdown(read, await hocrOf(scan, read)));
@@ -180,7 +207,19 @@ async function main(): Promise<void> {
   }
   const documents = files.filter((f) => f.endsWith('.md')).length;
   console.log(`${documents} documents written to ${out}: ${pages} text-layer pages (Markdown and tables), ${scannedPages} scanned pages`);
+  await writeFile(path.join(out, 'scores.json'), JSON.stringify(scores, null, 1));
+  for (const [group, rows] of [...byGroup].sort()) {
+    const s = overallOf(rows);
+    console.log(`${group.padEnd(22)} ${String(rows.length).padStart(4)} pages  overall ${s.overall.toFixed(3)}  NID ${fmt(s.nid)}  TEDS ${fmt(s.teds)}  MHS ${fmt(s.mhs)}`);
+  }
   if (!against) return;
+  if (existsSync(path.join(against, 'scores.json'))) {
+    const before = JSON.parse(await readFile(path.join(against, 'scores.json'), 'utf8')) as Record<string, number>;
+    const changed = Object.entries(scores).filter(([page, score]) => before[page] !== undefined && Math.abs(score - before[page]!) > 1e-9);
+    const worse = changed.filter(([page, score]) => score < before[page]!).sort((a, b) => (a[1] - before[a[0]]!) - (b[1] - before[b[0]]!));
+    console.log(`scores: ${changed.length - worse.length} pages better, ${worse.length} worse than ${against}`);
+    for (const [page, score] of worse) console.log(`  worse: ${page} ${before[page]!.toFixed(3)} -> ${score.toFixed(3)}`);
+  }
   const differing: string[] = [];
   for (const name of files) {
     const before = path.join(against, name);
