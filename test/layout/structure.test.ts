@@ -1,7 +1,7 @@
 // Block rules (workers/layout/structure.ts): paragraphs, headings, lists and code, on rows built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { blocksOf, bodySizeOf, breaksParagraph, changesSize, continuesCode, isHeading, lineStepOf, nestMarker, opensIndentedParagraph } from '../../workers/layout/structure.js';
+import { blocksOf, bodySizeOf, breaksParagraph, gapSizeOf, changesSize, continuesCode, isHeading, lineStepOf, nestMarker, opensIndentedParagraph } from '../../workers/layout/structure.js';
 import { rowsOf } from '../../workers/layout/rows.js';
 import { DEFAULT_LINE_STEP_EM } from '../../workers/layout/thresholds.js';
 import { piece, prose, rowOf } from './fixtures.js';
@@ -28,6 +28,20 @@ describe('layout: blocks', () => {
     const a = row('line one', 0, 400, 100);
     expect(breaksParagraph(a, row('line two', 0, 400, 113), 13, 10)).to.be.false();
     expect(breaksParagraph(a, row('new paragraph', 0, 400, 130), 13, 10)).to.be.true();
+  });
+
+  it('a title set on several lines of large type is one heading; two headings stacked apart stay two (gapSizeOf)', () => {
+    // 24 pt lines (boxes 24 pt high here) whose baselines are 34 pt apart leave white gaps of 10 pt, over 0.9 em of the 10 pt body.
+    const title = [piece('ARE CIGARETTE SMOKERS', 0, 300, 100, { size: 24 }), piece('HYPERBOLIC TIME', 0, 200, 134, { size: 24 }), piece('DISCOUNTERS?', 0, 160, 168, { size: 24 })];
+    const body = prose(6, 0, 400, 220);
+    const blocks = blocksOf([...title, ...body], { bodySize: 10 });
+    expect(blocks.map((b) => b.kind)).to.equal(['heading', 'paragraph']);
+    expect(blocks[0]!.kind === 'heading' && blocks[0]!.spans.map((s) => s.text).join('')).to.equal('ARE CIGARETTE SMOKERS HYPERBOLIC TIME DISCOUNTERS?');
+    expect(gapSizeOf(rowOf([title[0]!]), rowOf([title[1]!]), 10)).to.equal(24);
+    expect(gapSizeOf(rowOf([title[2]!]), rowOf([body[0]!]), 10)).to.equal(10);
+    // A chapter label and its title, set apart by a heading's margin as well (30 pt of white).
+    const stacked = [piece('Chapter 3', 0, 120, 100, { size: 24 }), piece('Numerical differentiation', 0, 300, 154, { size: 24 })];
+    expect(blocksOf([...stacked, ...body], { bodySize: 10 }).map((b) => b.kind)).to.equal(['heading', 'heading', 'paragraph']);
   });
 
   it('a change of type size breaks a paragraph (changesSize)', () => {

@@ -72,9 +72,18 @@ export function isHeading(rows: Row[], text: string, body: number): boolean {
   return !!text && text.length < HEADING_MAX_CHARS && (big || (allBold && rows.length <= BOLD_HEADING_MAX_LINES && text.length < BOLD_HEADING_MAX_CHARS && !/[.,;:]$/.test(text) && size >= body - SAME_SIZE_PT));
 }
 
+/**
+ * The type size a white gap between two lines is measured in: that of the lines when both are
+ * set in one size larger than the body (the lines of a title wrapped over several lines stand as
+ * far apart as their own size makes them), else the body size.
+ */
+export function gapSizeOf(prev: Row, row: Row, body: number): number {
+  return Math.abs(prev.size - row.size) < SAME_SIZE_PT ? Math.max(body, Math.min(prev.size, row.size)) : body;
+}
+
 /** Whether the gap from `prev` to `row` is a paragraph break: a step well past the usual line step (or the line's own size), or a wide white gap. */
 export function breaksParagraph(prev: Row, row: Row, step: number, body: number): boolean {
-  return row.base - prev.base > Math.max(step * PARAGRAPH_STEP_LINES, prev.size * PARAGRAPH_STEP_EM) || row.y0 - prev.y1 > body * PARAGRAPH_GAP_EM;
+  return row.base - prev.base > Math.max(step * PARAGRAPH_STEP_LINES, prev.size * PARAGRAPH_STEP_EM) || row.y0 - prev.y1 > gapSizeOf(prev, row, body) * PARAGRAPH_GAP_EM;
 }
 
 /** Whether the type size changes from `prev` to `row` (a heading and its text, a caption and a paragraph). */

@@ -94,7 +94,13 @@ export const DEFAULT_LINE_STEP_EM = 1.25;
 export const PARAGRAPH_STEP_LINES = 1.3;
 /** ... or of more than this many ems of the line above (large type has large steps of its own). */
 export const PARAGRAPH_STEP_EM = 1.5;
-/** ... or a white gap between two lines of more than this many ems (body size): a paragraph's spacing. */
+/**
+ * ... or a white gap between two lines of more than this many ems: a paragraph's spacing. The em
+ * is the body size, or the lines' own size when both are set in one larger size (gapSizeOf): a
+ * title of 20 to 24 pt wrapped over lines 1.15 apart leaves white gaps of 8 to 10 pt between
+ * them, as wide as a paragraph gap of 10 pt body text, while two headings stacked one above the
+ * other stand apart by their margins as well (more than this many of their own ems).
+ */
 export const PARAGRAPH_GAP_EM = 0.9;
 /**
  * A line indented more than this many ems (body size) from the region's left edge, under a line
