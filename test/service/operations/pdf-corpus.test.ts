@@ -151,6 +151,9 @@ const OPERATIONS: [string, OperationId, Record<string, string | number>][] = [
   ['render', 'pdf.render', { dpi: 36 }],
   ['images', 'pdf.images', {}],
   ['extract', 'pdf.extract', {}],
+  ['searchable', 'pdf.searchable', { languages: 'eng' }],
+  ['redact', 'pdf.redact', { text: '["the"]', regex: '["[0-9]{4}"]' }],
+  ['sanitize', 'pdf.sanitize', { keep_links: 'false' }],
 ];
 
 describe('robustness corpus (pdf.js test files)', () => {
