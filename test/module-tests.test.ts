@@ -31,7 +31,7 @@ const SERVICE_TESTED: Record<string, string> = {
   'checks/schema.ts': 'service/operations/model, service/bad-input (the JSON Schemas structured accepts)',
   // The paying side is shown paying on the local chains, which a unit test would only imitate.
   'client/payer.ts': 'service/payments, system/cli, system/mcp-bridge (paying on the local Base and Solana chains)',
-  'client/svm-payer.ts': 'service/payments, service/payment-rig-svm (Solana payments on the local chain)',
+  'client/svm-payer.ts': 'service/payments, service/payment-rig (Solana payments on the local chain)',
   'client/protocol.ts': 'service/mcp, system/mcp-bridge (the MCP payment and receipt _meta keys, the base64 limit)',
   'operations/index.ts': 'unit/operations/define, readme-operations, service/surfaces (the table every description derives from)',
   'operations/shared.ts': 'service/bad-input, readme-operations (the input limits shared by operations)',
@@ -68,7 +68,6 @@ const SERVICE_TESTED: Record<string, string> = {
   'server/payment/redis-guard.ts': 'system/scale (replicas sharing one redis-server)',
   'server/payment/held-results.ts': 'service/faults, system/scale (results held after a lost settlement answer)',
   'server/payment/setup.ts': 'service/going-live, service/hosted-facilitators, layers (the chains and facilitators the gate is given)',
-  'server/payment/svm-payment-id.ts': 'service/payment-rig-svm, service/payments (a Solana payment\'s identity)',
   'server/plugins/body.ts': 'service/foundation (lent buffers), service/upload-limits',
   'server/plugins/connection.ts': 'service/upload-limits, service/bad-input (raw sockets)',
   'server/plugins/dev.ts': 'system/web, system/production-install (the /dev routes, absent in live mode)',
