@@ -52,6 +52,10 @@ export interface ResourceDescription {
   extensions?: Record<string, unknown>;
 }
 
+// How often the results held here are recorded again where nothing is recorded for their payment:
+// a record lost with the store, or a claim another replica released, is restored within this.
+const ANNOUNCE_HELD_MS = 2000;
+
 // Distinct quotes kept: one per operation and amount seen (per-page prices vary with the page count).
 const MAX_KEPT_QUOTES = 1024;
 
@@ -69,6 +73,7 @@ export class PaymentGate {
   private readonly quotes = new Map<string, PaymentRequired>();
   private readonly ledger: PaymentLedger;
   private readonly holding: ResultHolding;
+  private readonly announcing: NodeJS.Timeout;
 
   private constructor(
     private readonly server: x402ResourceServer,
@@ -84,6 +89,7 @@ export class PaymentGate {
     const svmRpcUrls = new Map(chains.filter((chain) => chain.network.startsWith('solana:')).map((chain) => [chain.network, chain.rpcUrl]));
     this.holding = new ResultHolding(server, this.ledger, metrics, new ChainReaders([new ChainAuthorizationReader(evmRpcUrls), new SolanaTransactionReader(svmRpcUrls)]));
     guard.onReconnect(() => void this.holding.announceHeld());
+    this.announcing = setInterval(() => void this.holding.announceHeld(), ANNOUNCE_HELD_MS).unref();
   }
 
   /** Connects to every facilitator; fails the boot when a chain has no facilitator that supports it. */
@@ -241,7 +247,10 @@ export class PaymentGate {
         throw facilitatorRefused(settlement.error, 'nothing was charged and no result is returned; the same payment can be sent again once the service is fixed');
       case 'spent':
         // Spent before this settlement: by an earlier one whose record was lost (a guard store that
-        // restarted empty), or by its payer. Asking to pay again would be wrong either way.
+        // restarted empty), or by its payer. Asking to pay again would be wrong either way. This
+        // claim is not the payment's fate: left in place, it would answer every retry "in
+        // progress" and keep the replica holding the result from recording it again.
+        await this.ledger.release(payment);
         this.metrics.payments.inc({ stage: 'settle_failed' });
         throw alreadySpent();
       case 'failed':
@@ -297,6 +306,7 @@ export class PaymentGate {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.announcing);
     this.holding.clear();
     await this.guard.close();
   }

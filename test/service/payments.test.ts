@@ -415,6 +415,39 @@ function baseOnly(service: () => TestService): void {
     await t.evm.mint(privateKeyToAccount(generatePrivateKey()).address, 1n);
   }
 
+  it('a payment another instance settled while this one worked: 409 PAYMENT_ALREADY_USED, and its claim released (a retry is not told "in progress" for ten minutes); the holder still delivers, charged once', async () => {
+    const impatient = await startTestService({ rigs: { evm: t.evm }, config: { facilitatorTimeoutMs: 1000 } });
+    const other = await startTestService({ rigs: { evm: t.evm } });
+    try {
+      const payload = await sign(await quote('/v1/pdf/extract', () => form([pdf3])));
+      const before = await balances();
+      // The settlement lands 4 s after it is asked for: the first instance has stopped waiting by
+      // then (its result held), and the second verifies the payment before it lands.
+      t.evm.facilitator.faults.settleDelayMs = 4000;
+      let atOther: Response;
+      try {
+        const first = await paidAt(`${impatient.url}/v1/pdf/extract`, form([pdf3]), payload);
+        expect(await errorCode(first)).to.equal('SETTLEMENT_UNCONFIRMED');
+        atOther = await paidAt(`${other.url}/v1/pdf/extract`, form([pdf3]), payload);
+      } finally {
+        delete t.evm.facilitator.faults.settleDelayMs;
+      }
+      expect(atOther.status).to.equal(409);
+      expect(await errorCode(atOther)).to.equal('PAYMENT_ALREADY_USED');
+      const again = await paidAt(`${other.url}/v1/pdf/extract`, form([pdf3]), payload);
+      expect(again.status).to.equal(409);
+      expect(await errorCode(again)).to.equal('PAYMENT_ALREADY_USED');
+      const held = await paidAt(`${impatient.url}/v1/pdf/extract`, form([pdf3]), payload);
+      expect(held.status).to.equal(200);
+      expect(((await held.json()) as { pageCount: number }).pageCount).to.equal(3);
+      const after = await balances();
+      expect(before.payer - after.payer).to.equal(30000n);
+      expect(after.payTo - before.payTo).to.equal(30000n);
+    } finally {
+      await Promise.all([impatient.stop(), other.stop()]);
+    }
+  });
+
   it('a held result retried after validBefore, its first settlement having landed: the chain says charged, so 200 with the held result, charged once', async () => {
     const { payload, validBefore } = await signShortLived(await quote('/v1/pdf/extract', () => form([pdf3])), 10);
     const before = await balances();
