@@ -42,6 +42,8 @@ export interface Surface<T> {
   /** What "ask for a link instead" is called on this surface, for the refusal's message. */
   linkHint: string;
   encode(output: JobOutput): T;
+  /** The memory the encoded answer keeps while it is held for a retry (base64 is a third larger). */
+  heldBytesOf(output: JobOutput): number;
 }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -196,5 +198,5 @@ async function deliverable<T>(output: JobOutput, delivery: Delivery, pushTo: URL
     // A string or buffer past what the runtime can build: the same answer, never a 500 after payment.
     fail('RESULT_TOO_LARGE', `the result is ${megabytes(size)}, too large to encode for this way of calling; nothing was charged: ${surface.linkHint}`);
   }
-  return { kind: 'inline', body, heldBytes: size };
+  return { kind: 'inline', body, heldBytes: surface.heldBytesOf(output) };
 }

@@ -48,6 +48,14 @@ function resultContent(op: Operation, output: JobOutput): CallToolResult {
   };
 }
 
+/** What resultContent's answer keeps in memory: the text (and, for JSON, its parsed copy), or the base64 string of the bytes. */
+function heldContentBytes(output: JobOutput): number {
+  const size = output.body.byteLength;
+  if (output.mediaType === 'application/json') return 2 * size;
+  if (output.mediaType.startsWith('text/')) return size;
+  return Math.ceil(size / 3) * 4;
+}
+
 /** The structuredContent of a result: its JSON, or the report beside a file. */
 function resultSchema(op: Operation): Record<string, unknown> | undefined {
   if (op.output.jsonSchema) return op.output.jsonSchema;
@@ -85,7 +93,7 @@ function deliveryContent(op: Operation, result: Deliverable<CallToolResult>): Ca
 }
 
 function mcpSurface(app: App, op: Operation): Surface<CallToolResult> {
-  return { maxInlineBytes: app.config.mcpInlineMaxBytes, linkHint: 'call again with "delivery": "link"', encode: (output) => resultContent(op, output) };
+  return { maxInlineBytes: app.config.mcpInlineMaxBytes, linkHint: 'call again with "delivery": "link"', encode: (output) => resultContent(op, output), heldBytesOf: heldContentBytes };
 }
 
 async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, connection: Connection): Promise<CallToolResult> {

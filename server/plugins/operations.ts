@@ -55,7 +55,7 @@ function quoteResponse(h: ResponseToolkit, paymentRequired: PaymentRequired) {
 }
 
 // An HTTP answer carries any result the service makes (ZIPs stop at MAX_ZIP_BYTES, files at their limits).
-const HTTP_SURFACE: Surface<JobOutput> = { maxInlineBytes: Number.MAX_SAFE_INTEGER, linkHint: 'send delivery=link', encode: (output) => output };
+const HTTP_SURFACE: Surface<JobOutput> = { maxInlineBytes: Number.MAX_SAFE_INTEGER, linkHint: 'send delivery=link', encode: (output) => output, heldBytesOf: (output) => output.body.byteLength };
 
 /** A JSON body: the MCP tool's arguments, `{ "file": { "data" } | { "url" }, "<field>": value, … }`. */
 function readJsonArguments(op: Operation, body: Buffer): RawRequest {

@@ -243,11 +243,12 @@ for (const o of PDF_OPS) {
   http('/v1/pdf/unlock: a PDF that is not encrypted', unlock, e(422, 'NO_CONTENT', /not password-protected: there is nothing to unlock/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: PASSWORD } }));
   http('/v1/pdf/unlock: no password', unlock, e(422, 'FIELD_INVALID', /^"password" is required/), () => ({ files: [upload(fx.encrypted, 'pdf')] }));
   http('/v1/pdf/unlock: an empty password', unlock, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 1024 characters/), () => ({ files: [upload(fx.encrypted, 'pdf')], fields: { password: '' } }));
+  mcp('svc_pdf_unlock: a list as the password', unlock, e(422, 'FIELD_INVALID', /^"password" has 1 values \(the field repeated, or a list\); send one value/), () => ({ file: b64(fx.encrypted), password: [PASSWORD] }));
   mcp('svc_pdf_unlock: a number as the password', unlock, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 1024 characters/), () => ({ file: b64(fx.encrypted), password: 7731 }));
   const protect = op('pdf.protect');
   http('/v1/pdf/protect: a 257-character password', protect, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 127 bytes in UTF-8/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: NEW_PASSWORD.padEnd(257, 'x') } }));
   http('/v1/pdf/protect: no password', protect, e(422, 'FIELD_INVALID', /^"password" is required/), () => ({ files: [upload(fx.pdf3, 'pdf')] }));
-  http('/v1/pdf/protect: the password sent twice', protect, e(422, 'FIELD_INVALID', /^"password" was sent 2 times; send it once/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: [NEW_PASSWORD, PASSWORD] } }));
+  http('/v1/pdf/protect: the password sent twice', protect, e(422, 'FIELD_INVALID', /^"password" has 2 values \(the field repeated, or a list\); send one value/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: [NEW_PASSWORD, PASSWORD] } }));
   const redact = op('pdf.redact');
   const redactWith = (fields: Record<string, string>) => () => ({ files: [upload(fx.pdf3, 'pdf')], fields });
   http('/v1/pdf/redact: nothing to redact', redact, e(422, 'FIELD_INVALID', /^redact needs something to redact: at least one entry in "text", "regex" or "areas"/), redactWith({ text: '[]' }));
@@ -309,7 +310,7 @@ for (const o of PDF_OPS) {
   }
   http('/v1/pdf/searchable: languages of 65 characters', searchable, e(422, 'FIELD_INVALID', /^"languages" must be a string of 3 to 64 characters/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { languages: 'e'.repeat(65) } }));
   mcp('svc_pdf_searchable: languages "chi_sim"', searchable, e(422, 'FIELD_INVALID', /^"languages" holds "chi_sim", not among the installed language packs/), () => ({ file: b64(fx.pdf3), languages: 'chi_sim' }));
-  mcp('svc_pdf_searchable: languages as an array', searchable, e(422, 'FIELD_INVALID', /^"languages" (must be a string|was sent 2 times)/), () => ({ file: b64(fx.pdf3), languages: ['eng', 'deu'] }));
+  mcp('svc_pdf_searchable: languages as an array', searchable, e(422, 'FIELD_INVALID', /^"languages" has 2 values \(the field repeated, or a list\); send one value/), () => ({ file: b64(fx.pdf3), languages: ['eng', 'deu'] }));
   http('/v1/pdf/searchable: a PNG sent as a PDF', searchable, e(422, 'UNSUPPORTED_TYPE', /^the file is not a PDF: it looks like a PNG image/), () => ({ files: [upload(fx.png, 'pdf', 'application/pdf')], fields: { languages: 'eng' } }));
 }
 
@@ -339,7 +340,7 @@ for (const o of PDF_OPS) {
   http('/v1/pdf/split: ranges ""', split, e(422, 'FIELD_INVALID', /^"ranges" must be a string of 1 to 4096 characters/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { ranges: '' } }));
   http('/v1/pdf/split: ranges "z-1"', split, e(422, 'FIELD_INVALID', /ranges: range z-1 is reversed \(3 comes after 1\)/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { ranges: 'z-1' } }));
   http('/v1/pdf/split: no ranges', split, e(422, 'FIELD_INVALID', /^"ranges" is required/), () => ({ files: [upload(fx.pdf3, 'pdf')] }));
-  http('/v1/pdf/split: ranges sent twice', split, e(422, 'FIELD_INVALID', /^"ranges" was sent 2 times/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { ranges: ['1', '2'] } }));
+  http('/v1/pdf/split: ranges sent twice', split, e(422, 'FIELD_INVALID', /^"ranges" has 2 values \(the field repeated, or a list\)/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { ranges: ['1', '2'] } }));
   http('/v1/pdf/split: ranges of 4097 characters', split, e(422, 'FIELD_INVALID', /^"ranges" must be a string of 1 to 4096 characters/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { ranges: '1,'.repeat(2048) + '1' } }));
 
   const render = op('pdf.render');
@@ -358,10 +359,10 @@ for (const o of PDF_OPS) {
     http(`/v1/image/compress: quality "${quality}"`, imageCompress, e(422, 'FIELD_INVALID', /^"quality" must be an integer from 1 to 100; received /), () => ({ files: [upload(fx.png, 'png')], fields: { quality } }));
   }
   for (const quality of [1.5, -3, 101, 'NaN', [90, 80]]) {
-    const message = Array.isArray(quality) ? /^"quality" was sent 2 times/ : /^"quality" must be an integer from 1 to 100/;
+    const message = Array.isArray(quality) ? /^"quality" has 2 values \(the field repeated, or a list\)/ : /^"quality" must be an integer from 1 to 100/;
     mcp(`svc_image_compress: quality ${JSON.stringify(quality)}`, imageCompress, e(422, 'FIELD_INVALID', message), () => ({ file: b64(fx.png), quality }));
   }
-  http('/v1/image/compress: quality sent twice', imageCompress, e(422, 'FIELD_INVALID', /^"quality" was sent 2 times; send it once/), () => ({ files: [upload(fx.png, 'png')], fields: { quality: ['80', '90'] } }));
+  http('/v1/image/compress: quality sent twice', imageCompress, e(422, 'FIELD_INVALID', /^"quality" has 2 values \(the field repeated, or a list\); send one value/), () => ({ files: [upload(fx.png, 'png')], fields: { quality: ['80', '90'] } }));
   http('/v1/image/compress: colors "1"', imageCompress, e(422, 'FIELD_INVALID', /^"colors" must be an integer from 2 to 256; received 1/), () => ({ files: [upload(fx.png, 'png')], fields: { colors: '1' } }));
   http('/v1/image/compress: colors "257"', imageCompress, e(422, 'FIELD_INVALID', /^"colors" must be an integer from 2 to 256; received 257/), () => ({ files: [upload(fx.png, 'png')], fields: { colors: '257' } }));
   http('/v1/image/compress: format "gif"', imageCompress, e(422, 'FIELD_INVALID', /^"format" must be one of "jpeg", "png", "webp"/), () => ({ files: [upload(fx.png, 'png')], fields: { format: 'gif' } }));

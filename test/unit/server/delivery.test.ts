@@ -13,7 +13,7 @@ const { describe, it } = lab;
 const { expect } = Code;
 
 const output = (bytes: number): JobOutput => ({ body: new Uint8Array(bytes), mediaType: 'application/zip' });
-const surface = (maxInlineBytes: number, encode: Surface<string>['encode'] = (o) => Buffer.from(o.body).toString('base64')): Surface<string> => ({ maxInlineBytes, linkHint: 'ask for a link', encode });
+const surface = (maxInlineBytes: number, encode: Surface<string>['encode'] = (o) => Buffer.from(o.body).toString('base64')): Surface<string> => ({ maxInlineBytes, linkHint: 'ask for a link', encode, heldBytesOf: (o) => Math.ceil(o.body.byteLength / 3) * 4 });
 const context = (links = new ResultLinks(60_000)) => ({ links, outbound: outboundRules(loadConfig({}, {})), baseUrl: 'https://paydoc.example' });
 
 async function refusal(promise: Promise<unknown>): Promise<ServiceError> {
@@ -31,6 +31,8 @@ describe('delivery limits', () => {
     expect(err.message).to.include('nothing was charged: ask for a link');
     const ok = await prepareDelivery(output(1024), { kind: 'inline' }, undefined, surface(1024), context());
     expect(ok.kind).to.equal('inline');
+    // Held for a retry, it counts what the surface's encoding keeps: 1024 bytes as base64.
+    expect(ok.heldBytes).to.equal(1368);
   });
 
   it('inline: a result the runtime cannot encode (past V8\'s string limit) is the same 413, never an error after payment', async () => {
