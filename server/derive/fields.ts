@@ -79,7 +79,7 @@ export function validateFields(op: Operation, raw: Record<string, unknown>): Fie
         ? `"${shown}" is not a field of ${op.path}; its fields are ${allowed.map((n) => `"${n}"`).join(', ')}`
         : `"${shown}" is not a field of ${op.path}, which takes only the file`, { field: shown });
     }
-    if (Array.isArray(value)) fail('FIELD_INVALID', `"${name}" has ${value.length} values (the field repeated, or a list); send one value`, { field: name });
+    if (Array.isArray(value)) fail('FIELD_INVALID', `"${name}" has ${value.length} ${value.length === 1 ? 'value in a list' : 'values (the field repeated, or a list)'}; send one value`, { field: name });
   }
   // Multipart sends integers as decimal strings; only plain digits convert ("1e3", "12.0" and " 12" do not).
   const input: Record<string, unknown> = { ...raw };

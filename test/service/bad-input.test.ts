@@ -243,7 +243,7 @@ for (const o of PDF_OPS) {
   http('/v1/pdf/unlock: a PDF that is not encrypted', unlock, e(422, 'NO_CONTENT', /not password-protected: there is nothing to unlock/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: PASSWORD } }));
   http('/v1/pdf/unlock: no password', unlock, e(422, 'FIELD_INVALID', /^"password" is required/), () => ({ files: [upload(fx.encrypted, 'pdf')] }));
   http('/v1/pdf/unlock: an empty password', unlock, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 1024 characters/), () => ({ files: [upload(fx.encrypted, 'pdf')], fields: { password: '' } }));
-  mcp('svc_pdf_unlock: a list as the password', unlock, e(422, 'FIELD_INVALID', /^"password" has 1 values \(the field repeated, or a list\); send one value/), () => ({ file: b64(fx.encrypted), password: [PASSWORD] }));
+  mcp('svc_pdf_unlock: a list as the password', unlock, e(422, 'FIELD_INVALID', /^"password" has 1 value in a list; send one value/), () => ({ file: b64(fx.encrypted), password: [PASSWORD] }));
   mcp('svc_pdf_unlock: a number as the password', unlock, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 1024 characters/), () => ({ file: b64(fx.encrypted), password: 7731 }));
   const protect = op('pdf.protect');
   http('/v1/pdf/protect: a 257-character password', protect, e(422, 'FIELD_INVALID', /^"password" must be a string of 1 to 127 bytes in UTF-8/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { password: NEW_PASSWORD.padEnd(257, 'x') } }));
