@@ -1,10 +1,10 @@
 // Block rules (workers/layout/structure.ts): paragraphs, headings, lists and code, on rows built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { blocksOf, bodySizeOf, breaksParagraph, gapSizeOf, changesSize, continuesCode, isHeading, lineStepOf, nestMarker, opensIndentedParagraph } from '../../workers/layout/structure.js';
+import { blocksOf, bodySizeOf, breaksParagraph, chartTextRuns, gapSizeOf, changesSize, continuesCode, isHeading, lineStepOf, nestMarker, opensIndentedParagraph } from '../../workers/layout/structure.js';
 import { rowsOf } from '../../workers/layout/rows.js';
 import { DEFAULT_LINE_STEP_EM } from '../../workers/layout/thresholds.js';
-import { piece, prose, rowOf } from './fixtures.js';
+import { line, piece, prose, rowOf } from './fixtures.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
@@ -42,6 +42,26 @@ describe('layout: blocks', () => {
     // A chapter label and its title, set apart by a heading's margin as well (30 pt of white).
     const stacked = [piece('Chapter 3', 0, 120, 100, { size: 24 }), piece('Numerical differentiation', 0, 300, 154, { size: 24 })];
     expect(blocksOf([...stacked, ...body], { bodySize: 10 }).map((b) => b.kind)).to.equal(['heading', 'heading', 'paragraph']);
+  });
+
+  it('a chart\'s labels and values are one paragraph, the figure\'s text: no headings, no table (isChartText, chartTextRuns)', () => {
+    // Ticks down the left axis (13 pt, larger than the body), values over two bars, years along the bottom.
+    const chart = [
+      piece('100', 30, 50, 100, { size: 13 }),
+      ...line(140, [['75', 36, 50], ['68', 120, 134]], { size: 13 }),
+      piece('50', 36, 50, 180, { size: 13 }),
+      ...line(220, [['25', 36, 50], ['31', 200, 214]], { size: 13 }),
+      piece('0', 43, 50, 260, { size: 13 }),
+      ...line(280, [['2019', 110, 140], ['2020', 190, 220]], { size: 13 }),
+    ];
+    const body = prose(4, 0, 400, 320);
+    const blocks = blocksOf([...chart, ...body], { bodySize: 10 });
+    expect(blocks.map((b) => b.kind)).to.equal(['paragraph', 'paragraph']);
+    expect(blocks[0]!.kind === 'paragraph' && blocks[0]!.spans.map((s) => s.text).join('')).to.equal('100 75 68 50 25 31 0 2019 2020');
+    // A table of numbers has a number in each column on every row: no chart.
+    const numbers = [0, 1, 2, 3].flatMap((k) => line(100 + k * 14, [[`${2019 + k}`, 0, 30], [`${10 + k}`, 100, 115], [`${40 + k}`, 200, 215]]));
+    expect(chartTextRuns(rowsOf(numbers))).to.equal([]);
+    expect(blocksOf(numbers, { bodySize: 10 }).map((b) => b.kind)).to.equal(['table']);
   });
 
   it('a change of type size breaks a paragraph (changesSize)', () => {

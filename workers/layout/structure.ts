@@ -5,7 +5,7 @@ import type { Block, Fragment, Row } from './types.js';
 import { greatestOf, joinSpans, leastOf, rowSpans, rowText, rowsOf } from './rows.js';
 import { attachMarkers, BULLET, ORDERED } from './list-markers.js';
 import { buildTable, findTables, type TableFound } from './aligned-tables.js';
-import { AT_MARGIN_PT, BOLD_HEADING_MAX_CHARS, BOLD_HEADING_MAX_LINES, CODE_GAP_EM, DEEPEST_HEADING, DEFAULT_BODY_SIZE, DEFAULT_LINE_STEP_EM, HEADING_MAX_CHARS, ITEM_INDENT_PT, LARGE_TYPE_SHARE, LINE_STEP_MIN_EM, LINE_STEP_QUANTILE, MONO_ADVANCE_EM, NEST_STEP_PT, PARAGRAPH_GAP_EM, PARAGRAPH_INDENT_EM, PARAGRAPH_SHORT_LINE_EM, PARAGRAPH_STEP_EM, PARAGRAPH_STEP_LINES, SAME_HEADING_SIZE_PT, SAME_SIZE_PT, SIZE_CHANGE_PT } from './thresholds.js';
+import { AT_MARGIN_PT, BOLD_HEADING_MAX_CHARS, FIGURE_LONE_LABEL_SHARE, FIGURE_MIN_LABEL_ROWS, BOLD_HEADING_MAX_LINES, CODE_GAP_EM, DEEPEST_HEADING, DEFAULT_BODY_SIZE, DEFAULT_LINE_STEP_EM, HEADING_MAX_CHARS, ITEM_INDENT_PT, LARGE_TYPE_SHARE, LINE_STEP_MIN_EM, LINE_STEP_QUANTILE, MONO_ADVANCE_EM, NEST_STEP_PT, PARAGRAPH_GAP_EM, PARAGRAPH_INDENT_EM, PARAGRAPH_SHORT_LINE_EM, PARAGRAPH_STEP_EM, PARAGRAPH_STEP_LINES, SAME_HEADING_SIZE_PT, SAME_SIZE_PT, SIZE_CHANGE_PT } from './thresholds.js';
 
 export interface DocStats {
   bodySize: number;
@@ -111,6 +111,45 @@ export function nestMarker(markerStack: number[], x: number): number {
   return markerStack.length - 1;
 }
 
+/** A chart's label or value: a number, a year, a percentage or an amount. */
+const CHART_LABEL = /^[-+−–]?[$€£]?\d[\d.,]*%?$/;
+
+/** Whether a piece holds only chart labels, one or more ("46 50"). */
+const isLabelPiece = (f: Fragment) => {
+  const words = f.text.trim().split(/\s+/);
+  return words.length > 0 && words.every((w) => CHART_LABEL.test(w));
+};
+
+/** Whether every piece of a row is a chart's label or value (numbers down an axis, years along it, values over bars). */
+export function isChartLabelRow(row: Row): boolean {
+  return row.fragments.length > 0 && row.fragments.every(isLabelPiece);
+}
+
+/**
+ * Whether a run of label rows is a chart's text rather than a table of numbers: at least
+ * FIGURE_MIN_LABEL_ROWS rows (an axis has three ticks or more), and a good share of them a single
+ * number alone on its line (an axis tick, or a value over one bar), where every row of a table
+ * holds a cell in each of its columns.
+ */
+export function isChartText(rows: Row[]): boolean {
+  if (rows.length < FIGURE_MIN_LABEL_ROWS || !rows.every(isChartLabelRow)) return false;
+  const lone = rows.filter((r) => r.fragments.length === 1 && !/\s/.test(r.fragments[0]!.text.trim())).length;
+  return lone >= rows.length * FIGURE_LONE_LABEL_SHARE;
+}
+
+/** Runs of rows that are a chart's text (isChartText), as first and last row index. */
+export function chartTextRuns(rows: Row[]): { start: number; end: number }[] {
+  const runs: { start: number; end: number }[] = [];
+  for (let k = 0; k < rows.length;) {
+    if (!isChartLabelRow(rows[k]!)) { k++; continue; }
+    let end = k;
+    while (end + 1 < rows.length && isChartLabelRow(rows[end + 1]!)) end++;
+    if (isChartText(rows.slice(k, end + 1))) runs.push({ start: k, end });
+    k = end + 1;
+  }
+  return runs;
+}
+
 /** The rows being gathered into one block, and for a list item its depth and marker. */
 interface OpenBlock { kind: 'text' | 'item' | 'code'; rows: Row[]; depth: number; ordered: boolean; marker: string; markerX: number }
 
@@ -140,7 +179,11 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
   if (!rows.length) return [];
   attachMarkers(rows);
   const body = stats.bodySize;
-  const tables = findTables(rows, body);
+  // A chart's labels and values stay together as one paragraph, the figure's text: never
+  // headings (they may be set large), never the cells of a table.
+  const charts = chartTextRuns(rows);
+  const chartAt = new Map(charts.map((c) => [c.start, c]));
+  const tables = findTables(rows, body).filter((t) => !charts.some((c) => c.start <= t.end && c.end >= t.start));
   const tableAt = new Map<number, TableFound>();
   for (const t of tables) tableAt.set(t.start, t);
   const step = lineStepOf(rows, body);
@@ -156,6 +199,14 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
 
   let prev: Row | undefined;
   for (let k = 0; k < rows.length; k++) {
+    const chart = chartAt.get(k);
+    if (chart) {
+      flush(); markerStack.length = 0;
+      blocks.push({ kind: 'paragraph', spans: joinSpans(rows.slice(chart.start, chart.end + 1).map(rowSpans)) });
+      k = chart.end;
+      prev = rows[k];
+      continue;
+    }
     const table = tableAt.get(k);
     if (table) {
       flush(); markerStack.length = 0;

@@ -131,6 +131,18 @@ export const NEST_STEP_PT = 3;
 /** A line indented past its item's marker by more than this continues the item. */
 export const ITEM_INDENT_PT = 2;
 
+/**
+ * A chart's text (structure.ts, isChartText): a run of at least this many lines holding only
+ * numbers (an axis has three ticks or more) ...
+ */
+export const FIGURE_MIN_LABEL_ROWS = 3;
+/**
+ * ... of which at least this share are a single number alone on the line (an axis tick, a value
+ * over one bar): a table of numbers has a cell in each column on every row, so none of its rows
+ * is one number alone, unless it has one column (and then it is no table).
+ */
+export const FIGURE_LONE_LABEL_SHARE = 0.4;
+
 // ── Reading order: bands, columns and gutters (reading-regions.ts) ────────────────────────────
 
 /**
