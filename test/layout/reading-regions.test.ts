@@ -2,7 +2,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
-  bandsOf, continuedInNextColumn, crossesMiddle, isShortPiece, linesApart, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, stripsWhere, tableSetAcross,
+  bandsOf, continuedInNextColumn, crossesMiddle, headingAcrossColumns, isShortPiece, linesApart, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, stripsWhere, tableSetAcross,
 } from '../../workers/layout/reading-regions.js';
 import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../workers/layout/thresholds.js';
 import { drawnTable, line, piece, prose, texts } from './fixtures.js';
@@ -45,6 +45,19 @@ describe('layout: reading regions', () => {
     const right = prose(10, 310, 550, 100, 14).map((f, k) => ({ ...f, text: `right ${k}` }));
     const regions = readingRegions([...right, ...left], 600);
     expect(regions.map(texts)).to.equal([left.map((f) => f.text), right.map((f) => f.text)]);
+  });
+
+  it('a heading set across both columns ends the columns above it: they are read before it, those below after it (headingAcrossColumns)', () => {
+    const named = (fs: ReturnType<typeof prose>, name: string) => fs.map((f, k) => ({ ...f, text: `${name} ${k}` }));
+    const aboveLeft = named(prose(6, 50, 290, 100, 14), 'above left'), aboveRight = named(prose(6, 306, 550, 100, 14), 'above right');
+    // 20 pt, clear of the middle (300) but reaching into the gutter (290 to 306): no strip of it is left wide enough.
+    const heading = piece('5. The dynamics of a heading across the columns', 50, 301, 200, { size: 20 });
+    const belowLeft = named(prose(6, 50, 290, 240, 14), 'below left'), belowRight = named(prose(6, 306, 550, 240, 14), 'below right');
+    const regions = readingRegions([...aboveLeft, ...aboveRight, heading, ...belowLeft, ...belowRight], 600);
+    expect(regions.flatMap(texts)).to.equal(texts([...aboveLeft, ...aboveRight, heading, ...belowLeft, ...belowRight]));
+    expect(headingAcrossColumns([heading], [...aboveLeft, ...aboveRight], 300)).to.be.true();
+    // A heading inside the left column has the right column's lines beside it.
+    expect(headingAcrossColumns([heading, aboveRight[0]!], [...aboveLeft, ...aboveRight], 300)).to.be.false();
   });
 
   it('a table\'s own gutters make no columns: its rows stay one region (readingRegions)', () => {

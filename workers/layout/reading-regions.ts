@@ -2,7 +2,8 @@
 // of each region are read top to bottom. A table's own gutters do not make columns.
 import type { Fragment, Row } from './types.js';
 import { leastOf, rowsOf } from './rows.js';
-import { BAND_GAP_PT, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
+import { bodySizeOf } from './structure.js';
+import { BAND_GAP_PT, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
 
 export interface Box { x0: number; x1: number; y0: number; y1: number }
 
@@ -347,6 +348,18 @@ export function sitsOnBothSides(band: Fragment[], mid: number): boolean {
 }
 
 /**
+ * Whether a band is a heading set across the columns of the group above it, which ends there: one
+ * line, with white beside it on the other side of the middle `mid` (no column runs on beside it),
+ * in type larger than the group's text. The columns above it are read before it and those below
+ * it after it; a heading inside one column has the other column's lines beside it.
+ */
+export function headingAcrossColumns(band: Fragment[], group: Fragment[], mid: number): boolean {
+  if (!group.length || sitsOnBothSides(band, mid) || rowsOf(band).length !== 1) return false;
+  const text = bodySizeOf(group);
+  return band.every((f) => f.size >= text * LARGE_TYPE_SHARE);
+}
+
+/**
  * Recursive XY cut: bands separated by horizontal whitespace, and within a run of bands
  * that share a column gutter, the left column before the right. Returns the fragments of
  * each reading-order region.
@@ -382,6 +395,8 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
   // A band is "columnar" when its lines sit on both sides of the page middle without crossing it.
   const mid = box.x0 + (box.x1 - box.x0) / 2;
   for (const b of bands) {
+    // A heading across the columns ends the group above it.
+    if (headingAcrossColumns(b, group, mid)) { flushGroup(); plain.push(...b); continue; }
     // A band that crosses no middle joins a group it opens (two-sided) or continues.
     if (!crossesMiddle(b, mid) && (sitsOnBothSides(b, mid) || group.length)) { group.push(...b); continue; }
     flushGroup();
