@@ -2,7 +2,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
-  bandsOf, continuedInNextColumn, crossesMiddle, headingAcrossColumns, isShortPiece, linesApart, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, stripsWhere, tableSetAcross,
+  bandsOf, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, isShortPiece, linesApart, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, stripsWhere, tableSetAcross,
 } from '../../workers/layout/reading-regions.js';
 import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../workers/layout/thresholds.js';
 import { drawnTable, line, piece, prose, texts } from './fixtures.js';
@@ -45,6 +45,18 @@ describe('layout: reading regions', () => {
     const right = prose(10, 310, 550, 100, 14).map((f, k) => ({ ...f, text: `right ${k}` }));
     const regions = readingRegions([...right, ...left], 600);
     expect(regions.map(texts)).to.equal([left.map((f) => f.text), right.map((f) => f.text)]);
+  });
+
+  it('a chart\'s rows of numbers beside running text count neither for nor against a column (columnFill)', () => {
+    // Left column: three lines of text above a chart (ticks, values, years); right column: text and short equations.
+    const chart = [
+      piece('200', 58, 72, 160), ...line(180, [['150', 58, 72], ['136', 131, 145]]), piece('100', 58, 72, 200),
+      ...line(220, [['50', 63, 72], ['28', 200, 210]]), piece('0', 67, 72, 240), ...line(255, [['2019', 90, 110], ['2020', 150, 170], ['2021', 210, 230]]),
+    ];
+    const left = [...prose(3, 50, 290, 100, 14), ...chart];
+    const right = [...prose(3, 310, 550, 100, 14), ...[0, 1, 2, 3, 4, 5].map((k) => piece(`(${k + 7})`, 310, 330, 160 + k * 18))];
+    expect(columnFill(left, 500)).to.equal(1);
+    expect(runningTextOnBothSides(left, right, 500, false)).to.be.true();
   });
 
   it('a heading set across both columns ends the columns above it: they are read before it, those below after it (headingAcrossColumns)', () => {

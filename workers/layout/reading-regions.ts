@@ -2,7 +2,7 @@
 // of each region are read top to bottom. A table's own gutters do not make columns.
 import type { Fragment, Row } from './types.js';
 import { leastOf, rowsOf } from './rows.js';
-import { bodySizeOf } from './structure.js';
+import { bodySizeOf, isChartLabelRow } from './structure.js';
 import { BAND_GAP_PT, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
 
 export interface Box { x0: number; x1: number; y0: number; y1: number }
@@ -209,13 +209,18 @@ export function isFullLine(row: Row, sideWidth: number): boolean {
   return row.fragments.some((f) => f.x1 - f.x0 > sideWidth * FULL_LINE_SHARE);
 }
 
-/** The share of a side's rows that are lines of running text, or 0 for a side too small or too narrow (of a region `width` wide) to be a column. */
+/**
+ * The share of a side's rows that are lines of running text, or 0 for a side too small or too
+ * narrow (of a region `width` wide) to be a column. Rows of numbers alone (a chart's labels and
+ * values, isChartLabelRow) count neither way: a chart beside running text in a column does not
+ * make that column less of one.
+ */
 export function columnFill(side: Fragment[], width: number): number {
   if (side.length < MIN_SIDE_ROWS) return 0;
   const b = bounds(side);
   const sideWidth = b.x1 - b.x0;
   if (sideWidth < width * MIN_SIDE_SHARE) return 0;
-  const rows = rowsOf(side);
+  const rows = rowsOf(side).filter((r) => !isChartLabelRow(r));
   const full = rows.filter((r) => isFullLine(r, sideWidth)).length;
   return rows.length >= MIN_SIDE_ROWS ? full / rows.length : 0;
 }
