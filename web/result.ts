@@ -38,6 +38,13 @@ export async function showResult(quote: Quote, response: Response): Promise<void
     view.push(element('pre', { id: 'result-text', tabindex: '0', 'aria-label': `The result (${mediaType})` }, text));
   }
 
+  // What the operation reports beside its file (the redactions made, what was removed), as sent.
+  const reported = quote.operation.item.metadata.report;
+  const reportText = reported ? response.headers.get(reported.header) : null;
+  if (reported && reportText) {
+    view.unshift(element('p', { id: 'result-report' }, `${reported.header}: `, element('code', {}, reportText)));
+  }
+
   const paid = quote.paymentRequired.accepts.find((a) => a.network === receipt?.network) ?? quote.paymentRequired.accepts.find((a) => isEvm(a.network));
   // The receipt comes before the preview: a tall image must not push it out of sight.
   byId('result').replaceChildren(

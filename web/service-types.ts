@@ -30,6 +30,7 @@ export interface CatalogItem {
     pricingModel: 'flat' | 'per-page';
     pricingNote?: string;
     thirdParty?: { sendsContent?: boolean; available?: boolean; unavailableReason?: string; engine?: string };
+    report?: { header: string; description: string };
   };
 }
 

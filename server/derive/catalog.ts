@@ -68,6 +68,8 @@ export function catalogItem(op: Operation, app: PublicView): Record<string, unkn
       ...(note ? { pricingNote: note } : {}),
       ...(thirdParty ? { thirdParty } : {}),
       ...(scannedPagesInfo(op, app) ? { scannedPages: scannedPagesInfo(op, app) } : {}),
+      // The JSON beside a file result, and the response header that carries it.
+      ...(op.output.report ? { report: { header: op.output.report.header, description: op.output.report.description } } : {}),
       mcpTool: op.tool,
     },
     method: 'POST',

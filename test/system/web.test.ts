@@ -271,6 +271,25 @@ describe('the web page in a real browser', () => {
     await page.close();
   });
 
+  it('an operation that reports beside its file (redact) shows the report under the receipt; the PDF downloaded has the text removed; charged per page', async () => {
+    const page = await openPage();
+    await load(page);
+    await page.locator('#pay-demo').waitFor({ state: 'visible' });
+    await choose(page, '/v1/pdf/redact');
+    await page.locator('#field-text').fill('["markerpage2"]');
+    await page.locator('#field-file').setInputFiles({ name: 'letter.pdf', mimeType: 'application/pdf', buffer: pdf3 });
+    expect((await quoteText(page)).amount).to.equal('0.03 USD');
+    const payToBefore = await t.evm.balanceOf(t.evm.payTo);
+    await page.locator('#pay-demo').click();
+    expect(await transactionSucceeded(await page.locator('#receipt-transaction').innerText())).to.equal(true);
+    expect(await page.locator('#result-report').innerText()).to.equal('Paydoc-Redactions: {"total":1,"pages":[0,1,0],"elsewhere":0}');
+    const pdf = await download(page);
+    expect(pdf.subarray(0, 5).toString('latin1')).to.equal('%PDF-');
+    expect(await t.evm.balanceOf(t.evm.payTo)).to.equal(payToBefore + 30_000n);
+    expectOnlyServiceRequests(page);
+    await page.close();
+  });
+
   it('says in words what went wrong, and that nothing was charged: a refused file, a declined signature, a refused payment, a failed job', async () => {
     const payToBefore = await t.evm.balanceOf(t.evm.payTo);
 
