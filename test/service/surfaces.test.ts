@@ -177,7 +177,7 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
         return `  await client.POST('${op.path}', { body: { ${body.join(', ')} } });`;
       }).join('\n');
       await writeFile(path.join(dir, 'calls.ts'), `import createClient from 'openapi-fetch';
-import type { paths } from '../api.js';
+import type { paths } from './api.js';
 const client = createClient<paths>({ baseUrl: 'http://localhost:8080' });
 const blob = 'binary' as unknown as string;
 export async function callEveryEndpoint(): Promise<void> {
