@@ -5,8 +5,9 @@ import { fail } from '../core/errors.js';
 import type { ImageHeader } from '../checks/image.js';
 import type { PageBox } from '../checks/pdf.js';
 import type { EngineCommand } from '../tools/engines/index.js';
+import type { OfficeFormat } from '../tools/engines/libreoffice.js';
 
-export type Category = 'image-processing' | 'pdf-processing' | 'pdf-extraction' | 'ocr';
+export type Category = 'image-processing' | 'pdf-processing' | 'pdf-extraction' | 'ocr' | 'office-conversion';
 
 interface FieldBase {
   name: string;
@@ -64,7 +65,7 @@ export type FieldValuesOf<Fields extends readonly FieldSpec[]> = {
 /** The fields of any operation, as the server validates them. */
 export type FieldValues = Record<string, string | number | undefined>;
 
-export type InputKind = 'image' | 'pdf' | 'markdown';
+export type InputKind = 'image' | 'pdf' | 'markdown' | 'office';
 
 export interface InputSpec {
   kind: InputKind;
@@ -113,7 +114,8 @@ export type InspectedFile =
   | { kind: 'image'; bytes: Uint8Array; header: ImageHeader }
   /** encrypted: any encryption, including an owner password that restricts use but opens without a password. */
   | { kind: 'pdf'; bytes: Uint8Array; path: string; pages: number; encrypted: boolean }
-  | { kind: 'markdown'; bytes: Uint8Array };
+  | { kind: 'markdown'; bytes: Uint8Array }
+  | { kind: 'office'; bytes: Uint8Array; format: OfficeFormat };
 
 /** What an operation's plan sees: every check before it has passed. */
 export interface PlanInput<Fields extends readonly FieldSpec[] = readonly FieldSpec[]> {

@@ -25,11 +25,13 @@ import { pdfOcr } from './pdf/ocr.js';
 import { pdfTables } from './pdf/tables.js';
 import { pdfStructured } from './pdf/structured.js';
 import { pdfSearchable } from './pdf/searchable.js';
+import { officePdf } from './office/pdf.js';
 
 const table = [
   imageCompress, imageResize, imageCrop, imageRotate, imageFlip, imageOcr,
   pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRedact, pdfSanitize, pdfRender,
   pdfImages, pdfExtract, pdfMarkdown, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
+  officePdf,
 ] as const;
 
 export type OperationTable = typeof table;

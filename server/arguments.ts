@@ -5,6 +5,7 @@
 import type { Operation } from '../operations/define.js';
 import { fail } from '../core/errors.js';
 import type { Delivery, FileInput, RawRequest } from './pipeline.js';
+import type { DeclaredType } from '../checks/office.js';
 import { MCP_MAX_DECODED_BYTES } from '../client/protocol.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -20,11 +21,13 @@ function decodeData(data: string, where: string): Buffer {
   return Buffer.from(data, 'base64');
 }
 
-/** One file argument: `{ data, mediaType? }` or `{ url }`. */
-function fileArgument(value: unknown, where: string): FileInput {
+/** One file argument: `{ data, mediaType? }` or `{ url }`, and the media type it declares. */
+function fileArgument(value: unknown, where: string): { input: FileInput; declared?: DeclaredType } {
   const given = typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
-  if (given && typeof given.url === 'string' && given.data === undefined) return { url: given.url, field: `${where}.url` };
-  if (given && typeof given.data === 'string' && given.url === undefined) return decodeData(given.data, where);
+  if (given && typeof given.url === 'string' && given.data === undefined) return { input: { url: given.url, field: `${where}.url` } };
+  if (given && typeof given.data === 'string' && given.url === undefined) {
+    return { input: decodeData(given.data, where), ...(typeof given.mediaType === 'string' ? { declared: { mediaType: given.mediaType.toLowerCase() } } : {}) };
+  }
   return fail('FIELD_INVALID', `${where} must be an object { "data": <standard base64>, "mediaType"? } or { "url": "https://…" }`, { field: where });
 }
 
@@ -52,18 +55,19 @@ export function takeDelivery(fields: Record<string, unknown>): Delivery {
 export function readArguments(op: Operation, args: Record<string, unknown> | undefined): RawRequest {
   const { file, files, ...fields } = args ?? {};
   const multiple = op.input.count.max > 1;
-  let uploads: FileInput[];
+  let given: Array<ReturnType<typeof fileArgument>>;
   if (multiple) {
     if (file !== undefined) fail('FIELD_INVALID', `${op.tool} takes "files" (an array), not "file"`, { field: 'file' });
-    if (files === undefined) uploads = [];
+    if (files === undefined) given = [];
     else if (!Array.isArray(files)) fail('FIELD_INVALID', '"files" must be an array of { data } or { url } objects', { field: 'files' });
-    else uploads = files.map((f, i) => fileArgument(f, `files[${i}]`));
+    else given = files.map((f, i) => fileArgument(f, `files[${i}]`));
   } else {
     if (files !== undefined) fail('FIELD_INVALID', `${op.tool} takes one "file", not "files"`, { field: 'files' });
-    uploads = file === undefined ? [] : [fileArgument(file, 'file')];
+    given = file === undefined ? [] : [fileArgument(file, 'file')];
   }
+  const uploads = given.map((g) => g.input);
   const total = uploads.reduce((s, b) => s + (b instanceof Uint8Array ? b.length : 0), 0);
   if (total > MCP_MAX_DECODED_BYTES) fail('PAYLOAD_TOO_LARGE', `the files decode to ${total} bytes; a call takes at most ${MCP_MAX_DECODED_BYTES} bytes of base64 files: give larger files as { "url": … }`, { field: 'files' });
   const delivery = takeDelivery(fields);
-  return { uploads, fields, delivery };
+  return { uploads, fields, delivery, declared: given.map((g) => g.declared) };
 }

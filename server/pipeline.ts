@@ -9,7 +9,9 @@ import { validateFields } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import type { Config } from './config.js';
 import { requireProvider } from './content-route.js';
-import { IMAGE_FORMAT_NAMES, readImageHeader } from '../checks/image.js';
+import { readImageHeader } from '../checks/image.js';
+import { inspectOffice, type DeclaredType } from '../checks/office.js';
+import { INPUT_KINDS } from '../operations/input-kinds.js';
 import { inspectPdf, normalisePdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
 import type { InspectionCache } from '../checks/cache.js';
 import { inspectMarkdown } from '../checks/markdown.js';
@@ -37,6 +39,12 @@ export interface RawRequest {
   fields: Record<string, unknown>;
   /** Inline when absent. */
   delivery?: Delivery;
+  /**
+   * What the request said each upload is, in the order of `uploads` (a multipart part's file name
+   * extension and Content-Type, an MCP file's mediaType); checked against the bytes where the
+   * operation's input kind cares (Office documents).
+   */
+  declared?: Array<DeclaredType | undefined>;
 }
 
 /** A raw request whose URL inputs have been fetched. */
@@ -118,7 +126,7 @@ async function fetchUrlInputs(op: Operation, raw: RawRequest, rules: OutboundRul
 
 function checkFileCount(op: Operation, raw: RawRequest): void {
   const { min } = op.input.count;
-  if (raw.uploads.length === 0) fail('FIELD_INVALID', `"file" is required: ${op.input.kind === 'image' ? `a ${IMAGE_FORMAT_NAMES} image` : op.input.kind === 'pdf' ? 'a PDF' : 'UTF-8 Markdown'}`, { field: 'file' });
+  if (raw.uploads.length === 0) fail('FIELD_INVALID', `"file" is required: ${INPUT_KINDS[op.input.kind].file}`, { field: 'file' });
   if (raw.uploads.length < min) fail('FIELD_INVALID', `${op.path} needs ${min} to ${op.input.count.max} files; ${raw.uploads.length} was sent`, { field: 'file' });
 }
 
@@ -192,6 +200,8 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
       } else if (op.input.kind === 'markdown') {
         inspectMarkdown(bytes);
         files.push({ kind: 'markdown', bytes });
+      } else if (op.input.kind === 'office') {
+        files.push({ kind: 'office', bytes, format: inspectOffice(bytes, raw.declared?.[i]) });
       } else {
         const written = jobDir.write(`input-${i + 1}.pdf`, bytes).catch((err: NodeJS.ErrnoException) => {
           if (err.code === 'ENOSPC') fail('UNAVAILABLE', 'the service has no temporary space left for the upload; retry in a moment; nothing was charged', { retryAfterSeconds: 10 });

@@ -30,6 +30,7 @@ export const workFunctions: WorkTable = {
   'pdf.searchable': () => import('./pdf/searchable.js').then((m) => m.searchable),
   'pdf.tables': () => import('./model/tables.js').then((m) => m.pdfTables),
   'pdf.structured': () => import('./model/structured.js').then((m) => m.pdfStructured),
+  'office.pdf': () => import('./office/pdf.js').then((m) => m.officeToPdf),
 };
 
 export function workFunctionFor(operation: string): () => Promise<WorkFunction<never>> {

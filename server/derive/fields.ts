@@ -3,7 +3,7 @@
 import Joi from 'joi';
 import type { FieldSpec, FieldValues, Operation } from '../../operations/define.js';
 import { fail } from '../../core/errors.js';
-import { IMAGE_FORMAT_NAMES } from '../../checks/image.js';
+import { INPUT_KINDS } from '../../operations/input-kinds.js';
 import { DELIVERY_ARGUMENTS } from './mcp-schemas.js';
 
 /** What a field accepts, in words, for error messages: 'an integer from 1 to 100'. */
@@ -158,7 +158,8 @@ export function formJsonSchema(op: Operation): Record<string, unknown> {
 }
 
 export function fileDescription(op: Operation): string {
-  const kind = op.input.kind === 'image' ? `A ${IMAGE_FORMAT_NAMES} image` : op.input.kind === 'pdf' ? 'A PDF' : 'UTF-8 Markdown';
+  const named = INPUT_KINDS[op.input.kind].file;
+  const kind = named.charAt(0).toUpperCase() + named.slice(1);
   const size = `${Math.round(op.input.maxBytes / (1024 * 1024))} MB`;
   if (op.input.count.max > 1) return `${kind}, repeated ${op.input.count.min} to ${op.input.count.max} times (at most ${size} each, ${Math.round(op.input.maxTotalBytes / (1024 * 1024))} MB in all), in order.`;
   return `${kind} of at most ${size}${op.input.maxPages ? ` and ${op.input.maxPages} pages` : ''}.`;

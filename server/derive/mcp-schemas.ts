@@ -2,12 +2,10 @@
 // standard base64 in `file.data` (merge tools: a `files` array). Derived from the table.
 import type { Operation } from '../../operations/define.js';
 import { fieldJsonSchema, fileDescription } from './fields.js';
-import { IMAGE_MEDIA_TYPES } from '../../checks/image.js';
+import { INPUT_KINDS } from '../../operations/input-kinds.js';
 
 export function mediaTypesFor(op: Operation): string[] {
-  if (op.input.kind === 'image') return Object.values(IMAGE_MEDIA_TYPES);
-  if (op.input.kind === 'pdf') return ['application/pdf'];
-  return ['text/markdown', 'text/plain'];
+  return [...INPUT_KINDS[op.input.kind].mediaTypes];
 }
 
 function fileArgument(op: Operation): Record<string, unknown> {

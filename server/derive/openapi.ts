@@ -2,6 +2,7 @@
 // (canonical) and /v1/openapi.json.
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
+import { INPUT_KINDS, INPUT_TAGS } from '../../operations/input-kinds.js';
 import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from './shared-schemas.js';
 import { formJsonSchema } from './fields.js';
 import { mcpInputSchema } from './mcp-schemas.js';
@@ -92,7 +93,7 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
     operationId: op.tool.replace(/^svc_/, ''),
     summary: op.title,
     description: `${operationDescription(op, app)}\n\nPrice: ${toUsd(BigInt(op.price.rate))} USD ${op.price.model === 'flat' ? 'per call' : 'per page'} (${op.price.rate} atomic USDC).${op.price.note ? ` ${op.price.note}` : ''} MCP tool: \`${op.tool}\`.`,
-    tags: [op.input.kind === 'image' ? 'image' : 'pdf'],
+    tags: [INPUT_KINDS[op.input.kind].tag],
     parameters: [{ $ref: '#/components/parameters/PaymentSignature' }],
     requestBody: {
       required: true,
@@ -173,8 +174,7 @@ export function openapiDocument(app: PublicView): Record<string, unknown> {
     'x-agentcash-guidance': { llmsTxtUrl: llms },
     servers: [{ url: app.config.baseUrl }],
     tags: [
-      { name: 'image', description: 'Image operations (JPEG, PNG, WebP, AVIF in): paid per call.' },
-      { name: 'pdf', description: 'PDF operations: paid per call or per page.' },
+      ...INPUT_TAGS,
       { name: 'free', description: 'Free endpoints: health, this document, the catalog, discovery documents.' },
     ],
     paths,

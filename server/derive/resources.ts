@@ -5,6 +5,7 @@
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { Operation } from '../../operations/define.js';
+import { INPUT_KINDS } from '../../operations/input-kinds.js';
 import type { ResourceDescription } from '../payment/gate.js';
 import { operationDescription } from './descriptions.js';
 import { mcpInputSchema } from './mcp-schemas.js';
@@ -21,14 +22,13 @@ const httpCache = new WeakMap<Operation, Map<boolean, Record<string, unknown>>>(
 // Keyed by the description too: on a local engine it says where the content stays.
 const mcpCache = new WeakMap<Operation, Map<string, Record<string, unknown>>>();
 
-const EXAMPLE_FILE_NAME = { image: 'photo.png', pdf: 'document.pdf', markdown: 'notes.md' } as const;
 
 /**
  * A JSON body that satisfies the tool's schema, for the Bazaar's example: the file by URL (what an
  * agent holds) or as base64, and every required field.
  */
 function exampleBody(op: Operation, urls: boolean): Record<string, unknown> {
-  const file = urls ? { url: `https://example.com/${EXAMPLE_FILE_NAME[op.input.kind]}` } : { data: 'UGF5ZG9j' };
+  const file = urls ? { url: `https://example.com/${INPUT_KINDS[op.input.kind].exampleFile}` } : { data: 'UGF5ZG9j' };
   const body: Record<string, unknown> = op.input.count.max > 1 ? { files: Array.from({ length: op.input.count.min }, () => file) } : { file };
   for (const field of op.fields.filter((f) => f.required)) {
     body[field.name] = field.type === 'integer'

@@ -8,7 +8,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentPayload } from '@x402/core/types';
 import { operations } from '../../operations/index.js';
-import type { Operation } from '../../operations/define.js';
+import type { InputKind, Operation } from '../../operations/define.js';
+import { INPUT_KINDS } from '../../operations/input-kinds.js';
 import { ServiceError, asServiceError } from '../../core/errors.js';
 import { readArguments } from '../arguments.js';
 import type { Deliverable, Surface } from '../delivery.js';
@@ -116,7 +117,7 @@ const icon = (glyph: string) => ({
   src: `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"><rect width="48" height="48" rx="8" fill="#1f4e79"/><text x="24" y="31" font-size="16" font-family="sans-serif" fill="#fff" text-anchor="middle">${glyph}</text></svg>`).toString('base64')}`,
   mimeType: 'image/svg+xml', sizes: ['any'],
 });
-const ICONS = { image: [icon('IMG')], pdf: [icon('PDF')], markdown: [icon('MD')] };
+const ICONS = Object.fromEntries(Object.entries(INPUT_KINDS).map(([kind, text]) => [kind, [icon(text.glyph)]])) as Record<InputKind, Array<ReturnType<typeof icon>>>;
 
 /** What the server tells an agent at initialize: how paying works, the price models, the limits, how to get a quote. */
 function instructions(app: App): string {

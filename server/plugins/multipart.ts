@@ -7,6 +7,7 @@ import { disposition as parseDisposition, type as parseContentType } from '@hapi
 import { parseMultipart, MaxHeaderSizeExceededError, MaxPartsExceededError, type MultipartPart } from '@remix-run/multipart-parser';
 import { fail } from '../../core/errors.js';
 import type { FileInput, RawRequest } from '../pipeline.js';
+import type { DeclaredType } from '../../checks/office.js';
 import { takeDelivery } from '../arguments.js';
 
 // Real part headers (a disposition with a file name, a content type) take a few hundred bytes.
@@ -32,6 +33,14 @@ function partsOf(body: Buffer, boundary: string, maxParts: number): MultipartPar
   }
 }
 
+/** What a file part says it is: its name's extension only (the name itself is not kept) and its Content-Type. */
+function declaredType(filename: string | undefined, contentType: string | undefined): DeclaredType | undefined {
+  const extension = filename && /\.([A-Za-z0-9]{1,8})$/.exec(filename)?.[1]?.toLowerCase();
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (!extension && !mediaType) return undefined;
+  return { ...(extension ? { extension } : {}), ...(mediaType ? { mediaType } : {}) };
+}
+
 function bytesOf(part: MultipartPart): Uint8Array {
   return part.content.length === 1 ? part.content[0] : part.bytes;
 }
@@ -43,6 +52,7 @@ export function readMultipart(body: unknown, contentType: unknown, maxParts: num
   const { mime, boundary } = parseContentType(contentType);
   if (mime !== 'multipart/form-data' || boundary === undefined) fail('UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data with a "file" part');
   const uploads: FileInput[] = [];
+  const declared: Array<DeclaredType | undefined> = [];
   const fields: Record<string, string | string[]> = {};
   for (const part of partsOf(body, boundary, maxParts)) {
     let headers: MultipartPart['headers'];
@@ -62,6 +72,7 @@ export function readMultipart(body: unknown, contentType: unknown, maxParts: num
     // A file sent without a filename is still the file's bytes.
     if (name === 'file') {
       uploads.push(bytesOf(part));
+      declared.push(declaredType(named.filename, headers['content-type']));
       continue;
     }
     if (named.filename !== undefined) fail('FIELD_INVALID', `"${name}" was sent as a file; only "file" carries a file`, { field: name });
@@ -70,10 +81,11 @@ export function readMultipart(body: unknown, contentType: unknown, maxParts: num
     // A URL in place of a file part takes the file's place in the order of the files.
     if (name === 'file_url') {
       uploads.push({ url: value, field: 'file_url' });
+      declared.push(undefined);
       continue;
     }
     const previous = fields[name];
     fields[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }
-  return { uploads, fields, delivery: takeDelivery(fields) };
+  return { uploads, fields, delivery: takeDelivery(fields), declared };
 }

@@ -20,6 +20,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
 import { makePdf, textPages } from '../support/pdf-fixtures.js';
+import { docx } from '../support/office-fixtures.js';
 import { toUsd } from '../../client/usd.js';
 import { toOas30 } from '../../server/derive/openapi.js';
 import { startTestService, form, type TestService } from '../support/service.js';
@@ -200,7 +201,7 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
   let t: TestService;
   let client: Client;
   const pdf = makePdf(textPages(3));
-  let files: Record<'image' | 'pdf' | 'markdown' | 'encrypted', Buffer>;
+  let files: Record<'image' | 'pdf' | 'markdown' | 'office' | 'encrypted', Buffer>;
   // A value for every required field (and one of each pair the operation needs).
   const fields: Partial<Record<string, Record<string, string | number>>> = {
     'image.resize': { width: 10 }, 'image.rotate': { angle: 90 }, 'image.flip': { direction: 'horizontal' }, 'image.crop': { width: 10, height: 10 },
@@ -219,7 +220,7 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
     await promisify(execFile)('qpdf', ['--encrypt', 'pw', 'pw', '256', '--', path.join(scratch, 'in.pdf'), path.join(scratch, 'enc.pdf')]);
     files = {
       image: await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } }).png().toBuffer(),
-      pdf, markdown: Buffer.from('# Title\n\nText.\n'), encrypted: await readFile(path.join(scratch, 'enc.pdf')),
+      pdf, markdown: Buffer.from('# Title\n\nText.\n'), office: await docx(), encrypted: await readFile(path.join(scratch, 'enc.pdf')),
     };
     await rm(scratch, { recursive: true, force: true });
   });

@@ -1,0 +1,329 @@
+// Pre-payment checks for /v1/office/pdf: which Office format the bytes are (never the file's name
+// or declared type alone), whether that agrees with what the request declared, whether the file
+// is encrypted, and whether a ZIP package stays within the bounds one conversion can unpack.
+// ZIP packages (OOXML, OpenDocument) are read from their central directory; legacy Office files
+// are OLE2 compound files, read from their directory of streams. Nothing is decompressed except
+// the two small parts that name the format ([Content_Types].xml, mimetype).
+import { inflateRawSync } from 'node:zlib';
+import { fail } from '../core/errors.js';
+import type { OfficeFormat } from '../tools/engines/libreoffice.js';
+
+interface FormatInfo {
+  /** How messages name it. */
+  name: string;
+  /** File name extensions and media types that declare it. */
+  extensions: readonly string[];
+  mediaTypes: readonly string[];
+}
+
+/** Every format /v1/office/pdf converts, with the names and media types a request may declare it by. */
+export const OFFICE_FORMATS: Record<OfficeFormat, FormatInfo> = {
+  docx: { name: 'a Word document (DOCX)', extensions: ['docx', 'dotx'], mediaTypes: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/vnd.openxmlformats-officedocument.wordprocessingml.template'] },
+  docm: { name: 'a macro-enabled Word document (DOCM)', extensions: ['docm', 'dotm'], mediaTypes: ['application/vnd.ms-word.document.macroenabled.12', 'application/vnd.ms-word.template.macroenabled.12'] },
+  xlsx: { name: 'an Excel workbook (XLSX)', extensions: ['xlsx', 'xltx'], mediaTypes: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.openxmlformats-officedocument.spreadsheetml.template'] },
+  xlsm: { name: 'a macro-enabled Excel workbook (XLSM)', extensions: ['xlsm', 'xltm'], mediaTypes: ['application/vnd.ms-excel.sheet.macroenabled.12', 'application/vnd.ms-excel.template.macroenabled.12'] },
+  pptx: { name: 'a PowerPoint presentation (PPTX)', extensions: ['pptx', 'ppsx', 'potx'], mediaTypes: ['application/vnd.openxmlformats-officedocument.presentationml.presentation', 'application/vnd.openxmlformats-officedocument.presentationml.slideshow', 'application/vnd.openxmlformats-officedocument.presentationml.template'] },
+  pptm: { name: 'a macro-enabled PowerPoint presentation (PPTM)', extensions: ['pptm', 'ppsm', 'potm'], mediaTypes: ['application/vnd.ms-powerpoint.presentation.macroenabled.12', 'application/vnd.ms-powerpoint.slideshow.macroenabled.12'] },
+  odt: { name: 'an OpenDocument text (ODT)', extensions: ['odt', 'ott'], mediaTypes: ['application/vnd.oasis.opendocument.text', 'application/vnd.oasis.opendocument.text-template'] },
+  ods: { name: 'an OpenDocument spreadsheet (ODS)', extensions: ['ods', 'ots'], mediaTypes: ['application/vnd.oasis.opendocument.spreadsheet', 'application/vnd.oasis.opendocument.spreadsheet-template'] },
+  odp: { name: 'an OpenDocument presentation (ODP)', extensions: ['odp', 'otp'], mediaTypes: ['application/vnd.oasis.opendocument.presentation', 'application/vnd.oasis.opendocument.presentation-template'] },
+  rtf: { name: 'an RTF document', extensions: ['rtf'], mediaTypes: ['application/rtf', 'text/rtf'] },
+  doc: { name: 'a Word 97-2003 document (DOC)', extensions: ['doc', 'dot'], mediaTypes: ['application/msword'] },
+  xls: { name: 'an Excel 97-2003 workbook (XLS)', extensions: ['xls', 'xlt'], mediaTypes: ['application/vnd.ms-excel'] },
+  ppt: { name: 'a PowerPoint 97-2003 presentation (PPT)', extensions: ['ppt', 'pps', 'pot'], mediaTypes: ['application/vnd.ms-powerpoint'] },
+};
+
+/** The media types a request may declare an Office file by (the MCP file argument's `mediaType`). */
+export const OFFICE_MEDIA_TYPES: readonly string[] = Object.values(OFFICE_FORMATS).flatMap((f) => f.mediaTypes);
+
+/** What the request said the file is: the multipart part's file name extension and Content-Type, or MCP's mediaType. */
+export interface DeclaredType {
+  /** The file name's extension, lower case, without the dot (only the extension is kept of a name). */
+  extension?: string;
+  mediaType?: string;
+}
+
+/** Bounds on a ZIP package, checked from its central directory before payment. */
+export const OFFICE_ZIP_LIMITS = {
+  /** Real documents hold tens to a few thousand parts (a workbook: a part per sheet, image, chart). */
+  entries: 10_000,
+  /** What LibreOffice may inflate: the declared sizes of all parts together (it checks each part's size as it reads it). */
+  uncompressedBytes: 512 * 1024 * 1024,
+} as const;
+
+const ACCEPTED = 'send a DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, DOC, XLS or PPT file';
+
+function unsupported(what: string): never {
+  fail('UNSUPPORTED_TYPE', `the file is ${what}, not an Office document; ${ACCEPTED}`, { field: 'file' });
+}
+
+function corrupt(message: string): never {
+  fail('CORRUPT_INPUT', message, { field: 'file' });
+}
+
+function encrypted(format: string): never {
+  // The catalog's ENCRYPTED_PDF speaks of PDFs; a protected Office file is a type this operation does not take.
+  fail('UNSUPPORTED_TYPE', `${format} is password-protected (encrypted): it cannot be converted without its password; remove the protection and send it again`, { field: 'file' });
+}
+
+// ---- ZIP packages -------------------------------------------------------------------------
+
+interface ZipEntry {
+  name: string;
+  method: number;
+  flags: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  localHeader: number;
+}
+
+const EOCD = 0x06054b50;
+const CENTRAL = 0x02014b50;
+const LOCAL = 0x04034b50;
+
+/** The central directory's entries, bounded; a package that is not a readable ZIP is CORRUPT_INPUT. */
+function zipEntries(bytes: Buffer): ZipEntry[] {
+  // The end record is in the last 22 bytes plus a comment of at most 65,535.
+  let eocd = -1;
+  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 0xffff); i -= 1) {
+    if (bytes.readUInt32LE(i) === EOCD) { eocd = i; break; }
+  }
+  if (eocd < 0) corrupt('the file starts like a ZIP package (OOXML or OpenDocument) but has no ZIP directory: it is cut short or damaged');
+  const count = bytes.readUInt16LE(eocd + 10);
+  const size = bytes.readUInt32LE(eocd + 12);
+  const offset = bytes.readUInt32LE(eocd + 16);
+  if (count === 0xffff || offset === 0xffffffff) corrupt('the ZIP package uses ZIP64 records, which no Office document of this size needs');
+  if (count > OFFICE_ZIP_LIMITS.entries) fail('LIMIT_EXCEEDED', `the package holds ${count} parts; at most ${OFFICE_ZIP_LIMITS.entries} are converted`, { field: 'file' });
+  if (offset + size > eocd) corrupt('the ZIP package\'s directory points outside the file: it is damaged');
+  const entries: ZipEntry[] = [];
+  let total = 0;
+  let at = offset;
+  for (let i = 0; i < count; i += 1) {
+    if (at + 46 > eocd || bytes.readUInt32LE(at) !== CENTRAL) corrupt('the ZIP package\'s directory is damaged');
+    const nameLength = bytes.readUInt16LE(at + 28);
+    const entry: ZipEntry = {
+      flags: bytes.readUInt16LE(at + 8),
+      method: bytes.readUInt16LE(at + 10),
+      compressedSize: bytes.readUInt32LE(at + 20),
+      uncompressedSize: bytes.readUInt32LE(at + 24),
+      localHeader: bytes.readUInt32LE(at + 42),
+      name: bytes.toString('utf8', at + 46, at + 46 + nameLength),
+    };
+    total += entry.uncompressedSize;
+    if (total > OFFICE_ZIP_LIMITS.uncompressedBytes) {
+      fail('LIMIT_EXCEEDED', `the package's parts unpack to more than ${OFFICE_ZIP_LIMITS.uncompressedBytes / 1024 / 1024} MB, more than one conversion unpacks`, { field: 'file' });
+    }
+    entries.push(entry);
+    at += 46 + nameLength + bytes.readUInt16LE(at + 30) + bytes.readUInt16LE(at + 32);
+  }
+  return entries;
+}
+
+/** One small part's bytes (stored or deflated), at most `maxBytes` of them. */
+function readPart(bytes: Buffer, entry: ZipEntry, maxBytes: number): Buffer {
+  const at = entry.localHeader;
+  if (at + 30 > bytes.length || bytes.readUInt32LE(at) !== LOCAL) corrupt(`the ZIP package's part ${JSON.stringify(entry.name.slice(0, 64))} is damaged`);
+  if (entry.flags & 1) return encrypted('the ZIP package');
+  const start = at + 30 + bytes.readUInt16LE(at + 26) + bytes.readUInt16LE(at + 28);
+  const data = bytes.subarray(start, start + entry.compressedSize);
+  if (entry.uncompressedSize > maxBytes) corrupt(`the ZIP package's part ${entry.name} is ${entry.uncompressedSize} bytes, far more than that part ever holds`);
+  try {
+    if (entry.method === 0) return data;
+    if (entry.method === 8) return inflateRawSync(data, { maxOutputLength: maxBytes });
+  } catch {
+    corrupt(`the ZIP package's part ${entry.name} cannot be decompressed: the file is damaged`);
+  }
+  return corrupt(`the ZIP package's part ${entry.name} uses compression method ${entry.method}, which Office documents do not use`);
+}
+
+/** The OOXML main part's content type (without the +xml suffix's parameters) → format. */
+const OOXML_MAIN: ReadonlyArray<[RegExp, OfficeFormat]> = [
+  [/^application\/vnd\.openxmlformats-officedocument\.wordprocessingml\.(document|template)\.main\+xml$/i, 'docx'],
+  [/^application\/vnd\.ms-word\.(document|template)\.macroenabled(template)?\.main\+xml$/i, 'docm'],
+  [/^application\/vnd\.openxmlformats-officedocument\.spreadsheetml\.(sheet|template)\.main\+xml$/i, 'xlsx'],
+  [/^application\/vnd\.ms-excel\.(sheet|template)\.macroenabled(template)?\.main\+xml$/i, 'xlsm'],
+  [/^application\/vnd\.openxmlformats-officedocument\.presentationml\.(presentation|slideshow|template)\.main\+xml$/i, 'pptx'],
+  [/^application\/vnd\.ms-powerpoint\.(presentation|slideshow|template)\.macroenabled(template)?\.main\+xml$/i, 'pptm'],
+];
+
+const ODF_MIMETYPES: Record<string, OfficeFormat> = {
+  'application/vnd.oasis.opendocument.text': 'odt',
+  'application/vnd.oasis.opendocument.text-template': 'odt',
+  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
+  'application/vnd.oasis.opendocument.spreadsheet-template': 'ods',
+  'application/vnd.oasis.opendocument.presentation': 'odp',
+  'application/vnd.oasis.opendocument.presentation-template': 'odp',
+};
+
+function zipFormat(bytes: Buffer): OfficeFormat {
+  const entries = zipEntries(bytes);
+  const byName = new Map(entries.map((e) => [e.name, e]));
+  const mimetype = byName.get('mimetype');
+  if (mimetype) {
+    const declared = readPart(bytes, mimetype, 256).toString('latin1').trim();
+    const format = ODF_MIMETYPES[declared];
+    if (!format) {
+      unsupported(declared.startsWith('application/vnd.oasis.opendocument.')
+        ? `an OpenDocument file of a kind this service does not convert (${declared.slice('application/vnd.oasis.opendocument.'.length, 80)})`
+        : 'a ZIP archive whose "mimetype" names no OpenDocument type');
+    }
+    if (!byName.has('content.xml')) corrupt(`the file says it is ${OFFICE_FORMATS[format].name} but holds no content.xml: it is damaged`);
+    return format;
+  }
+  const types = byName.get('[Content_Types].xml');
+  if (!types) unsupported('a ZIP archive (neither an OOXML package with [Content_Types].xml nor an OpenDocument file with a "mimetype")');
+  const xml = readPart(bytes, types, 4 * 1024 * 1024).toString('utf8');
+  for (const override of xml.matchAll(/<Override\b[^>]*>/g)) {
+    const contentType = /\bContentType\s*=\s*"([^"]*)"/.exec(override[0])?.[1] ?? '';
+    const partName = /\bPartName\s*=\s*"([^"]*)"/.exec(override[0])?.[1] ?? '';
+    const found = OOXML_MAIN.find(([pattern]) => pattern.test(contentType.trim()));
+    if (!found) continue;
+    const format = found[1];
+    const part = decodeURIComponent(partName).replace(/^\//, '');
+    if (!byName.has(part)) corrupt(`the file says it is ${OFFICE_FORMATS[format].name} but does not hold its main part ${partName.slice(0, 80)}: it is damaged`);
+    return format;
+  }
+  return unsupported('an OOXML package that is neither a Word document, an Excel workbook nor a PowerPoint presentation (its [Content_Types].xml names no main document part)');
+}
+
+// ---- OLE2 compound files (DOC, XLS, PPT) ---------------------------------------------------
+
+const CFB_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+const END_OF_CHAIN = 0xfffffffe;
+const MAX_SECTOR = 0xfffffffa;
+
+interface CfbStream { name: string; type: number; start: number; size: number }
+
+/** The compound file's directory entries, read through its FAT; damage is CORRUPT_INPUT. */
+function cfbDirectory(bytes: Buffer): { streams: CfbStream[]; sectorBytes: number; fat: number[] } {
+  if (bytes.length < 512) corrupt('the file is an OLE2 compound file cut short');
+  const shift = bytes.readUInt16LE(0x1e);
+  if (shift !== 9 && shift !== 12) corrupt('the OLE2 compound file has an invalid sector size: it is damaged');
+  const sectorBytes = 1 << shift;
+  const sectors = Math.floor((bytes.length - sectorBytes) / sectorBytes) + 1;
+  const sectorAt = (id: number) => {
+    const at = (id + 1) * sectorBytes;
+    if (id > MAX_SECTOR || at >= bytes.length) corrupt('the OLE2 compound file points outside itself: it is damaged');
+    return bytes.subarray(at, Math.min(at + sectorBytes, bytes.length));
+  };
+  // The FAT's own sectors: 109 listed in the header, more in a chain of DIFAT sectors.
+  const fatSectors: number[] = [];
+  for (let i = 0; i < 109; i += 1) {
+    const id = bytes.readUInt32LE(0x4c + i * 4);
+    if (id <= MAX_SECTOR) fatSectors.push(id);
+  }
+  let difat = bytes.readUInt32LE(0x44);
+  for (let hops = 0; difat <= MAX_SECTOR; hops += 1) {
+    if (hops > sectors) corrupt('the OLE2 compound file\'s sector table loops: it is damaged');
+    const sector = sectorAt(difat);
+    for (let i = 0; i + 4 < sector.length; i += 4) {
+      const id = sector.readUInt32LE(i);
+      if (id <= MAX_SECTOR) fatSectors.push(id);
+    }
+    difat = sector.length >= sectorBytes ? sector.readUInt32LE(sectorBytes - 4) : END_OF_CHAIN;
+  }
+  const fat: number[] = [];
+  for (const id of fatSectors) {
+    const sector = sectorAt(id);
+    for (let i = 0; i + 4 <= sector.length; i += 4) fat.push(sector.readUInt32LE(i));
+  }
+  const streams: CfbStream[] = [];
+  const seen = new Set<number>();
+  for (let id = bytes.readUInt32LE(0x30); id <= MAX_SECTOR; id = fat[id] ?? END_OF_CHAIN) {
+    if (seen.has(id)) corrupt('the OLE2 compound file\'s directory loops: it is damaged');
+    seen.add(id);
+    const sector = sectorAt(id);
+    for (let at = 0; at + 128 <= sector.length; at += 128) {
+      const nameBytes = Math.min(sector.readUInt16LE(at + 64), 64);
+      const type = sector[at + 66]!;
+      if (type === 0 || nameBytes < 2) continue;
+      streams.push({
+        name: sector.toString('utf16le', at, at + nameBytes - 2),
+        type,
+        start: sector.readUInt32LE(at + 116),
+        size: sector.readUInt32LE(at + 120),
+      });
+    }
+  }
+  return { streams, sectorBytes, fat };
+}
+
+/** Word 97's FIB says whether the document is encrypted (fEncrypted, bit 8 of the flags at offset 10). */
+function wordEncrypted(bytes: Buffer, stream: CfbStream, sectorBytes: number): boolean {
+  // Streams under 4096 bytes live in the mini stream; a Word document's is never that small.
+  if (stream.size < 4096) return false;
+  const at = (stream.start + 1) * sectorBytes;
+  if (at + 12 > bytes.length) corrupt('the Word document\'s main stream points outside the file: it is damaged');
+  return (bytes.readUInt16LE(at + 10) & 0x0100) !== 0;
+}
+
+function cfbFormat(bytes: Buffer): OfficeFormat {
+  const { streams, sectorBytes } = cfbDirectory(bytes);
+  const names = new Set(streams.filter((s) => s.type === 2 || s.type === 1).map((s) => s.name));
+  // An encrypted OOXML document is a compound file holding the package encrypted (MS-OFFCRYPTO).
+  if (names.has('EncryptionInfo') && names.has('EncryptedPackage')) encrypted('the document (an encrypted OOXML package)');
+  const word = streams.find((s) => s.name === 'WordDocument' && s.type === 2);
+  if (word) {
+    if (wordEncrypted(bytes, word, sectorBytes)) encrypted(OFFICE_FORMATS.doc.name.replace(/^a /, 'the '));
+    return 'doc';
+  }
+  if (names.has('Workbook') || names.has('Book')) return 'xls';
+  if (names.has('PowerPoint Document')) return 'ppt';
+  if (names.has('VisioDocument')) unsupported('a Visio drawing');
+  if (names.has('__substg1.0_0037001F') || names.has('__nameid_version1.0')) unsupported('an Outlook message');
+  return unsupported('an OLE2 compound file holding no Word, Excel or PowerPoint stream');
+}
+
+// ---- Everything else ----------------------------------------------------------------------
+
+function describeOther(bytes: Buffer): string {
+  if (bytes.length === 0) return 'empty';
+  const head = bytes.subarray(0, 1024).toString('latin1');
+  if (head.startsWith('%PDF-')) return 'a PDF';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return 'a JPEG image';
+  if (head.startsWith('\x89PNG')) return 'a PNG image';
+  if (/^\s*(<!doctype html|<html)/i.test(head)) return 'an HTML page';
+  if (/^\s*</.test(head)) return 'an XML document (flat XML Office files are not converted)';
+  const text = bytes.subarray(0, 4096).toString('utf8');
+  if (!text.includes('\uFFFD') && !/[\0-\x08\x0e-\x1f]/.test(text)) return 'plain text';
+  return 'binary data of an unknown type';
+}
+
+/** The Office format of the bytes; refuses anything else, encrypted files and packages over the bounds. */
+export function sniffOfficeFormat(input: Uint8Array): OfficeFormat {
+  const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  if (bytes.length >= 4 && bytes.readUInt32LE(0) === LOCAL) return zipFormat(bytes);
+  if (bytes.subarray(0, 8).equals(CFB_SIGNATURE)) return cfbFormat(bytes);
+  if (bytes.subarray(0, 5).toString('latin1') === '{\\rtf') return 'rtf';
+  return unsupported(describeOther(bytes));
+}
+
+/** The format a declaration names, when it names one of the Office formats (a generic type names none). */
+function declaredFormat(declared: DeclaredType): { format: OfficeFormat; by: string } | undefined {
+  const entries = Object.entries(OFFICE_FORMATS) as Array<[OfficeFormat, FormatInfo]>;
+  const mediaType = declared.mediaType?.split(';')[0]?.trim().toLowerCase();
+  const byType = mediaType ? entries.find(([, f]) => f.mediaTypes.includes(mediaType)) : undefined;
+  if (byType) return { format: byType[0], by: `its declared type ${mediaType}` };
+  const byName = declared.extension ? entries.find(([, f]) => f.extensions.includes(declared.extension!)) : undefined;
+  if (byName) return { format: byName[0], by: `its name (.${declared.extension})` };
+  return undefined;
+}
+
+/** Same family: a macro-enabled variant is declared by the plain type often enough (and converts the same). */
+const FAMILY: Record<OfficeFormat, string> = {
+  docx: 'word-xml', docm: 'word-xml', xlsx: 'excel-xml', xlsm: 'excel-xml', pptx: 'powerpoint-xml', pptm: 'powerpoint-xml',
+  odt: 'odt', ods: 'ods', odp: 'odp', rtf: 'rtf', doc: 'doc', xls: 'xls', ppt: 'ppt',
+};
+
+/**
+ * The pre-payment check: the format of the bytes, which must agree with the format the request
+ * declared when it declared one (by file name extension or media type).
+ */
+export function inspectOffice(bytes: Uint8Array, declared: DeclaredType | undefined): OfficeFormat {
+  const format = sniffOfficeFormat(bytes);
+  const claim = declared ? declaredFormat(declared) : undefined;
+  if (claim && FAMILY[claim.format] !== FAMILY[format]) {
+    fail('UNSUPPORTED_TYPE', `the file is not what it claims: ${claim.by} says ${OFFICE_FORMATS[claim.format].name}, but its bytes are ${OFFICE_FORMATS[format].name}; send it under its right name or type`, { field: 'file' });
+  }
+  return format;
+}

@@ -1,0 +1,174 @@
+// Office documents made here, byte by byte: the smallest valid DOCX, XLSX, ODT, ODS, ODP and RTF
+// with two pages (or sheets, or slides) of known words, and documents that carry what a conversion
+// must never act on (a macro run on opening, an image linked by URL). PPTX, DOC, XLS and PPT are
+// made from these by LibreOffice itself (officeVariants), as no hand-written minimal file of those
+// formats would be a fair sample.
+import { ZipArchive } from 'archiver';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { tool } from './independent-tools.js';
+
+/** The words on the first and on the second page of every generated document. */
+export const PAGE_WORDS = ['Quarterly heron ledger', 'Second walrus appendix'] as const;
+
+interface Part { name: string; text: string | Buffer; store?: boolean }
+
+/** A ZIP of the parts in order (an ODF `mimetype` first and stored, as the format requires). */
+export async function zipOf(parts: readonly Part[]): Promise<Buffer> {
+  const archive = new ZipArchive({ zlib: { level: 6 } });
+  const chunks: Buffer[] = [];
+  const done = new Promise<void>((resolve, reject) => {
+    archive.on('data', (chunk: Buffer) => chunks.push(chunk));
+    archive.on('end', () => resolve());
+    archive.on('error', reject);
+  });
+  const date = new Date('2000-01-01T00:00:00Z');
+  for (const part of parts) archive.append(Buffer.from(part.text), { name: part.name, date, store: part.store === true });
+  await archive.finalize();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
+const RELS_TYPE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+function contentTypes(overrides: Record<string, string>): string {
+  return `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">`
+    + '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
+    + Object.entries(overrides).map(([part, type]) => `<Override PartName="${part}" ContentType="${type}"/>`).join('')
+    + '</Types>';
+}
+
+const packageRels = (main: string) => `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${RELS_TYPE}/officeDocument" Target="${main}"/></Relationships>`;
+
+/** A DOCX of two pages; `mainType` lets a test declare another main part type. */
+export function docx(mainType = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml'): Promise<Buffer> {
+  const [first, second] = PAGE_WORDS;
+  return zipOf([
+    { name: '[Content_Types].xml', text: contentTypes({ '/word/document.xml': mainType }) },
+    { name: '_rels/.rels', text: packageRels('word/document.xml') },
+    {
+      name: 'word/document.xml',
+      text: `${XML}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>`
+        + `<w:p><w:r><w:t>${first}</w:t></w:r></w:p><w:p><w:r><w:br w:type="page"/><w:t>${second}</w:t></w:r></w:p>`
+        + '</w:body></w:document>',
+    },
+  ]);
+}
+
+/** An XLSX of two sheets, one cell of words each (each sheet prints on a page of its own). */
+export function xlsx(): Promise<Buffer> {
+  const sheet = (words: string) => `${XML}<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`
+    + `<row r="1"><c r="A1" t="inlineStr"><is><t>${words}</t></is></c></row></sheetData></worksheet>`;
+  const sheetType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml';
+  return zipOf([
+    {
+      name: '[Content_Types].xml',
+      text: contentTypes({
+        '/xl/workbook.xml': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml',
+        '/xl/worksheets/sheet1.xml': sheetType, '/xl/worksheets/sheet2.xml': sheetType,
+      }),
+    },
+    { name: '_rels/.rels', text: packageRels('xl/workbook.xml') },
+    {
+      name: 'xl/workbook.xml',
+      text: `${XML}<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="${RELS_TYPE}"><sheets>`
+        + '<sheet name="First" sheetId="1" r:id="rId1"/><sheet name="Second" sheetId="2" r:id="rId2"/></sheets></workbook>',
+    },
+    {
+      name: 'xl/_rels/workbook.xml.rels',
+      text: `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`
+        + `<Relationship Id="rId1" Type="${RELS_TYPE}/worksheet" Target="worksheets/sheet1.xml"/>`
+        + `<Relationship Id="rId2" Type="${RELS_TYPE}/worksheet" Target="worksheets/sheet2.xml"/></Relationships>`,
+    },
+    { name: 'xl/worksheets/sheet1.xml', text: sheet(PAGE_WORDS[0]) },
+    { name: 'xl/worksheets/sheet2.xml', text: sheet(PAGE_WORDS[1]) },
+  ]);
+}
+
+const ODF_NS = 'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+  + 'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+  + 'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" '
+  + 'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" xmlns:xlink="http://www.w3.org/1999/xlink" '
+  + 'xmlns:script="urn:oasis:names:tc:opendocument:xmlns:script:1.0" xmlns:ooo="http://openoffice.org/2004/office" xmlns:dom="http://www.w3.org/2001/xml-events"';
+
+type OdfKind = 'text' | 'spreadsheet' | 'presentation';
+
+function odf(kind: OdfKind, body: string, extra: { scripts?: string; parts?: Part[] } = {}): Promise<Buffer> {
+  const mediaType = `application/vnd.oasis.opendocument.${kind}`;
+  const parts = extra.parts ?? [];
+  return zipOf([
+    { name: 'mimetype', text: mediaType, store: true },
+    {
+      name: 'content.xml',
+      text: `${XML}<office:document-content ${ODF_NS} office:version="1.3">${extra.scripts ?? ''}`
+        + '<office:automatic-styles><style:style style:name="Break" style:family="paragraph"><style:paragraph-properties fo:break-before="page"/></style:style></office:automatic-styles>'
+        + `<office:body>${body}</office:body></office:document-content>`,
+    },
+    ...parts,
+    {
+      name: 'META-INF/manifest.xml',
+      text: `${XML}<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">`
+        + `<manifest:file-entry manifest:full-path="/" manifest:media-type="${mediaType}"/>`
+        + '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+        + parts.map((p) => `<manifest:file-entry manifest:full-path="${p.name}" manifest:media-type="text/xml"/>`).join('')
+        + '</manifest:manifest>',
+    },
+  ]);
+}
+
+const textBody = (extra = '') => `<office:text><text:p>${PAGE_WORDS[0]}</text:p>${extra}<text:p text:style-name="Break">${PAGE_WORDS[1]}</text:p></office:text>`;
+
+export const odt = (): Promise<Buffer> => odf('text', textBody());
+
+export const ods = (): Promise<Buffer> => odf('spreadsheet', `<office:spreadsheet>${PAGE_WORDS.map((words, i) =>
+  `<table:table table:name="Sheet${i + 1}"><table:table-row><table:table-cell office:value-type="string"><text:p>${words}</text:p></table:table-cell></table:table-row></table:table>`).join('')}</office:spreadsheet>`);
+
+export const odp = (): Promise<Buffer> => odf('presentation', `<office:presentation>${PAGE_WORDS.map((words, i) =>
+  `<draw:page draw:name="Slide${i + 1}"><draw:frame svg:x="2cm" svg:y="2cm" svg:width="20cm" svg:height="3cm"><draw:text-box><text:p>${words}</text:p></draw:text-box></draw:frame></draw:page>`).join('')}</office:presentation>`);
+
+export const rtf = (): Buffer => Buffer.from(`{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Liberation Serif;}}\\f0\\fs24 ${PAGE_WORDS[0]}\\par\\page ${PAGE_WORDS[1]}\\par}`);
+
+/**
+ * An ODT whose Basic macro, bound to the document's opening, writes `marker`; and whose image
+ * is linked from `imageUrl` rather than embedded.
+ */
+export function hostileOdt(marker: string, imageUrl: string): Promise<Buffer> {
+  const basicDoctype = (root: string, dtd: string) => `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE ${root} PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "${dtd}">`;
+  return odf('text', textBody(`<text:p><draw:frame draw:name="linked" svg:width="2cm" svg:height="2cm" text:anchor-type="as-char"><draw:image xlink:href="${imageUrl}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/></draw:frame></text:p>`), {
+    scripts: '<office:scripts><office:event-listeners><script:event-listener script:language="ooo:script" script:event-name="dom:load" '
+      + 'xlink:href="vnd.sun.star.script:Standard.Module1.Main?language=Basic&amp;location=document" xlink:type="simple"/></office:event-listeners></office:scripts>',
+    parts: [
+      { name: 'Basic/script-lc.xml', text: `${basicDoctype('library:libraries', 'libraries.dtd')}<library:libraries xmlns:library="http://openoffice.org/2000/library" xmlns:xlink="http://www.w3.org/1999/xlink"><library:library library:name="Standard" library:link="false"/></library:libraries>` },
+      { name: 'Basic/Standard/script-lb.xml', text: `${basicDoctype('library:library', 'library.dtd')}<library:library xmlns:library="http://openoffice.org/2000/library" library:name="Standard" library:readonly="false" library:passwordprotected="false"><library:element library:name="Module1"/></library:library>` },
+      {
+        name: 'Basic/Standard/Module1.xml',
+        text: `${basicDoctype('script:module', 'module.dtd')}<script:module xmlns:script="http://openoffice.org/2000/script" script:name="Module1" script:language="StarBasic">Sub Main\n  Open "${marker}" For Output As #1\n  Print #1, "ran"\n  Close #1\nEnd Sub\n</script:module>`,
+      },
+    ],
+  });
+}
+
+/** The generated documents by format, PPTX, DOC, XLS and PPT converted from them by LibreOffice. */
+export async function officeSamples(): Promise<Record<'docx' | 'xlsx' | 'pptx' | 'odt' | 'ods' | 'odp' | 'rtf' | 'doc' | 'xls' | 'ppt', Buffer>> {
+  const made = { docx: await docx(), xlsx: await xlsx(), odt: await odt(), ods: await ods(), odp: await odp(), rtf: rtf() };
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'paydoc-office-'));
+  try {
+    await writeFile(path.join(dir, 'sample.odt'), made.odt);
+    await writeFile(path.join(dir, 'sample.ods'), made.ods);
+    await writeFile(path.join(dir, 'sample.odp'), made.odp);
+    const convert = async (source: string, target: string) => {
+      const { code, err } = await tool('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${dir}/profile`, '--convert-to', target, '--outdir', dir, path.join(dir, source)]);
+      if (code !== 0) throw new Error(`soffice could not make ${target}: ${err}`);
+      return readFile(path.join(dir, `${path.basename(source, path.extname(source))}.${target.split(':')[0]}`));
+    };
+    const doc = await convert('sample.odt', 'doc:MS Word 97');
+    const xls = await convert('sample.ods', 'xls:MS Excel 97');
+    const ppt = await convert('sample.odp', 'ppt:MS PowerPoint 97');
+    const pptx = await convert('sample.odp', 'pptx:Impress MS PowerPoint 2007 XML');
+    return { ...made, pptx, doc, xls, ppt };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
