@@ -122,6 +122,10 @@ const textBody = (extra = '') => `<office:text><text:p>${PAGE_WORDS[0]}</text:p>
 
 export const odt = (): Promise<Buffer> => odf('text', textBody());
 
+/** An ODT of `pages` pages, each starting with its number. */
+export const odtOfPages = (pages: number): Promise<Buffer> => odf('text', `<office:text>${Array.from({ length: pages }, (_, i) =>
+  `<text:p${i > 0 ? ' text:style-name="Break"' : ''}>Page ${i + 1}</text:p>`).join('')}</office:text>`);
+
 export const ods = (): Promise<Buffer> => odf('spreadsheet', `<office:spreadsheet>${PAGE_WORDS.map((words, i) =>
   `<table:table table:name="Sheet${i + 1}"><table:table-row><table:table-cell office:value-type="string"><text:p>${words}</text:p></table:table-cell></table:table-row></table:table>`).join('')}</office:spreadsheet>`);
 
@@ -171,4 +175,45 @@ export async function officeSamples(): Promise<Record<'docx' | 'xlsx' | 'pptx' |
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * An OLE2 compound file holding empty streams of the given names (one FAT sector, one directory
+ * sector): the shape of a legacy Office file, or of an encrypted OOXML package (EncryptionInfo and
+ * EncryptedPackage), without their contents.
+ */
+export function compoundFile(streams: readonly string[]): Buffer {
+  if (streams.length > 3) throw new Error('one directory sector holds the root and three streams');
+  const FREE = 0xffffffff;
+  const END = 0xfffffffe;
+  const header = Buffer.alloc(512, 0);
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(header, 0);
+  header.writeUInt16LE(0x3e, 0x18); header.writeUInt16LE(3, 0x1a); header.writeUInt16LE(0xfffe, 0x1c);
+  header.writeUInt16LE(9, 0x1e); header.writeUInt16LE(6, 0x20);
+  header.writeUInt32LE(1, 0x2c); // one FAT sector
+  header.writeUInt32LE(1, 0x30); // the directory starts at sector 1
+  header.writeUInt32LE(4096, 0x38); header.writeUInt32LE(END, 0x3c); header.writeUInt32LE(END, 0x44);
+  header.writeUInt32LE(0, 0x4c); // the FAT is sector 0
+  for (let i = 1; i < 109; i += 1) header.writeUInt32LE(FREE, 0x4c + i * 4);
+  const fat = Buffer.alloc(512, 0xff);
+  fat.writeUInt32LE(0xfffffffd, 0); fat.writeUInt32LE(END, 4);
+  const directory = Buffer.alloc(512, 0);
+  ['Root Entry', ...streams].forEach((name, i) => {
+    const at = i * 128;
+    directory.write(name, at, 'utf16le');
+    directory.writeUInt16LE((name.length + 1) * 2, at + 64);
+    directory[at + 66] = i === 0 ? 5 : 2;
+    directory.writeUInt32LE(FREE, at + 68); directory.writeUInt32LE(FREE, at + 72);
+    directory.writeUInt32LE(i === 0 && streams.length > 0 ? 1 : FREE, at + 76);
+    if (i > 0 && i < streams.length) directory.writeUInt32LE(i + 1, at + 72);
+    directory.writeUInt32LE(END, at + 116);
+  });
+  return Buffer.concat([header, fat, directory]);
+}
+
+/** The package with every part's declared unpacked size in the central directory set to `size`: a ZIP bomb's shape. */
+export function declaringUnpackedSize(zip: Buffer, size: number): Buffer {
+  const out = Buffer.from(zip);
+  for (let at = out.indexOf('PK\x01\x02'); at >= 0; at = out.indexOf('PK\x01\x02', at + 4)) out.writeUInt32LE(size, at + 24);
+  return out;
 }

@@ -12,8 +12,8 @@ import { withScratch } from '../../tools/process/scratch-directory.js';
 import { OFFICE_MAX_PAGES, type OfficePdfPlan } from '../../operations/office/pdf.js';
 import { PDF, readBytes } from '../pdf/common.js';
 
-/** qpdf's count of the result, after LibreOffice has used the rest of the time. */
-const COUNT_MS = 10_000;
+/** The time kept back for qpdf's count of the result (milliseconds on any PDF this bound allows). */
+const COUNT_MS = 2_000;
 
 export const officeToPdf: WorkFunction<OfficePdfPlan> = async (input): Promise<JobOutput> => {
   const { format } = input.params;
@@ -21,7 +21,7 @@ export const officeToPdf: WorkFunction<OfficePdfPlan> = async (input): Promise<J
     // Named by the format the bytes are, never by the client's file name.
     const document = path.join(dir, `document.${format}`);
     writeFileSync(document, input.files[0]!.bytes);
-    const pdf = await convertToPdf({ input: document, format, cwd: dir, timeoutMs: Math.max(1, timeLeft(input) - COUNT_MS) });
+    const pdf = await convertToPdf({ input: document, format, cwd: dir, timeoutMs: Math.max(1, timeLeft(input) - Math.min(COUNT_MS, timeLeft(input) / 10)) });
     const pages = await pageCountForJob(pdf, { cwd: dir, timeoutMs: Math.min(COUNT_MS, timeLeft(input)) });
     if (pages > OFFICE_MAX_PAGES) {
       fail('LIMIT_EXCEEDED', `the document converts to ${pages} pages of PDF; /v1/office/pdf returns at most ${OFFICE_MAX_PAGES}; nothing was charged: split it into smaller documents`, { field: 'file' });
