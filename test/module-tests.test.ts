@@ -34,6 +34,7 @@ const SERVICE_TESTED: Record<string, string> = {
   'client/svm-payer.ts': 'service/payments, service/payment-rig (Solana payments on the local chain)',
   'client/protocol.ts': 'service/mcp, system/mcp-bridge (the MCP payment and receipt _meta keys, the base64 limit)',
   'operations/index.ts': 'unit/operations/define, readme-operations, service/surfaces (the table every description derives from)',
+  'operations/input-kinds.ts': 'service/surfaces, service/bad-input, readme-operations (how each input kind is named, tagged and typed)',
   'operations/shared.ts': 'service/bad-input, readme-operations (the input limits shared by operations)',
   'operations/image/image-plan.ts': 'service/operations/image-shared and each image-<name> file (the plan the five image operations share)',
   // Operations without a file of their own: the model-backed four, and merge-compress beside merge.
@@ -108,7 +109,7 @@ function typesOnly(module: string): boolean {
 function testOf(module: string): string | undefined {
   const stem = module.replace(/\.(ts|js)$/, '');
   const candidates = [`test/unit/${stem}.test.ts`, `test/unit/${path.posix.dirname(module)}.test.ts`];
-  const operation = /^operations\/(image|pdf)\/([a-z-]+)\.ts$/.exec(module);
+  const operation = /^operations\/(image|pdf|office)\/([a-z-]+)\.ts$/.exec(module);
   if (operation) {
     // Its file, or a file of it with a suffix (pdf-tables-local.test.ts).
     const named = `${operation[1]}-${operation[2]}`;
