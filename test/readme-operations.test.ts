@@ -121,8 +121,8 @@ describe('the README operation table', () => {
   it('lists every declared operation once, in the declarations\' order, with its path and tool name', () => {
     expect(rows.map((r) => r.path)).to.equal(operations.map((op) => op.path));
     expect(rows.map((r) => r.tool)).to.equal(operations.map((op) => op.tool));
-    const image = operations.filter((op) => op.path.startsWith('/v1/image/')).length;
-    expect(readme).to.include(`${operations.length} operations (${image} image, ${operations.length - image} PDF)`);
+    const inArea = (area: string) => operations.filter((op) => op.path.startsWith(`/v1/${area}/`)).length;
+    expect(readme).to.include(`${operations.length} operations (${inArea('image')} image, ${inArea('pdf')} PDF, ${inArea('office')} Office)`);
   });
 
   it('names each operation\'s fields, required ones in bold, with notes that match the declarations', () => {

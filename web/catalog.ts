@@ -48,6 +48,7 @@ export async function loadOperations(): Promise<void> {
     ['pdf-processing', 'PDF documents'],
     ['pdf-extraction', 'Getting content out of PDFs'],
     ['ocr', 'Text recognition (OCR)'],
+    ['office-conversion', 'Office documents to PDF'],
   ];
   const fieldsets = groups.map(([category, legend]) => {
     const members = state.operations.filter((op) => op.item.category === category);

@@ -27,7 +27,7 @@ export function llmsTxt(app: PublicView): string {
   return [
     '# paydoc',
     '',
-    `> Pay-per-call image and PDF processing: ${operations.length} operations over HTTP (JSON or multipart/form-data) and MCP, each call paid on its own with x402 version 2 in USDC. No accounts and no API keys; files are never stored or logged.`,
+    `> Pay-per-call image, PDF and Office document processing: ${operations.length} operations over HTTP (JSON or multipart/form-data) and MCP, each call paid on its own with x402 version 2 in USDC. No accounts and no API keys; files are never stored or logged.`,
     '',
     '## How to call',
     '',

@@ -84,7 +84,7 @@ export function catalog(app: PublicView): Record<string, unknown> {
     x402Version: 2,
     service: {
       name: 'paydoc',
-      description: `Pay-per-call image and PDF processing: ${operations.length} operations over HTTP (multipart or JSON) and MCP, each paid on its own with x402 v2 in USDC. No accounts, no API keys; files are never stored or logged.`,
+      description: `Pay-per-call image, PDF and Office document processing: ${operations.length} operations over HTTP (multipart or JSON) and MCP, each paid on its own with x402 v2 in USDC. No accounts, no API keys; files are never stored or logged.`,
       // The ways a file comes in and a result goes out, on every operation (README: Files in and out).
       inputs: {
         multipart: 'the file part(s), or file_url fields in their place',

@@ -163,7 +163,7 @@ export function openapiDocument(app: PublicView): Record<string, unknown> {
   return {
     openapi: '3.0.3',
     info: {
-      title: 'paydoc: pay-per-call image and PDF processing',
+      title: 'paydoc: pay-per-call image, PDF and Office document processing',
       version: API_VERSION,
       description: `Every paid endpoint takes multipart/form-data or JSON and is paid per call with x402 v2 (USDC on Base or Solana): call without payment to get a 402 with the exact price, sign, and repeat the identical request with the PAYMENT-SIGNATURE header. Errors have one shape: { error: { code, status, message, field? } }. The same ${operations.length} operations are MCP tools at /mcp.`,
       // Short guidance agents read with the route list (@agentcash/discovery's info.x-guidance); the rest is in llms.txt.

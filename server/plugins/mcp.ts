@@ -122,7 +122,7 @@ const ICONS = Object.fromEntries(Object.entries(INPUT_KINDS).map(([kind, text]) 
 /** What the server tells an agent at initialize: how paying works, the price models, the limits, how to get a quote. */
 function instructions(app: App): string {
   return [
-    `paydoc runs ${operations.length} image and PDF tools. Every call is paid on its own with x402 version 2 in USDC; there are no accounts or keys.`,
+    `paydoc runs ${operations.length} image, PDF and Office tools. Every call is paid on its own with x402 version 2 in USDC; there are no accounts or keys.`,
     `To get a price without paying, call the tool without payment: the result is an error whose structuredContent is the x402 PaymentRequired (the exact price per chain, offered on ${app.gate.chains.map((c) => c.network).join(' and ')}). Every check on the input runs before that quote, so a bad file is refused before any payment is asked for.`,
     `To pay, sign one offer with an x402 client and call the same tool again with the same arguments and the PaymentPayload in _meta["${PAYMENT_META_KEY}"]; the result carries the receipt in _meta["x402/payment-response"]. Nothing is charged for a call that fails or that you leave before settlement.`,
     'Prices: flat per call for images, per page for most PDF tools (the quote is exact for the file sent).',
@@ -157,7 +157,7 @@ function protocolError(code: ErrorCode, message: string): Error & { code: ErrorC
 }
 
 function mcpServerFor(app: App, request: Request): Server {
-  const server = new Server({ name: 'paydoc', version: VERSION, title: 'paydoc: pay-per-call image and PDF tools', icons: ICONS.pdf }, { capabilities: { tools: {} }, instructions: instructions(app) });
+  const server = new Server({ name: 'paydoc', version: VERSION, title: 'paydoc: pay-per-call image, PDF and Office tools', icons: ICONS.pdf }, { capabilities: { tools: {} }, instructions: instructions(app) });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: operations.map((op) => ({
       name: op.tool,
