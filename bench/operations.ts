@@ -17,6 +17,7 @@ import { markdown as markdownWork } from '../workers/layout/index.js';
 import { renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { dataUrl } from '../workers/model/pages.js';
 import { FAKE_MODEL, startFakeProvider, type ReceivedRequest, type Reply } from '../test/support/fake-provider.js';
+import { docx } from '../test/support/office-fixtures.js';
 import { CORPUS, parseStepArgs, photoJpeg, progress, start, textImagePng, writeResult } from './lib/common.js';
 import { startBenchService, form, type BenchService } from './lib/service.js';
 import { startHttpFloor, type HttpFloor } from './lib/floor.js';
@@ -88,6 +89,7 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
   const textPng = await textImagePng();
   const file = async (relative: string) => new Uint8Array(await readFile(path.join(CORPUS, relative)));
   const latex4 = await file('004-pdflatex-4-pages/pdflatex-4-pages.pdf');
+  const officeDocx = await docx();
   const outline4 = await file('006-pdflatex-outline/pdflatex-outline.pdf');
   const imagePdf = await file('018-base64-image/base64image.pdf');
   const writer1 = await file('002-trivial-libre-office-writer/002-trivial-libre-office-writer.pdf');
@@ -309,6 +311,15 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
       id: 'pdf.structured', input: 'corpus 011 (1 page), a 2-field schema', fields: { schema: STRUCTURED_SCHEMA }, files: [pdf(gdoc1)],
       raw: 'mutool draw 150 dpi + one chat completion to the same local fake provider',
       runRaw: async (scratch) => { await providerCall(providerUrl, await renderFirstPage(gdocPath, 150, scratch), 'extraction', JSON.parse(STRUCTURED_SCHEMA)); },
+    },
+    {
+      id: 'office.pdf', input: 'generated DOCX (2 pages)', files: [{ bytes: officeDocx, name: 'report.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }],
+      raw: 'soffice --headless --convert-to pdf on the same file, with a fresh profile of its own (as every service job has)',
+      runRaw: async (scratch) => {
+        const input = path.join(scratch, 'report.docx');
+        await writeFile(input, officeDocx);
+        await tool('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${scratch}/profile`, '--convert-to', 'pdf', '--outdir', scratch, input], scratch);
+      },
     },
     // The same commands on the long document (see LONG above).
     {

@@ -14,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { makePdf, textPages } from '../support/pdf-fixtures.js';
+import { compoundFile, declaringUnpackedSize, docx, xlsx } from '../support/office-fixtures.js';
 import { operations, operationById } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
 import { runTool } from '../../tools/process/run-tool.js';
@@ -46,6 +47,7 @@ interface Fixtures {
   pngBomb: Buffer; jpegBomb: Buffer; webpBomb: Buffer; pngZip: Buffer; zipPng: Buffer;
   markdown: Buffer; bigMarkdown: Buffer; latin1Markdown: Buffer;
   over50: Buffer;
+  docx: Buffer; xlsx: Buffer; encryptedOoxml: Buffer; docxBomb: Buffer;
 }
 const fx = {} as Fixtures;
 
@@ -105,6 +107,10 @@ function zipWith(name: string, data: Buffer): Buffer {
 }
 
 async function buildFixtures(): Promise<void> {
+  fx.docx = await docx();
+  fx.xlsx = await xlsx();
+  fx.encryptedOoxml = compoundFile(['EncryptionInfo', 'EncryptedPackage']);
+  fx.docxBomb = declaringUnpackedSize(fx.docx, 300 * MB);
   fx.pdf3 = makePdf(textPages(3, PDF_MARKER));
   fx.pdf31 = makePdf(textPages(31));
   fx.pdf51 = makePdf(textPages(51));
@@ -191,7 +197,7 @@ const VALID_FIELDS: Record<string, Record<string, string | number>> = {
 };
 const validFields = (o: Operation) => VALID_FIELDS[o.id] ?? {};
 const asStrings = (fields: Record<string, string | number>) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
-const validFile = (o: Operation): Buffer => (o.input.kind === 'image' ? fx.png : o.input.kind === 'markdown' ? fx.markdown : o.id === 'pdf.unlock' ? fx.encrypted : fx.pdf3);
+const validFile = (o: Operation): Buffer => (o.input.kind === 'image' ? fx.png : o.input.kind === 'markdown' ? fx.markdown : o.input.kind === 'office' ? fx.docx : o.id === 'pdf.unlock' ? fx.encrypted : fx.pdf3);
 const upload = (bytes: Buffer, ext = 'bin', type?: string): Upload => ({ bytes, name: `${FILE_NAME}.${ext}`, ...(type ? { type } : {}) });
 /** The op's file(s) with `bad` in the place a case tests: merges get a good first file and the bad one second. */
 const filesWith = (o: Operation, bad: Buffer, ext = 'pdf', type?: string): Upload[] => (o.input.count.max > 1 ? [upload(fx.pdf3, 'pdf'), upload(bad, ext, type)] : [upload(bad, ext, type)]);
@@ -212,7 +218,8 @@ const e = (status: number, code: string, message: RegExp): Expectation => ({ sta
 
 // 1. Every operation, both surfaces: the file missing, and a field the operation does not have.
 for (const o of operations) {
-  const missing = o.input.count.max > 1 ? /"file" is required: a PDF/ : new RegExp(`"file" is required: ${o.input.kind === 'image' ? 'a JPEG, PNG, WebP or AVIF image' : o.input.kind === 'pdf' ? 'a PDF' : 'UTF-8 Markdown'}`);
+  const named = { image: 'a JPEG, PNG, WebP or AVIF image', pdf: 'a PDF', markdown: 'UTF-8 Markdown', office: 'an Office document \\(DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, DOC, XLS or PPT\\)' };
+  const missing = o.input.count.max > 1 ? /"file" is required: a PDF/ : new RegExp(`"file" is required: ${named[o.input.kind]}`);
   http(`${o.path}: no file`, o, e(422, 'FIELD_INVALID', missing), () => ({ files: [], fields: asStrings(validFields(o)) }));
   mcp(`${o.tool}: no file`, o, e(422, 'FIELD_INVALID', missing), () => ({ ...validFields(o) }));
   const unknown = new RegExp(`"colour" is not a field of ${o.path.replace(/\//g, '\\/')}`);
@@ -465,6 +472,25 @@ for (const o of IMAGE_OPS) {
   mcp('svc_pdf_structured: a schema sent as an object, not a string', structured, e(422, 'FIELD_INVALID', /^"schema" must be a string of at least 2 characters; received a value that does not qualify/),
     () => ({ file: b64(fx.pdf3), schema: JSON.parse(VALID_SCHEMA) }));
   http('/v1/pdf/structured: no schema', structured, e(422, 'FIELD_INVALID', /^"schema" is required/), () => ({ files: [upload(fx.pdf3, 'pdf')] }));
+}
+
+// 6b. Office documents: what is not one, what claims to be another, encrypted, ZIP bombs.
+{
+  const office = op('office.pdf');
+  const notOffice = (what: string) => new RegExp(`^the file is ${what}, not an Office document; send a DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, DOC, XLS or PPT file`);
+  http('/v1/office/pdf: an XLSX named .docx', office, e(422, 'UNSUPPORTED_TYPE', /^the file is not what it claims: its name \(\.docx\) says a Word document \(DOCX\), but its bytes are an Excel workbook \(XLSX\)/), () => ({ files: [upload(fx.xlsx, 'docx')] }));
+  http('/v1/office/pdf: a DOCX sent as a PowerPoint type', office, e(422, 'UNSUPPORTED_TYPE', /its declared type application\/vnd\.openxmlformats-officedocument\.presentationml\.presentation says a PowerPoint presentation \(PPTX\), but its bytes are a Word document/),
+    () => ({ files: [upload(fx.docx, 'bin', 'application/vnd.openxmlformats-officedocument.presentationml.presentation')] }));
+  mcp('svc_office_pdf: a DOCX declared as a spreadsheet', office, e(422, 'UNSUPPORTED_TYPE', /its declared type application\/vnd\.oasis\.opendocument\.spreadsheet says an OpenDocument spreadsheet \(ODS\), but its bytes are a Word document/),
+    () => ({ file: { data: fx.docx.toString('base64'), mediaType: 'application/vnd.oasis.opendocument.spreadsheet' } }));
+  http('/v1/office/pdf: a PDF', office, e(422, 'UNSUPPORTED_TYPE', notOffice('a PDF')), () => ({ files: [upload(fx.pdf3, 'pdf', 'application/pdf')] }));
+  http('/v1/office/pdf: a PNG named .docx', office, e(422, 'UNSUPPORTED_TYPE', notOffice('a PNG image')), () => ({ files: [upload(fx.png, 'docx')] }));
+  mcp('svc_office_pdf: an empty file', office, e(422, 'UNSUPPORTED_TYPE', notOffice('empty')), () => ({ file: b64(Buffer.alloc(0)) }));
+  http('/v1/office/pdf: a DOCX cut in half', office, e(422, 'CORRUPT_INPUT', /^the file starts like a ZIP package \(OOXML or OpenDocument\) but has no ZIP directory/), () => ({ files: [upload(fx.docx.subarray(0, fx.docx.length >> 1), 'docx')] }));
+  http('/v1/office/pdf: an encrypted OOXML package', office, e(422, 'UNSUPPORTED_TYPE', /password-protected \(encrypted\): it cannot be converted without its password/), () => ({ files: [upload(fx.encryptedOoxml, 'docx')] }));
+  mcp('svc_office_pdf: an encrypted OOXML package', office, e(422, 'UNSUPPORTED_TYPE', /password-protected/), () => ({ file: b64(fx.encryptedOoxml) }));
+  http('/v1/office/pdf: parts declaring 900 MB unpacked (ZIP bomb)', office, e(413, 'LIMIT_EXCEEDED', /^the package's parts unpack to more than 512 MB/), () => ({ files: [upload(fx.docxBomb, 'docx')] }));
+  http('/v1/office/pdf: 50 MB + 1 byte', office, e(413, 'PAYLOAD_TOO_LARGE', /^the file is 52428801 bytes; the limit is 52428800 bytes \(50 MB\)/), () => ({ files: [upload(fx.over50, 'docx')] }));
 }
 
 // 7. The model endpoints on a deployment without a provider: 413 and 422 first, then 503, never 402.
