@@ -285,7 +285,7 @@ function describeOther(bytes: Buffer): string {
   if (/^\s*(<!doctype html|<html)/i.test(head)) return 'an HTML page';
   if (/^\s*</.test(head)) return 'an XML document (flat XML Office files are not converted)';
   const text = bytes.subarray(0, 4096).toString('utf8');
-  if (!text.includes('\uFFFD') && !/[\0-\x08\x0e-\x1f]/.test(text)) return 'plain text';
+  if (!text.includes('\uFFFD') && !/[^\t\n\v\f\r -\uFFFF]/.test(text)) return 'plain text';
   return 'binary data of an unknown type';
 }
 

@@ -22,7 +22,6 @@ const httpCache = new WeakMap<Operation, Map<boolean, Record<string, unknown>>>(
 // Keyed by the description too: on a local engine it says where the content stays.
 const mcpCache = new WeakMap<Operation, Map<string, Record<string, unknown>>>();
 
-
 /**
  * A JSON body that satisfies the tool's schema, for the Bazaar's example: the file by URL (what an
  * agent holds) or as base64, and every required field.

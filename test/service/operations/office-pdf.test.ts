@@ -60,7 +60,6 @@ describe('Office documents converted to PDF', () => {
   });
 });
 
-
 describe('the bounds of a conversion', () => {
   it('killed at its deadline with everything it started: JOB_TIMEOUT, no soffice left', { timeout: 30_000 }, async () => {
     const outcome = await runOperation('office.pdf', [await odt()], {}, { timeoutMs: 1_200 });

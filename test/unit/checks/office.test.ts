@@ -64,4 +64,3 @@ describe('the Office checks before payment', () => {
     expect(refusal(crowded)).to.equal({ code: 'LIMIT_EXCEEDED', message: `the package holds ${OFFICE_ZIP_LIMITS.entries + 1} parts; at most ${OFFICE_ZIP_LIMITS.entries} are converted` });
   });
 });
-

@@ -110,5 +110,4 @@ describe('what a document may not do while it is converted', () => {
     }
     expect(existsSync(marker)).to.be.true();
   });
-
 });
