@@ -1,7 +1,7 @@
 // Borderless table rules (workers/layout/aligned-tables.ts) on rows built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { areLabelRows, buildTable, columnsOf, findTables, isCellRow, isLineInTable, listInColumns, rowStepLimit } from '../../workers/layout/aligned-tables.js';
+import { areLabelRows, buildTable, cellsAlignOverRows, columnsOf, findTables, proseInColumns, isCellRow, isLineInTable, listInColumns, rowStepLimit } from '../../workers/layout/aligned-tables.js';
 import { rowsOf } from '../../workers/layout/rows.js';
 import { HEADER_STEP_EM, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_STEP_EM } from '../../workers/layout/thresholds.js';
 import type { Cell } from '../../workers/layout/types.js';
@@ -22,6 +22,28 @@ function table(count: number, top = 100) {
 }
 
 describe('layout: borderless tables', () => {
+  it('two columns of prose are no table, nor pieces sharing lines without any column holding two cells; a table with a column of long text is (proseInColumns, cellsAlignOverRows)', () => {
+    const prose2 = [
+      line(100, [['Once the slides are created, you can further edit and', 50, 290], ['the way you present the program on campus and', 310, 550]]),
+      line(114, [['customize them in Google Slides according to your needs.', 50, 290], ['what you want your audience to feel when they', 310, 550]]),
+      line(128, [['A graphic that is clear and easy to read helps it', 50, 290], ['see your program\'s marketing around the campus.', 310, 550]]),
+    ].flat();
+    expect(findTables(rowsOf(prose2), 10)).to.equal([]);
+    // A chart's values over its bars: each column holds one number.
+    const scattered = [...line(100, [['150', 50, 65], ['200', 120, 135]]), ...line(114, [['172', 200, 215], ['168', 280, 295]])];
+    expect(cellsAlignOverRows(rowsOf(scattered), columnsOf(rowsOf(scattered)))).to.be.false();
+    expect(findTables(rowsOf(scattered), 10)).to.equal([]);
+    // Names beside long descriptions: the name column is short cells, so a table.
+    const described = [
+      line(100, [['China', 50, 90], ['No individuals, domestic or foreign, can privately own land.', 200, 550]]),
+      line(114, [['Egypt', 50, 90], ['Prohibition on ownership of agriculture lands in the Sinai.', 200, 550]]),
+      line(128, [['Chile', 50, 90], ['Acquisition of public lands near the border needs a permit.', 200, 550]]),
+    ].flat();
+    const rows = rowsOf(described);
+    expect(proseInColumns(rows, columnsOf(rows))).to.be.false();
+    expect(findTables(rows, 10)).to.have.length(1);
+  });
+
   it('a cell row has two or more pieces, not monospaced, not a bulleted line (isCellRow)', () => {
     expect(isCellRow(rowOf(line(0, [['Name', 0, 40], ['12', 100, 112]])))).to.be.true();
     expect(isCellRow(rowOf([piece('one piece of prose', 0, 300, 0)]))).to.be.false();

@@ -4,7 +4,7 @@
 import type { Cell, Fragment, Row, Span } from './types.js';
 import { greatestOf, joinSpans, leastOf, rowText, rowsOf } from './rows.js';
 import { BULLET, ORDERED } from './list-markers.js';
-import { CELL_ALIGN_PT, CELL_REACH_PT, CELL_START_PT, COLUMN_EDGE_PT, CUT_ROW_MIN_PIECES, FITS_COLUMN_EM, GUTTER_CROSSING_SHARE, HEADER_STEP_EM, MAX_HEADER_ROWS, MAX_ROWS_UP, MAX_SCAN_WIDTH_PT, MIN_TABLE_GUTTER_PT, MOVED_ROW_STEP_LINES, NEXT_COLUMN_SHARE, ROW_STEP_LINES, ROW_STEP_SLACK_PT, SIZE_CHANGE_PT, TABLE_LINE_GAP_EM, TABLE_LINE_STEP_EM, TABLE_LONG_LINE_SHARE, TABLE_MAX_ROW_CHARS, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_ROW_GAP_EM, TABLE_STEP_EM, UNDER_HEADER_PT, WRAPPED_GAP_EM, WRAPPED_INDENT_EM, WRAPPED_ROW_MIN_LINES } from './thresholds.js';
+import { CELL_ALIGN_PT, CELL_REACH_PT, PROSE_COLUMN_SHARE, PROSE_LINE_MIN_WORDS, TABLE_ALIGNED_COLUMNS, CELL_START_PT, COLUMN_EDGE_PT, CUT_ROW_MIN_PIECES, FITS_COLUMN_EM, GUTTER_CROSSING_SHARE, HEADER_STEP_EM, MAX_HEADER_ROWS, MAX_ROWS_UP, MAX_SCAN_WIDTH_PT, MIN_TABLE_GUTTER_PT, MOVED_ROW_STEP_LINES, NEXT_COLUMN_SHARE, ROW_STEP_LINES, ROW_STEP_SLACK_PT, SIZE_CHANGE_PT, TABLE_LINE_GAP_EM, TABLE_LINE_STEP_EM, TABLE_LONG_LINE_SHARE, TABLE_MAX_ROW_CHARS, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_ROW_GAP_EM, TABLE_STEP_EM, UNDER_HEADER_PT, WRAPPED_GAP_EM, WRAPPED_INDENT_EM, WRAPPED_ROW_MIN_LINES } from './thresholds.js';
 
 /** A table found among a region's rows: its first and last row, and its columns. */
 export interface TableFound { start: number; end: number; columns: { x0: number; x1: number }[] }
@@ -191,11 +191,36 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
       const span = rows.slice(i, end + 1);
       const avgLen = span.reduce((n, r) => n + rowText(r).length, 0) / span.length;
       const cols = end > j ? columnsOf(span) : columns;
-      if (avgLen < TABLE_MAX_ROW_CHARS && !listInColumns(span, cols)) found.push({ start: i, end, columns: cols });
+      if (avgLen < TABLE_MAX_ROW_CHARS && !listInColumns(span, cols) && cellsAlignOverRows(span, cols) && !proseInColumns(span, cols)) found.push({ start: i, end, columns: cols });
     }
     i = end + 1;
   }
   return found;
+}
+
+/** The pieces of `rows` that open a cell in each column (start inside it, at most CELL_START_PT left of it). */
+function cellStartsByColumn(rows: Row[], columns: { x0: number; x1: number }[]): Fragment[][] {
+  return columns.map((c) => rows.flatMap((r) => r.fragments.filter((g) => g.x0 >= c.x0 - CELL_START_PT && g.x0 < c.x1)));
+}
+
+/**
+ * Whether a table's cells line up over several rows: at least TABLE_ALIGNED_COLUMNS columns
+ * each open a cell on two rows or more. Scattered pieces that happen to share a few lines (the
+ * labels of a chart, a running head beside a caption) put each column's text on one row only.
+ */
+export function cellsAlignOverRows(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
+  return cellStartsByColumn(rows, columns).filter((cells) => cells.length >= 2).length >= TABLE_ALIGNED_COLUMNS;
+}
+
+/**
+ * Two columns of prose side by side, not a table: in every column, at least
+ * PROSE_COLUMN_SHARE of the pieces are lines of running text (PROSE_LINE_MIN_WORDS words or
+ * more). A table has at least one column of short cells: names, numbers, marks.
+ */
+export function proseInColumns(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
+  const words = (f: Fragment) => f.text.trim().split(/\s+/).length;
+  return cellStartsByColumn(rows, columns).every((cells) => cells.length > 0
+    && cells.filter((f) => words(f) >= PROSE_LINE_MIN_WORDS).length >= cells.length * PROSE_COLUMN_SHARE);
 }
 
 /**

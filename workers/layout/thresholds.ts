@@ -238,6 +238,21 @@ export const COLUMN_EDGE_PT = 1.5;
 export const FITS_COLUMN_EM = 0.3;
 /** Rows averaging this many characters or more are prose set with wide spaces, not a table. */
 export const TABLE_MAX_ROW_CHARS = 400;
+/**
+ * A borderless table has cells aligned over several rows: at least this many of its columns
+ * open a cell on two rows or more (cellsAlignOverRows). A chart's labels, or a running head
+ * beside a caption, share a line or two without any column holding two of them; a form whose
+ * cells right of its labels are empty has only its label column filled, so one is enough.
+ */
+export const TABLE_ALIGNED_COLUMNS = 1;
+/**
+ * Two columns of prose are no table (proseInColumns): in every column at least PROSE_COLUMN_SHARE
+ * of the pieces are lines of PROSE_LINE_MIN_WORDS words or more. A table's cells are mostly
+ * names, numbers and marks in one column at least; a line of running text in a column holds
+ * five words and more.
+ */
+export const PROSE_LINE_MIN_WORDS = 5;
+export const PROSE_COLUMN_SHARE = 0.6;
 /** A piece opens a column's cell when it starts at most this far left of the column. */
 export const CELL_START_PT = 2;
 /** A piece reaches into a further column when it ends this far past that column's start. */
