@@ -86,7 +86,8 @@ export async function injectEvmWallet(page: Page, key: `0x${string}`, options: E
 }
 
 export interface SolanaWalletOptions { decline?: boolean; name?: string }
-export interface SolanaWallet { address: string; name: string; connects: number; signatures: number }
+/** `requests` counts the signing requests the wallet received, `signatures` those it signed. */
+export interface SolanaWallet { address: string; name: string; connects: number; requests: number; signatures: number }
 
 /**
  * A Solana wallet as a browser extension injects it: a Wallet Standard wallet with
@@ -98,12 +99,13 @@ export interface SolanaWallet { address: string; name: string; connects: number;
 export async function injectSolanaWallet(page: Page, options: SolanaWalletOptions = {}): Promise<SolanaWallet> {
   const keyPair = await generateKeyPair();
   const address = await getAddressFromPublicKey(keyPair.publicKey);
-  const wallet: SolanaWallet = { address, name: options.name ?? 'Test Solana wallet', connects: 0, signatures: 0 };
+  const wallet: SolanaWallet = { address, name: options.name ?? 'Test Solana wallet', connects: 0, requests: 0, signatures: 0 };
   await page.exposeFunction('__testSolanaWallet', async (method: string, base64: string): Promise<string> => {
     if (method === 'connect') {
       wallet.connects += 1;
       return JSON.stringify({ result: 'ok' });
     }
+    wallet.requests += 1;
     if (options.decline) return JSON.stringify({ error: { code: 4001, message: 'User rejected the request.' } });
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
     const signed = await partiallySignTransaction([keyPair], transaction);

@@ -5,6 +5,9 @@
 // result comes into view with its receipt after paying, and a person pays on Solana with a
 // Wallet Standard wallet. Balances are read from the chains. Screenshots of what is in view go to
 // test/artifacts/web-both-chains/ (git-ignored) for a person to look at.
+// A declined signature runs once per chain here. The other pages in web.test.ts are not a per-chain
+// pair: they run the default Base-only service (its demo payer, CORS, live mode), and its wallet
+// payment shows EIP-1193 on a desktop with a download where this one shows Wallet Standard by keyboard.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { mkdir, rm } from 'node:fs/promises';
@@ -290,25 +293,47 @@ describe('the web page with Base and Solana offered, at phone and desktop sizes'
     }
   });
 
-  it('a declined Solana signature: said in words, nothing charged', async () => {
-    const page = await openPage(DESKTOP);
-    try {
-      const wallet = await injectSolanaWallet(page, { decline: true });
-      await t.svm!.setBalance(wallet.address, 1_000_000n);
-      await load(page);
-      await choose(page, '/v1/image/compress');
-      await page.locator('#field-file').setInputFiles({ name: 'photo.jpg', mimeType: 'image/jpeg', buffer: jpeg });
-      await chainsShown(page);
-      await page.locator('#pay-solana').click();
-      await page.locator('#problem p').first().waitFor();
-      const said = await page.locator('#problem').innerText();
-      expect(said).to.include('You declined the request in your wallet.');
-      expect(said).to.include('Nothing was charged.');
-      expect(await t.svm!.balanceOf(wallet.address)).to.equal(1_000_000n);
-    } finally {
-      await page.close();
-    }
-  });
+  /** Each chain's wallet as the page meets it, declining: injected its own way, asked through its own button. */
+  const decliningWallets = [
+    {
+      chain: 'Base', button: '#pay-wallet',
+      inject: async (page: Page) => {
+        const wallet = await injectEvmWallet(page, generatePrivateKey(), { decline: true });
+        await t.evm.mint(wallet.account.address, 1_000_000n);
+        return { balance: () => t.evm.balanceOf(wallet.account.address), asked: () => wallet.methods.includes('eth_signTypedData_v4') };
+      },
+    },
+    {
+      chain: 'Solana', button: '#pay-solana',
+      inject: async (page: Page) => {
+        const wallet = await injectSolanaWallet(page, { decline: true });
+        await t.svm!.setBalance(wallet.address, 1_000_000n);
+        return { balance: () => t.svm!.balanceOf(wallet.address), asked: () => wallet.requests === 1 };
+      },
+    },
+  ];
+
+  for (const { chain, button, inject } of decliningWallets) {
+    it(`a declined ${chain} signature: said in words, nothing charged`, async () => {
+      const page = await openPage(DESKTOP);
+      try {
+        const wallet = await inject(page);
+        await load(page);
+        await choose(page, '/v1/image/compress');
+        await page.locator('#field-file').setInputFiles({ name: 'photo.jpg', mimeType: 'image/jpeg', buffer: jpeg });
+        await chainsShown(page);
+        await page.locator(button).click();
+        await page.locator('#problem p').first().waitFor();
+        const said = await page.locator('#problem').innerText();
+        expect(said).to.include('You declined the request in your wallet.');
+        expect(said).to.include('Nothing was charged.');
+        expect(wallet.asked()).to.equal(true);
+        expect(await wallet.balance()).to.equal(1_000_000n);
+      } finally {
+        await page.close();
+      }
+    });
+  }
 
   it('the Solana relay answers only the two reads a payment needs, for the offered mint, and only to the page itself', async () => {
     const ask = (body: unknown) => fetch(`${t.url}/web/solana-rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -3,6 +3,8 @@
 // quote before signing, paying with the dev-mode demo payer and with an injected EIP-1193
 // wallet, errors in words, and the API called from a page on another origin (CORS).
 // Screenshots of each step go to test/artifacts/web/ (git-ignored) for a person to look at.
+// The page with both chains offered, at phone and desktop sizes, and a declined signature on each
+// chain: web-both-chains.test.ts.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -290,7 +292,7 @@ describe('the web page in a real browser', () => {
     await page.close();
   });
 
-  it('says in words what went wrong, and that nothing was charged: a refused file, a declined signature, a refused payment, a failed job', async () => {
+  it('says in words what went wrong, and that nothing was charged: a refused file, a wallet on another chain, a refused payment, a failed job', async () => {
     const payToBefore = await t.evm.balanceOf(t.evm.payTo);
 
     // A 4xx before payment: no price, no pay button.
@@ -305,20 +307,6 @@ describe('the web page in a real browser', () => {
     expect(await refusedFile.locator('#pay-demo').isDisabled()).to.equal(true);
     await screenshot(refusedFile, 'error-before-payment');
     await refusedFile.close();
-
-    // The person declines in the wallet.
-    const declining = await openPage();
-    const decliner = await injectWallet(declining, generatePrivateKey(), { decline: true });
-    await load(declining);
-    await choose(declining, '/v1/image/compress');
-    await declining.locator('#field-file').setInputFiles({ name: 'photo.jpg', mimeType: 'image/jpeg', buffer: jpeg });
-    await quoteText(declining);
-    await declining.locator('#pay-wallet').click();
-    const declined = await problem(declining);
-    expect(declined).to.include('You declined the request in your wallet.');
-    expect(declined).to.include('Nothing was charged.');
-    expect(decliner.methods).to.include('eth_signTypedData_v4');
-    await declining.close();
 
     // A wallet on another chain that cannot switch: nothing is signed.
     const elsewhere = await openPage();
