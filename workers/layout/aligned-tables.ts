@@ -2,7 +2,7 @@
 // up in columns split by empty gutters, built into cells, with spans for header cells over
 // several columns or rows. Tables drawn with rules are found in rules.ts.
 import type { Cell, Fragment, Row, Span } from './types.js';
-import { greatestOf, joinSpans, leastOf, rowText, rowsOf } from './rows.js';
+import { drawnBox, greatestOf, joinSpans, leastOf, rowText, rowsOf } from './rows.js';
 import { BULLET, ORDERED } from './list-markers.js';
 import { CELL_ALIGN_PT, CELL_REACH_PT, PROSE_COLUMN_SHARE, PROSE_LINE_MIN_WORDS, TABLE_ALIGNED_COLUMNS, CELL_START_PT, COLUMN_EDGE_PT, CUT_ROW_MIN_PIECES, FITS_COLUMN_EM, GUTTER_CROSSING_SHARE, HEADER_STEP_EM, MAX_HEADER_ROWS, MAX_ROWS_UP, MAX_SCAN_WIDTH_PT, MIN_TABLE_GUTTER_PT, MOVED_ROW_STEP_LINES, NEXT_COLUMN_SHARE, ROW_STEP_LINES, ROW_STEP_SLACK_PT, SIZE_CHANGE_PT, TABLE_LINE_GAP_EM, TABLE_LINE_STEP_EM, TABLE_LONG_LINE_SHARE, TABLE_MAX_ROW_CHARS, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_ROW_GAP_EM, TABLE_STEP_EM, UNDER_HEADER_PT, WRAPPED_GAP_EM, WRAPPED_INDENT_EM, WRAPPED_ROW_MIN_LINES } from './thresholds.js';
 
@@ -315,27 +315,34 @@ export function cellsOfRows(groups: Row[][], columns: { x0: number; x1: number }
   };
   type Placed = { f: Fragment; first: number; last: number };
   const cellsOf = (placed: Placed[], only?: Set<number>, rowspanFor?: Set<number>): Cell[] => {
-    const parts: { first: number; last: number; spans: Span[][] }[] = [];
-    const byColumn = new Map<number, { first: number; last: number; spans: Span[][] }>();
+    const parts: { first: number; last: number; spans: Span[][]; pieces: Fragment[] }[] = [];
+    const byColumn = new Map<number, { first: number; last: number; spans: Span[][]; pieces: Fragment[] }>();
     for (const p of placed) {
       let cell = byColumn.get(p.first);
-      if (!cell) { cell = { first: p.first, last: p.last, spans: [] }; byColumn.set(p.first, cell); parts.push(cell); }
+      if (!cell) { cell = { first: p.first, last: p.last, spans: [], pieces: [] }; byColumn.set(p.first, cell); parts.push(cell); }
       cell.last = Math.max(cell.last, p.last);
       cell.spans.push(p.f.spans);
+      cell.pieces.push(p.f);
     }
     parts.sort((a, b) => a.first - b.first);
     const cells: Cell[] = [];
     const blank = (c: number) => { if (!only || only.has(c)) cells.push({ spans: [], colspan: 1, rowspan: rowspanFor?.has(c) ? 2 : 1 }); };
     let next = 0;
+    let prevPieces: Fragment[] = [];
     for (const part of parts) {
       if (part.first < next) { // overlaps a spanning cell before it: fold it in
         const prev = cells[cells.length - 1];
-        if (prev) prev.spans = joinSpans([prev.spans, joinSpans(part.spans)]);
+        if (prev) {
+          prev.spans = joinSpans([prev.spans, joinSpans(part.spans)]);
+          prevPieces = prevPieces.concat(part.pieces);
+          prev.box = drawnBox(prevPieces);
+        }
         continue;
       }
       while (next < part.first) blank(next++);
       const colspan = part.last - part.first + 1;
-      cells.push({ spans: joinSpans(part.spans), colspan, rowspan: colspan === 1 && rowspanFor?.has(part.first) ? 2 : 1 });
+      prevPieces = part.pieces;
+      cells.push({ spans: joinSpans(part.spans), colspan, rowspan: colspan === 1 && rowspanFor?.has(part.first) ? 2 : 1, box: drawnBox(part.pieces) });
       next += colspan;
     }
     while (next < columns.length) blank(next++);
@@ -454,7 +461,7 @@ export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] 
     for (let r = Math.max(1, m - 2); r <= m; r++) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
     const dy = last.base + step - first.base;
     const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
-    out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy })));
+    out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy, drawnAt: f.drawnAt ?? [f.x0, f.y0, f.x1, f.y1] })));
     out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
   }
   return out;
@@ -513,7 +520,7 @@ function moveRestOfCutRow(out: Fragment[][], k: number, a: Row[], b: Row[], offs
   const emptyCell = !a.slice(m).some((r) => r.fragments.some((f) => Math.abs(f.x0 - x) <= CELL_ALIGN_PT));
   const dy = (emptyCell ? a[m]!.base : last.base + lineStep) - b[0]!.base;
   const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
-  out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy })));
+  out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy, drawnAt: f.drawnAt ?? [f.x0, f.y0, f.x1, f.y1] })));
   out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
   return true;
 }

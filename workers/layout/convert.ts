@@ -43,6 +43,7 @@ export function appendBlocks(into: Block[], blocks: Block[]): void {
     const head = first.spans.map((s) => s.text).join('').trimStart();
     if (!/[.!?:]$/.test(tail) && /^[a-z]/.test(head)) {
       last.spans = joinSpans([last.spans, first.spans]);
+      last.placed?.push(...first.placed ?? []);
       blocks = blocks.slice(1);
     }
   }
@@ -61,6 +62,7 @@ export function appendBlocks(into: Block[], blocks: Block[]): void {
         last.rows.push(...b.rows);
       }
       last.openBottom = b.openBottom;
+      last.placed?.push(...b.placed ?? []);
       continue;
     }
     into.push(b);
@@ -73,6 +75,8 @@ export interface PageDrawing {
   boxes: Rect[];
   /** Share of the page's area that drawn images cover (0 to 1); absent in older answers and tests. */
   imageCover?: number;
+  /** The boxes of the images drawn on the page, clipped to it; absent in older answers and tests. */
+  images?: Rect[];
 }
 
 const USABLE_URI = /^(https?:|mailto:|ftp:)/i;
@@ -106,7 +110,8 @@ export function ocrEmptyNote(pageNumber: number): string {
   return `*Page ${pageNumber} has no text layer, and OCR found no text on it.*`;
 }
 
-function noteFor(page: PageLayout, pageNumber: number): string {
+/** The note the Markdown gives a page OCR did not read, saying why. */
+export function noteFor(page: PageLayout, pageNumber: number): string {
   if (page.ocr === 'timeout') return ocrTimeNote(pageNumber);
   if (page.ocr === 'empty') return ocrEmptyNote(pageNumber);
   return ocrNote(pageNumber);
@@ -215,21 +220,42 @@ export function regionBlocks(p: PageLayout, bodySize: number): Block[][] {
   return joinRowsAcrossColumnBreaks(readingRegions(fragments, p.width)).map((region) => blocksOf(region, { bodySize }));
 }
 
-function convertPages(perPage: PageLayout[], firstPage: number): string {
+/** A run of blocks in reading order, or a page without a text layer that OCR did not read (`page` numbers it). */
+export type FlowPart = { blocks: Block[] } | { unreadPage: number; layout: PageLayout };
+
+/**
+ * The blocks of the pages in reading order, as the Markdown has them: heading levels set over the
+ * pages, blocks cut by a column or page break joined again (appendBlocks), and a page OCR did not
+ * read between two runs of blocks (nothing is joined across it). Each block is placed: its page,
+ * numbered from firstPage, and its box there, one per piece of a block joined across a break;
+ * table cells get their page.
+ */
+export function flowOf(perPage: PageLayout[], firstPage: number): FlowPart[] {
   const bodySize = bodySizeOfPages(perPage);
   const pageRegions: (Block[][] | 'ocr')[] = perPage.map((p) => (unread(p) ? 'ocr' : regionBlocks(p, bodySize)));
   assignHeadingLevels(pageRegions.flatMap((regions) => (regions === 'ocr' ? [] : regions.flat())), bodySize);
-  const out: string[] = [];
+  const flow: FlowPart[] = [];
   let pending: Block[] = [];
-  const flush = () => { if (pending.length) out.push(emit(pending)); pending = []; };
+  const flush = () => { if (pending.length) flow.push({ blocks: pending }); pending = []; };
   pageRegions.forEach((regions, index) => {
+    const page = firstPage + index;
     if (regions === 'ocr') {
       flush();
-      out.push(`${noteFor(perPage[index]!, firstPage + index)}\n`);
+      flow.push({ unreadPage: page, layout: perPage[index]! });
       return;
     }
-    for (const blocks of regions) appendBlocks(pending, blocks);
+    for (const blocks of regions) {
+      for (const b of blocks) {
+        b.placed = b.box ? [{ page, box: b.box }] : [];
+        if (b.kind === 'table') for (const row of b.rows) for (const cell of row) cell.page = page;
+      }
+      appendBlocks(pending, blocks);
+    }
   });
   flush();
-  return out.join('\n');
+  return flow;
+}
+
+function convertPages(perPage: PageLayout[], firstPage: number): string {
+  return flowOf(perPage, firstPage).map((part) => ('blocks' in part ? emit(part.blocks) : `${noteFor(part.layout, part.unreadPage)}\n`)).join('\n');
 }

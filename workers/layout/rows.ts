@@ -1,6 +1,6 @@
 // Visual rows: fragments whose vertical centres line up, read left to right; and the spans
 // of several pieces joined into one text, with words broken at a line end made whole.
-import type { Fragment, Row, Span } from './types.js';
+import type { Fragment, Rect, Row, Span } from './types.js';
 import { lineEndHyphen } from './hyphens.js';
 import { ROW_CENTRE_MARGIN_SHARE, ROW_OVERLAP_PT } from './thresholds.js';
 
@@ -39,6 +39,16 @@ function overlapsNone(row: Row, f: Fragment): boolean {
     if (f.x0 < other.x1 - ROW_OVERLAP_PT && f.x1 > other.x0 + ROW_OVERLAP_PT) return false;
   }
   return true;
+}
+
+/** The box that pieces are drawn in (a piece a rule moved counts where it is drawn); undefined for none. */
+export function drawnBox(fragments: Iterable<Fragment>): Rect | undefined {
+  let box: Rect | undefined;
+  for (const f of fragments) {
+    const [x0, y0, x1, y1] = f.drawnAt ?? [f.x0, f.y0, f.x1, f.y1];
+    box = box ? [Math.min(box[0], x0), Math.min(box[1], y0), Math.max(box[2], x1), Math.max(box[3], y1)] : [x0, y0, x1, y1];
+  }
+  return box;
 }
 
 export function joinSpans(parts: Span[][], separator = ' '): Span[] {

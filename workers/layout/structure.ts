@@ -2,7 +2,7 @@
 // list items with nesting, code blocks and tables (a ruled table arrives as one fragment,
 // from rules.ts; the others are found from column alignment, in aligned-tables.ts).
 import type { Block, Fragment, Row } from './types.js';
-import { greatestOf, joinSpans, leastOf, rowSpans, rowText, rowsOf } from './rows.js';
+import { drawnBox, greatestOf, joinSpans, leastOf, rowSpans, rowText, rowsOf } from './rows.js';
 import { attachMarkers, BULLET, ORDERED } from './list-markers.js';
 import { buildTable, findTables, type TableFound } from './aligned-tables.js';
 import { AT_MARGIN_PT, BOLD_HEADING_MAX_CHARS, FIGURE_LONE_LABEL_SHARE, FIGURE_MIN_LABEL_ROWS, BOLD_HEADING_MAX_LINES, CODE_GAP_EM, DEEPEST_HEADING, DEFAULT_BODY_SIZE, DEFAULT_LINE_STEP_EM, HEADING_MAX_CHARS, ITEM_INDENT_PT, LARGE_TYPE_SHARE, LINE_STEP_MIN_EM, LINE_STEP_QUANTILE, MONO_ADVANCE_EM, NEST_STEP_PT, PARAGRAPH_GAP_EM, PARAGRAPH_INDENT_EM, PARAGRAPH_SHORT_LINE_EM, PARAGRAPH_STEP_EM, PARAGRAPH_STEP_LINES, SAME_HEADING_SIZE_PT, SAME_SIZE_PT, SIZE_CHANGE_PT } from './thresholds.js';
@@ -193,7 +193,7 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
   let current: OpenBlock | undefined;
   const markerStack: number[] = [];
   const flush = () => {
-    if (current) blocks.push(closeBlock(current, body));
+    if (current) blocks.push({ ...closeBlock(current, body), box: drawnBox(current.rows.flatMap((r) => r.fragments)) });
     current = undefined;
   };
 
@@ -210,16 +210,18 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
     const table = tableAt.get(k);
     if (table) {
       flush(); markerStack.length = 0;
-      blocks.push({ kind: 'table', rows: buildTable(rows.slice(table.start, table.end + 1), table.columns) });
+      const tableRows = rows.slice(table.start, table.end + 1);
+      blocks.push({ kind: 'table', rows: buildTable(tableRows, table.columns), box: drawnBox(tableRows.flatMap((r) => r.fragments)) });
       k = table.end;
       prev = rows[k];
       continue;
     }
     const row = rows[k]!;
-    const ruledTable = row.fragments.find((f) => f.table)?.table;
-    if (ruledTable) {
+    const tableFragment = row.fragments.find((f) => f.table);
+    if (tableFragment?.table) {
+      const ruledTable = tableFragment.table;
       flush(); markerStack.length = 0;
-      blocks.push({ kind: 'table', ...ruledTable, rows: ruledTable.rows.map((r) => r.map((c) => ({ ...c }))) });
+      blocks.push({ kind: 'table', ...ruledTable, rows: ruledTable.rows.map((r) => r.map((c) => ({ ...c }))), box: drawnBox([tableFragment]) });
       prev = row;
       continue;
     }

@@ -32,6 +32,8 @@ export interface Fragment {
   charWidth: number;
   /** Set on the one fragment standing for a whole ruled table (its box is the table's). */
   table?: TableCells;
+  /** Where the piece is drawn, when a rule moved it to be read with others (a table row cut by a column break). */
+  drawnAt?: Rect;
 }
 
 export interface Row {
@@ -42,14 +44,27 @@ export interface Row {
   fragments: Fragment[];
 }
 
-export interface Cell { spans: Span[]; colspan: number; rowspan: number }
+export interface Cell {
+  spans: Span[]; colspan: number; rowspan: number;
+  /** Where the cell is drawn (absent for an empty cell of a table without rules), and on which page once the document is laid out. */
+  box?: Rect; page?: number;
+}
 
 /** Cells of a table; open at the top or bottom when a break cut its first or last row. */
 export interface TableCells { rows: Cell[][]; openTop: boolean; openBottom: boolean }
 
-export type Block =
+/** Where a block, or one piece of a block cut by a column or page break, is drawn: its page (1-based) and box. */
+export interface Placement { page: number; box: Rect }
+
+export type Block = (
   | { kind: 'heading'; size: number; bold: boolean; spans: Span[]; level: number }
   | { kind: 'paragraph'; spans: Span[] }
   | { kind: 'item'; depth: number; ordered: boolean; marker: string; spans: Span[] }
   | { kind: 'code'; lines: string[] }
-  | { kind: 'table'; rows: Cell[][]; openTop?: boolean; openBottom?: boolean };
+  | { kind: 'table'; rows: Cell[][]; openTop?: boolean; openBottom?: boolean }
+) & {
+  /** The box of the rows the block was read from, on its region's page. */
+  box?: Rect;
+  /** Where it is drawn in the document, once laid out: one placement per piece, in reading order. */
+  placed?: Placement[];
+};

@@ -1,12 +1,13 @@
 // mutool run page-text.js <pdf> <first> <last> <stext file>
 // Reads pages first..last (1-based) of the PDF: writes mupdf's structured text (glyphs with fonts
 // and boxes) to the stext file and prints, for a password-protected file, "ENCRYPTED", else one
-// JSON array with [links, boxes, imageCover] per page: links as [[x0, y0, x1, y1], uri], boxes as
+// JSON array with [links, boxes, imageCover, images] per page: links as [[x0, y0, x1, y1], uri], boxes as
 // [x0, y0, x1, y1] of every straight-edged filled path and of every straight segment of a stroked
 // path (stroke width included). Curved fills are skipped: rules and cell borders are straight. A
 // page with a huge drawing stops recording after a cap so maps and charts cannot slow the program
 // down much. imageCover is the share of the page's area under drawn images (each image's box
 // clipped to the page, summed, at most 1): a scan wrapped in a PDF is one image the size of the page.
+// images are the boxes of those drawn images, clipped to the page (the first 500).
 var fields = require(scriptPath.replace(/[^/]*$/, '') + 'field-values');
 var doc = new Document(scriptArgs[0]);
 if (doc.needsPassword()) { print('ENCRYPTED'); quit(); }
@@ -55,13 +56,17 @@ for (var i = first; i <= last && i < doc.countPages(); i++) {
       closePath: function () { if (cx !== sx || cy !== sy) { var X = sx, Y = sy; if (boxes.length <= 4000) boxes.push([r1(Math.min(cx, X) - h), r1(Math.min(cy, Y) - h), r1(Math.max(cx, X) + h), r1(Math.max(cy, Y) + h)]); cx = sx; cy = sy; } },
     });
   };
-  var bound = page.bound(), pageArea = (bound[2] - bound[0]) * (bound[3] - bound[1]), imageArea = 0;
+  var bound = page.bound(), pageArea = (bound[2] - bound[0]) * (bound[3] - bound[1]), imageArea = 0, images = [];
   var image = function (ctm) {
     var xs = [ctm[4], ctm[0] + ctm[4], ctm[2] + ctm[4], ctm[0] + ctm[2] + ctm[4]];
     var ys = [ctm[5], ctm[1] + ctm[5], ctm[3] + ctm[5], ctm[1] + ctm[3] + ctm[5]];
-    var w = Math.min(bound[2], Math.max.apply(null, xs)) - Math.max(bound[0], Math.min.apply(null, xs));
-    var h = Math.min(bound[3], Math.max.apply(null, ys)) - Math.max(bound[1], Math.min.apply(null, ys));
-    if (w > 0 && h > 0) imageArea += w * h;
+    var x0 = Math.max(bound[0], Math.min.apply(null, xs)), x1 = Math.min(bound[2], Math.max.apply(null, xs));
+    var y0 = Math.max(bound[1], Math.min.apply(null, ys)), y1 = Math.min(bound[3], Math.max.apply(null, ys));
+    var w = x1 - x0, h = y1 - y0;
+    if (w > 0 && h > 0) {
+      imageArea += w * h;
+      if (images.length < 500) images.push([r1(x0), r1(y0), r1(x1), r1(y1)]);
+    }
   };
   page.run({
     fillImage: function (img, ctm, alpha) { if (alpha > 0.1) image(ctm); },
@@ -71,7 +76,7 @@ for (var i = first; i <= last && i < doc.countPages(); i++) {
       if (alpha > 0.1 && boxes.length <= 4000) edges(path, ctm, stroke.lineWidth * Math.sqrt(Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2])));
     },
   }, Identity);
-  out.push([uris, boxes, pageArea > 0 ? Math.round(Math.min(1, imageArea / pageArea) * 100) / 100 : 0]);
+  out.push([uris, boxes, pageArea > 0 ? Math.round(Math.min(1, imageArea / pageArea) * 100) / 100 : 0, images]);
 }
 writer.close();
 print(JSON.stringify(out));
