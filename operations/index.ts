@@ -20,6 +20,7 @@ import { pdfRender } from './pdf/render.js';
 import { pdfImages } from './pdf/images.js';
 import { pdfExtract } from './pdf/extract.js';
 import { pdfMarkdown } from './pdf/markdown.js';
+import { pdfBlocks } from './pdf/blocks.js';
 import { pdfFromMarkdown } from './pdf/from-markdown.js';
 import { pdfOcr } from './pdf/ocr.js';
 import { pdfTables } from './pdf/tables.js';
@@ -30,7 +31,7 @@ import { officePdf } from './office/pdf.js';
 const table = [
   imageCompress, imageResize, imageCrop, imageRotate, imageFlip, imageOcr,
   pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRedact, pdfSanitize, pdfRender,
-  pdfImages, pdfExtract, pdfMarkdown, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
+  pdfImages, pdfExtract, pdfMarkdown, pdfBlocks, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
   officePdf,
 ] as const;
 

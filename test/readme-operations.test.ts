@@ -84,6 +84,11 @@ function checkNote(op: Operation, field: FieldSpec, note: string, previous: List
     expect([Number(m[1]), Number(m[2]), Number(m[3])], `${where}: minimum, maximum, default`).to.equal(field.type === 'integer' ? [field.minimum, field.maximum, field.default] : []);
     return undefined;
   }
+  if ((m = /^(\d+)–(\d+)$/.exec(note))) {
+    expect(field.type, where).to.equal('integer');
+    expect([Number(m[1]), Number(m[2]), undefined], `${where}: minimum, maximum, no default`).to.equal(field.type === 'integer' ? [field.minimum, field.maximum, field.default] : []);
+    return undefined;
+  }
   if ((m = /^≤ (\d+) characters$/.exec(note))) {
     expect<number | undefined>(Number(m[1]), `${where}: maxLength`).to.equal(field.type === 'string' ? field.maxLength : undefined);
     return undefined;

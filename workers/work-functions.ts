@@ -25,6 +25,7 @@ export const workFunctions: WorkTable = {
   'pdf.images': () => import('./pdf/images.js').then((m) => m.images),
   'pdf.extract': () => import('./pdf/extract.js').then((m) => m.extract),
   'pdf.markdown': () => import('./layout/index.js').then((m) => m.markdown),
+  'pdf.blocks': () => import('./layout/index.js').then((m) => m.blocks),
   'pdf.from-markdown': () => import('./pdf/from-markdown.js').then((m) => m.fromMarkdown),
   'pdf.ocr': () => import('./model/ocr.js').then((m) => m.pdfOcr),
   'pdf.searchable': () => import('./pdf/searchable.js').then((m) => m.searchable),

@@ -279,6 +279,14 @@ for (const o of PDF_OPS) {
   const sanitize = op('pdf.sanitize');
   http('/v1/pdf/sanitize: keep_links "maybe"', sanitize, e(422, 'FIELD_INVALID', /^"keep_links" must be one of "true", "false"/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { keep_links: 'maybe' } }));
   mcp('svc_pdf_sanitize: keep_links as a boolean', sanitize, e(422, 'FIELD_INVALID', /^"keep_links" must be one of "true", "false"/), () => ({ file: b64(fx.pdf3), keep_links: false }));
+  const blocks = op('pdf.blocks');
+  for (const chunkChars of ['199', '100001', '0', '-500', '1500.5', '2e3', 'many', ' 800']) {
+    http(`/v1/pdf/blocks: chunk_chars "${chunkChars}"`, blocks, e(422, 'FIELD_INVALID', /^"chunk_chars" must be an integer from 200 to 100000; received /), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { chunk_chars: chunkChars } }));
+  }
+  for (const chunkChars of [199, 100001, 512.5, '1e3', null, true]) {
+    mcp(`svc_pdf_blocks: chunk_chars ${JSON.stringify(chunkChars)}`, blocks, e(422, 'FIELD_INVALID', /^"chunk_chars" must be an integer from 200 to 100000/), () => ({ file: b64(fx.pdf3), chunk_chars: chunkChars }));
+  }
+  http('/v1/pdf/blocks: chunk_chars sent twice', blocks, e(422, 'FIELD_INVALID', /^"chunk_chars" has 2 values \(the field repeated, or a list\); send one value/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { chunk_chars: ['500', '600'] } }));
 }
 
 // 3. Hostile PDF structure: lying page counts, nesting, loops, giant pages.

@@ -325,6 +325,17 @@ export const CROSSED_START_PT = 2;
 /** A paragraph above a table is its caption ("Table 3: Results") only when at most this long. */
 export const TABLE_CAPTION_MAX_CHARS = 300;
 
+// ── Blocks with their places: figures and captions (blocks.ts) ────────────────────────────────
+
+/** A paragraph that names a figure or table ("Figure 3: Yields") is its caption only when at most this long: a caption runs to a few sentences. */
+export const CAPTION_MAX_CHARS = 600;
+/** A drawn image narrower or shorter than this (half an inch) is a bullet, a rule or an icon, not a figure. */
+export const FIGURE_MIN_SIDE_PT = 36;
+/** Images closer than this are one figure: a picture drawn in strips or tiles. */
+export const FIGURE_JOIN_PT = 1;
+/** An image covering this share of a page with a text layer is its background (a letterhead, a watermark), not a figure. */
+export const FIGURE_BACKGROUND_SHARE = 0.6;
+
 // ── Scanned pages: text layers too thin to read, and OCR lines (convert.ts, scanned.ts) ───────
 
 /**
