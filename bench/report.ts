@@ -97,6 +97,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
   const ocr = load('ocr.json', 'ocr');
   const searchable = load('searchable.json', 'searchable');
   const chaos = load('chaos.json', 'chaos');
+  const blocks = load('blocks.json', 'blocks');
 
   // ---- Headlines --------------------------------------------------------------------------
   const headlines: string[] = [];
@@ -280,6 +281,18 @@ export async function buildReport(input: ReportInput): Promise<string> {
       Object.entries(mdScanned.overall as Record<string, Json>).map(([id, s]) => [id, s.recall.toFixed(4), `${s.pagesAtLeast95} of ${s.pages}`, f1(s.overall), f1(s.scores.nid), f1(s.scores.teds), f1(s.scores.mhs),
         s.cpuSecondsPerPage === null ? '–' : f1(s.cpuSecondsPerPage * 1000), f1(s.secondsPerPage * 1000)])));
     L.push('', 'Per-style tables: [results/markdown-scanned.md](results/markdown-scanned.md).', '');
+  }
+
+  // ---- Blocks beside the Markdown ---------------------------------------------------------------
+  if (blocks?.summary) {
+    const s = blocks.summary;
+    const f3 = (v: number | null) => (v === null ? '–' : v.toFixed(3));
+    L.push('## PDF blocks (/v1/pdf/blocks) beside the Markdown', '', `${blocks.pages} pages (${blocks.styles.length} styles). ${blocks.method}`, '');
+    L.push(...table(['Scored', 'NID', 'TEDS', 'MHS', 'Text NID', 'Word recall', 'ms/page CPU (own process)'], [
+      ['/v1/pdf/markdown', f3(s.markdown.nid), f3(s.markdown.teds), f3(s.markdown.mhs), f3(s.textNid.markdown), f3(s.wordRecall.markdown), f1(s.cpuMsPerPage.markdown)],
+      ['/v1/pdf/blocks, blocks in order', f3(s.blocksMarkdown.nid), f3(s.blocksMarkdown.teds), f3(s.blocksMarkdown.mhs), f3(s.textNid.blocks), f3(s.wordRecall.blocks), f1(s.cpuMsPerPage.blocks)],
+    ]));
+    L.push('', `The blocks' Markdown scores exactly as the Markdown on ${s.pagesWithTheSameMarkdownScores} of ${blocks.pages} pages. Text NID and word recall compare plain text: the blocks' \`text\` joined, and the Markdown rendered to text.`, '');
   }
 
   // ---- Markdown to PDF --------------------------------------------------------------------

@@ -64,6 +64,7 @@ const ENDPOINTS: Record<string, { fields: Record<string, string | number>; pairW
   'pdf.images': { fields: {} },
   'pdf.extract': { fields: {} },
   'pdf.markdown': { fields: {} },
+  'pdf.blocks': { fields: { chunk_chars: 1000 } },
   'pdf.ocr': { fields: {} },
   'pdf.searchable': { fields: {} },
   'pdf.tables': { fields: {} },

@@ -131,8 +131,9 @@ function runningBlocks(dropped: Fragment[], page: number, height: number): { hea
  * letterhead printed as one image). Top to bottom.
  */
 export function figuresOf(images: Rect[], width: number, height: number): Rect[] {
+  const area = Math.max(1, width * height);
   const merged: Rect[] = [];
-  for (const image of images) {
+  for (const image of images.filter((r) => ((r[2] - r[0]) * (r[3] - r[1])) / area < FIGURE_BACKGROUND_SHARE)) {
     let box: Rect = [...image];
     for (let k = merged.length - 1; k >= 0; k--) {
       const m = merged[k]!;
@@ -144,7 +145,6 @@ export function figuresOf(images: Rect[], width: number, height: number): Rect[]
     }
     merged.push(box);
   }
-  const area = Math.max(1, width * height);
   return merged
     .filter((r) => r[2] - r[0] >= FIGURE_MIN_SIDE_PT && r[3] - r[1] >= FIGURE_MIN_SIDE_PT && ((r[2] - r[0]) * (r[3] - r[1])) / area < FIGURE_BACKGROUND_SHARE)
     .sort((a, b) => a[1] - b[1] || a[0] - b[0]);
