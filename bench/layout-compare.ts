@@ -5,7 +5,7 @@
 //   node dist/bench/layout-compare.js --out=/tmp/layout-before
 //   node dist/bench/layout-compare.js --out=/tmp/layout-after --against=/tmp/layout-before [--scanned] [--stext-cache=<dir>]
 //
-// Each benchmark page (bench/markdown/pages.ts: 100 ground-truth pages, each typeset in 6 styles)
+// Each benchmark page (bench/markdown/pages.ts: 100 ground-truth pages, each typeset in every style, tuning and held-out)
 // is read once by mutool, as the engine reads it (readStextChunks), and the structured text and
 // drawings are cached in the temporary folder: what is compared is the layout engine alone. For
 // each PDF, <out>/<style>/<id>.md is the Markdown as /v1/pdf/markdown assembles it (scanned pages
