@@ -1,11 +1,11 @@
 // Pre-payment checks for /v1/office/pdf: which Office format the bytes are (never the file's name
 // or declared type alone), whether that agrees with what the request declared, whether the file
 // is encrypted, and whether a ZIP package stays within the bounds one conversion can unpack.
-// ZIP packages (OOXML, OpenDocument) are read from their central directory; legacy Office files
-// are OLE2 compound files, read from their directory of streams. Nothing is decompressed except
-// the two small parts that name the format ([Content_Types].xml, mimetype).
-import { inflateRawSync } from 'node:zlib';
-import { fail } from '../core/errors.js';
+// ZIP packages (OOXML, OpenDocument) are read by yauzl from their central directory; legacy Office
+// files are OLE2 compound files, read from their directory of streams. Nothing is decompressed
+// except the two small parts that name the format ([Content_Types].xml, mimetype).
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { fail, ServiceError } from '../core/errors.js';
 import type { OfficeFormat } from '../tools/engines/libreoffice.js';
 
 interface FormatInfo {
@@ -68,72 +68,51 @@ function encrypted(format: string): never {
 
 // ---- ZIP packages -------------------------------------------------------------------------
 
-interface ZipEntry {
-  name: string;
-  method: number;
-  flags: number;
-  compressedSize: number;
-  uncompressedSize: number;
-  localHeader: number;
-}
+/** A ZIP package starts with a local file header. */
+const ZIP_SIGNATURE = Buffer.from('PK\x03\x04', 'latin1');
 
-const EOCD = 0x06054b50;
-const CENTRAL = 0x02014b50;
-const LOCAL = 0x04034b50;
+/** Extra field id of ZIP64's sizes and offsets (APPNOTE 4.5.3). */
+const ZIP64_EXTRA = 0x0001;
 
-/** The central directory's entries, bounded; a package that is not a readable ZIP is CORRUPT_INPUT. */
-function zipEntries(bytes: Buffer): ZipEntry[] {
-  // The end record is in the last 22 bytes plus a comment of at most 65,535.
-  let eocd = -1;
-  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 0xffff); i -= 1) {
-    if (bytes.readUInt32LE(i) === EOCD) { eocd = i; break; }
-  }
-  if (eocd < 0) corrupt('the file starts like a ZIP package (OOXML or OpenDocument) but has no ZIP directory: it is cut short or damaged');
-  const count = bytes.readUInt16LE(eocd + 10);
-  const size = bytes.readUInt32LE(eocd + 12);
-  const offset = bytes.readUInt32LE(eocd + 16);
-  if (count === 0xffff || offset === 0xffffffff) corrupt('the ZIP package uses ZIP64 records, which no Office document of this size needs');
-  if (count > OFFICE_ZIP_LIMITS.entries) fail('LIMIT_EXCEEDED', `the package holds ${count} parts; at most ${OFFICE_ZIP_LIMITS.entries} are converted`, { field: 'file' });
-  if (offset + size > eocd) corrupt('the ZIP package\'s directory points outside the file: it is damaged');
-  const entries: ZipEntry[] = [];
+/** The central directory's entries by name, bounded before any part is read; a package that is not a readable ZIP is CORRUPT_INPUT. */
+async function zipDirectory(zip: ZipFile): Promise<Map<string, Entry>> {
+  if (zip.entryCount > OFFICE_ZIP_LIMITS.entries) fail('LIMIT_EXCEEDED', `the package holds ${zip.entryCount} parts; at most ${OFFICE_ZIP_LIMITS.entries} are converted`, { field: 'file' });
+  const byName = new Map<string, Entry>();
   let total = 0;
-  let at = offset;
-  for (let i = 0; i < count; i += 1) {
-    if (at + 46 > eocd || bytes.readUInt32LE(at) !== CENTRAL) corrupt('the ZIP package\'s directory is damaged');
-    const nameLength = bytes.readUInt16LE(at + 28);
-    const entry: ZipEntry = {
-      flags: bytes.readUInt16LE(at + 8),
-      method: bytes.readUInt16LE(at + 10),
-      compressedSize: bytes.readUInt32LE(at + 20),
-      uncompressedSize: bytes.readUInt32LE(at + 24),
-      localHeader: bytes.readUInt32LE(at + 42),
-      name: bytes.toString('utf8', at + 46, at + 46 + nameLength),
-    };
-    total += entry.uncompressedSize;
-    if (total > OFFICE_ZIP_LIMITS.uncompressedBytes) {
-      fail('LIMIT_EXCEEDED', `the package's parts unpack to more than ${OFFICE_ZIP_LIMITS.uncompressedBytes / 1024 / 1024} MB, more than one conversion unpacks`, { field: 'file' });
+  try {
+    for await (const entry of zip.eachEntry()) {
+      if (entry.extraFields.some((field) => field.id === ZIP64_EXTRA)) corrupt('the ZIP package uses ZIP64 records, which no Office document of this size needs');
+      if (entry.isEncrypted()) encrypted('the ZIP package');
+      total += entry.uncompressedSize;
+      if (total > OFFICE_ZIP_LIMITS.uncompressedBytes) {
+        fail('LIMIT_EXCEEDED', `the package's parts unpack to more than ${OFFICE_ZIP_LIMITS.uncompressedBytes / 1024 / 1024} MB, more than one conversion unpacks`, { field: 'file' });
+      }
+      byName.set(entry.fileName, entry);
     }
-    entries.push(entry);
-    at += 46 + nameLength + bytes.readUInt16LE(at + 30) + bytes.readUInt16LE(at + 32);
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    // yauzl's reader says "unexpected EOF" when an offset or a length reaches past the end of the bytes.
+    corrupt(err instanceof Error && /unexpected EOF/.test(err.message)
+      ? 'the ZIP package\'s directory points outside the file: it is damaged'
+      : 'the ZIP package\'s directory is damaged');
   }
-  return entries;
+  return byName;
 }
 
-/** One small part's bytes (stored or deflated), at most `maxBytes` of them. */
-function readPart(bytes: Buffer, entry: ZipEntry, maxBytes: number): Buffer {
-  const at = entry.localHeader;
-  if (at + 30 > bytes.length || bytes.readUInt32LE(at) !== LOCAL) corrupt(`the ZIP package's part ${JSON.stringify(entry.name.slice(0, 64))} is damaged`);
-  if (entry.flags & 1) return encrypted('the ZIP package');
-  const start = at + 30 + bytes.readUInt16LE(at + 26) + bytes.readUInt16LE(at + 28);
-  const data = bytes.subarray(start, start + entry.compressedSize);
-  if (entry.uncompressedSize > maxBytes) corrupt(`the ZIP package's part ${entry.name} is ${entry.uncompressedSize} bytes, far more than that part ever holds`);
-  try {
-    if (entry.method === 0) return data;
-    if (entry.method === 8) return inflateRawSync(data, { maxOutputLength: maxBytes });
-  } catch {
-    corrupt(`the ZIP package's part ${entry.name} cannot be decompressed: the file is damaged`);
+/** One small part's bytes, at most `maxBytes` of them (yauzl checks the inflated size against the declared one). */
+async function readPart(zip: ZipFile, entry: Entry, maxBytes: number): Promise<Buffer> {
+  if (entry.uncompressedSize > maxBytes) corrupt(`the ZIP package's part ${entry.fileName} is ${entry.uncompressedSize} bytes, far more than that part ever holds`);
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+    corrupt(`the ZIP package's part ${entry.fileName} uses compression method ${entry.compressionMethod}, which Office documents do not use`);
   }
-  return corrupt(`the ZIP package's part ${entry.name} uses compression method ${entry.method}, which Office documents do not use`);
+  try {
+    const stream = await zip.openReadStreamPromise(entry);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  } catch {
+    return corrupt(`the ZIP package's part ${entry.fileName} cannot be decompressed: the file is damaged`);
+  }
 }
 
 /** The OOXML main part's content type (without the +xml suffix's parameters) → format. */
@@ -155,12 +134,13 @@ const ODF_MIMETYPES: Record<string, OfficeFormat> = {
   'application/vnd.oasis.opendocument.presentation-template': 'odp',
 };
 
-function zipFormat(bytes: Buffer): OfficeFormat {
-  const entries = zipEntries(bytes);
-  const byName = new Map(entries.map((e) => [e.name, e]));
+async function zipFormat(bytes: Buffer): Promise<OfficeFormat> {
+  const zip = await yauzl.fromBufferPromise(bytes, { lazyEntries: true, validateEntrySizes: true })
+    .catch(() => corrupt('the file starts like a ZIP package (OOXML or OpenDocument) but has no ZIP directory: it is cut short or damaged'));
+  const byName = await zipDirectory(zip);
   const mimetype = byName.get('mimetype');
   if (mimetype) {
-    const declared = readPart(bytes, mimetype, 256).toString('latin1').trim();
+    const declared = (await readPart(zip, mimetype, 256)).toString('latin1').trim();
     const format = ODF_MIMETYPES[declared];
     if (!format) {
       unsupported(declared.startsWith('application/vnd.oasis.opendocument.')
@@ -172,7 +152,7 @@ function zipFormat(bytes: Buffer): OfficeFormat {
   }
   const types = byName.get('[Content_Types].xml');
   if (!types) unsupported('a ZIP archive (neither an OOXML package with [Content_Types].xml nor an OpenDocument file with a "mimetype")');
-  const xml = readPart(bytes, types, 4 * 1024 * 1024).toString('utf8');
+  const xml = (await readPart(zip, types, 4 * 1024 * 1024)).toString('utf8');
   for (const override of xml.matchAll(/<Override\b[^>]*>/g)) {
     const contentType = /\bContentType\s*=\s*"([^"]*)"/.exec(override[0])?.[1] ?? '';
     const partName = /\bPartName\s*=\s*"([^"]*)"/.exec(override[0])?.[1] ?? '';
@@ -187,6 +167,12 @@ function zipFormat(bytes: Buffer): OfficeFormat {
 }
 
 // ---- OLE2 compound files (DOC, XLS, PPT) ---------------------------------------------------
+// Read here rather than by a compound-file library: what this check needs is the directory's
+// stream names and two bytes of the Word stream, and each sector chain followed is bounded.
+// cfb (SheetJS) reads every chain of the file before answering: it follows a stream's chain with
+// no loop check (a chain that cycles never ends, its memory growing), and walks chains from every
+// sector in turn, so a valid file whose stream is stored backwards costs it time and memory
+// quadratic in its sectors (800 KB took 700 MB). Bounding it would mean reading the FAT here first.
 
 const CFB_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const END_OF_CHAIN = 0xfffffffe;
@@ -290,9 +276,9 @@ function describeOther(bytes: Buffer): string {
 }
 
 /** The Office format of the bytes; refuses anything else, encrypted files and packages over the bounds. */
-export function sniffOfficeFormat(input: Uint8Array): OfficeFormat {
+export async function sniffOfficeFormat(input: Uint8Array): Promise<OfficeFormat> {
   const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  if (bytes.length >= 4 && bytes.readUInt32LE(0) === LOCAL) return zipFormat(bytes);
+  if (bytes.subarray(0, 4).equals(ZIP_SIGNATURE)) return zipFormat(bytes);
   if (bytes.subarray(0, 8).equals(CFB_SIGNATURE)) return cfbFormat(bytes);
   if (bytes.subarray(0, 5).toString('latin1') === '{\\rtf') return 'rtf';
   return unsupported(describeOther(bytes));
@@ -319,8 +305,8 @@ const FAMILY: Record<OfficeFormat, string> = {
  * The pre-payment check: the format of the bytes, which must agree with the format the request
  * declared when it declared one (by file name extension or media type).
  */
-export function inspectOffice(bytes: Uint8Array, declared: DeclaredType | undefined): OfficeFormat {
-  const format = sniffOfficeFormat(bytes);
+export async function inspectOffice(bytes: Uint8Array, declared: DeclaredType | undefined): Promise<OfficeFormat> {
+  const format = await sniffOfficeFormat(bytes);
   const claim = declared ? declaredFormat(declared) : undefined;
   if (claim && FAMILY[claim.format] !== FAMILY[format]) {
     fail('UNSUPPORTED_TYPE', `the file is not what it claims: ${claim.by} says ${OFFICE_FORMATS[claim.format].name}, but its bytes are ${OFFICE_FORMATS[format].name}; send it under its right name or type`, { field: 'file' });

@@ -201,7 +201,7 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
         inspectMarkdown(bytes);
         files.push({ kind: 'markdown', bytes });
       } else if (op.input.kind === 'office') {
-        files.push({ kind: 'office', bytes, format: inspectOffice(bytes, raw.declared?.[i]) });
+        files.push({ kind: 'office', bytes, format: await inspectOffice(bytes, raw.declared?.[i]) });
       } else {
         const written = jobDir.write(`input-${i + 1}.pdf`, bytes).catch((err: NodeJS.ErrnoException) => {
           if (err.code === 'ENOSPC') fail('UNAVAILABLE', 'the service has no temporary space left for the upload; retry in a moment; nothing was charged', { retryAfterSeconds: 10 });
