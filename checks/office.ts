@@ -134,6 +134,15 @@ const ODF_MIMETYPES: Record<string, OfficeFormat> = {
   'application/vnd.oasis.opendocument.presentation-template': 'odp',
 };
 
+/** The ZIP entry name an OOXML part name (a percent-encoded URI path) stands for; a malformed escape names no entry. */
+function packagePath(partName: string): string {
+  try {
+    return decodeURIComponent(partName).replace(/^\//, '');
+  } catch {
+    return '';
+  }
+}
+
 async function zipFormat(bytes: Buffer): Promise<OfficeFormat> {
   const zip = await yauzl.fromBufferPromise(bytes, { lazyEntries: true, validateEntrySizes: true })
     .catch(() => corrupt('the file starts like a ZIP package (OOXML or OpenDocument) but has no ZIP directory: it is cut short or damaged'));
@@ -159,7 +168,7 @@ async function zipFormat(bytes: Buffer): Promise<OfficeFormat> {
     const found = OOXML_MAIN.find(([pattern]) => pattern.test(contentType.trim()));
     if (!found) continue;
     const format = found[1];
-    const part = decodeURIComponent(partName).replace(/^\//, '');
+    const part = packagePath(partName);
     if (!byName.has(part)) corrupt(`the file says it is ${OFFICE_FORMATS[format].name} but does not hold its main part ${partName.slice(0, 80)}: it is damaged`);
     return format;
   }

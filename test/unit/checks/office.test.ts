@@ -43,6 +43,10 @@ describe('the Office checks before payment', () => {
       { name: '[Content_Types].xml', text: '<Types><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>' },
     ]);
     expect(await refusal(hollow)).to.equal({ code: 'CORRUPT_INPUT', message: 'the file says it is a Word document (DOCX) but does not hold its main part /word/document.xml: it is damaged' });
+    const malformed = await zipOf([
+      { name: '[Content_Types].xml', text: '<Types><Override PartName="/word/%zz.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>' },
+    ]);
+    expect(await refusal(malformed)).to.equal({ code: 'CORRUPT_INPUT', message: 'the file says it is a Word document (DOCX) but does not hold its main part /word/%zz.xml: it is damaged' });
     expect((await refusal(Buffer.alloc(0))).message).to.match(/^the file is empty, not an Office document/);
     expect((await refusal(compoundFile(['Contents']))).message).to.match(/an OLE2 compound file holding no Word, Excel or PowerPoint stream/);
   });
