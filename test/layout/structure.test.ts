@@ -58,6 +58,8 @@ describe('layout: blocks', () => {
     const blocks = blocksOf([...chart, ...body], { bodySize: 10 });
     expect(blocks.map((b) => b.kind)).to.equal(['paragraph', 'paragraph']);
     expect(blocks[0]!.kind === 'paragraph' && blocks[0]!.spans.map((s) => s.text).join('')).to.equal('100 75 68 50 25 31 0 2019 2020');
+    // Its box is the chart's text, as /v1/pdf/blocks reports it.
+    expect(blocks[0]!.box).to.equal([30, 100, 220, 293]);
     // A table of numbers has a number in each column on every row: no chart.
     const numbers = [0, 1, 2, 3].flatMap((k) => line(100 + k * 14, [[`${2019 + k}`, 0, 30], [`${10 + k}`, 100, 115], [`${40 + k}`, 200, 215]]));
     expect(chartTextRuns(rowsOf(numbers))).to.equal([]);

@@ -202,7 +202,8 @@ export function blocksOf(fragments: Fragment[], stats: DocStats): Block[] {
     const chart = chartAt.get(k);
     if (chart) {
       flush(); markerStack.length = 0;
-      blocks.push({ kind: 'paragraph', spans: joinSpans(rows.slice(chart.start, chart.end + 1).map(rowSpans)) });
+      const chartRows = rows.slice(chart.start, chart.end + 1);
+      blocks.push({ kind: 'paragraph', spans: joinSpans(chartRows.map(rowSpans)), box: drawnBox(chartRows.flatMap((r) => r.fragments)) });
       k = chart.end;
       prev = rows[k];
       continue;
