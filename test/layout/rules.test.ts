@@ -52,6 +52,25 @@ describe('layout: drawn rules and ruled tables', () => {
     expect(rest).to.equal([]);
   });
 
+  it('an 8 pt table ruled under its rows, its cells five points apart, keeps one column per cell (underlinedTables: ruledColumnsOf)', () => {
+    // Small type set with tight cell padding: the gaps between cells are narrower than a
+    // borderless table's gutter (MIN_TABLE_GUTTER_PT), yet each is a cell gap the pieces were parted at.
+    const small = { size: 8 };
+    const cells = (top: number, texts: string[]) => line(top, texts.map((t, k): [string, number, number] => [t, 48.5 + k * 29, 48.5 + k * 29 + (k === 0 ? 6 : 24)]).filter(([t]) => t), small);
+    const text = [
+      ...cells(55, ['Year', '3-Year', '5-Year', '7-Year']).map((f, k) => (k === 0 ? { ...f, x1: 72.5 } : f)),
+      ...cells(69, ['1', '33.0%', '20.00%', '14.29%']),
+      ...cells(83, ['2', '44.45%', '32.00%', '24.49%']),
+      ...cells(97, ['3', '', '', '17.49%']),
+    ];
+    const rules = rulesOf([hline(66, 48, 160), hline(80, 48, 160), hline(94, 48, 160), hline(108, 48, 160)]).horizontal;
+    const { tables } = underlinedTables(text, rules);
+    expect(tables).to.have.length(1);
+    expect(cellTexts(tables[0]!)).to.equal([
+      ['Year', '3-Year', '5-Year', '7-Year'], ['1', '33.0%', '20.00%', '14.29%'], ['2', '44.45%', '32.00%', '24.49%'], ['3', '', '', '17.49%'],
+    ]);
+  });
+
   it('a single rule under a line is an underline, not a table (underlinedTables)', () => {
     const rules = rulesOf([hline(112, 50, 250)]).horizontal;
     expect(underlinedTables(line(101, [['Name', 55, 90], ['Count', 155, 190]]), rules).tables).to.equal([]);

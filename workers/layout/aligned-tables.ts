@@ -15,12 +15,12 @@ export interface TableFound { start: number; end: number; columns: { x0: number;
  * would bridge gutters, so they do not vote; a piece lying outside every column found
  * (a label column whose other cells are empty) adds a column of its own.
  */
-export function columnsOf(all: Row[]): { x0: number; x1: number }[] {
+export function columnsOf(all: Row[], minGutter = MIN_TABLE_GUTTER_PT): { x0: number; x1: number }[] {
   const counts = all.map((r) => r.fragments.length).filter((n) => n >= 2).sort((a, b) => a - b);
   const typical = counts[Math.floor(counts.length / 2)] ?? 2;
   const full = all.filter((r) => r.fragments.length >= typical);
   const rows = full.length >= 2 ? full : all;
-  const columns = gutterColumns(rows);
+  const columns = gutterColumns(rows, minGutter);
   for (const r of all) for (const f of r.fragments) {
     if (columns.some((c) => f.x0 < c.x1 && f.x1 > c.x0)) continue;
     columns.push({ x0: f.x0, x1: f.x1 });
@@ -36,7 +36,8 @@ export function columnsOf(all: Row[]): { x0: number; x1: number }[] {
   return out;
 }
 
-export function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
+/** Columns split by strips at least `minGutter` points wide that few rows cover, scanned in whole points. */
+export function gutterColumns(rows: Row[], minGutter = MIN_TABLE_GUTTER_PT): { x0: number; x1: number }[] {
   let minX = Infinity, maxX = -Infinity;
   for (const r of rows) { minX = Math.min(minX, r.x0); maxX = Math.max(maxX, r.x1); }
   const start = Math.floor(minX);
@@ -57,12 +58,12 @@ export function gutterColumns(rows: Row[]): { x0: number; x1: number }[] {
     const open = x < cells && cover[x]! > allowed;
     if (open) {
       if (from < 0) from = x;
-      else if (gapRun > 0 && gapRun < MIN_TABLE_GUTTER_PT) { /* a narrow dip inside a column */ }
+      else if (gapRun > 0 && gapRun < minGutter) { /* a narrow dip inside a column */ }
       gapRun = 0;
       continue;
     }
     gapRun++;
-    if (from >= 0 && (gapRun >= MIN_TABLE_GUTTER_PT || x === cells)) {
+    if (from >= 0 && (gapRun >= minGutter || x === cells)) {
       columns.push({ x0: start + from, x1: start + x - gapRun + 1 });
       from = -1;
     }

@@ -309,6 +309,13 @@ export const TIGHT_GAP_EM = 0.8;
  * rules around a paragraph are more likely a frame.
  */
 export const MIN_RULES_WITHOUT_HEADER = 3;
+/**
+ * A table ruled under its rows is known to be a table from its rules, and its pieces were parted
+ * at cell gaps already (UNSPACED_GAP_EM): a strip this many ems wide (the rows' type size) between
+ * them is a column gutter, however much narrower than a borderless table's (MIN_TABLE_GUTTER_PT)
+ * small type's padding is. The strip is counted in whole points, which lose up to two of a gap's.
+ */
+export const RULED_GUTTER_EM = 0.3;
 /** A header line sits on or above the first rule, within this. */
 export const ON_RULE_PT = 1;
 /** A piece starts in a column when it starts at most this far left of it. */

@@ -7,6 +7,7 @@ import type { Cell, Fragment, Row, Rule } from './types.js';
 import type { RuledTable } from './rules.js';
 import { greatestOf, rowsOf } from './rows.js';
 import { cellsOfRows, columnsOf } from './aligned-tables.js';
+import { MIN_TABLE_GUTTER_PT, RULED_GUTTER_EM } from './thresholds.js';
 import { CROSSED_STARTS, CROSSED_START_PT, IN_COLUMN_PT, LINE_END_SLACK_PT, MIN_TABLE_RULE_PT, ON_RULE_PT, SAME_RULE_END_PT, TIGHT_GAP_EM, WORD_SPACE_EM } from './thresholds.js';
 import { MIN_RULES_WITHOUT_HEADER } from './thresholds.js';
 
@@ -107,6 +108,22 @@ function rowsOfBand(lines: Row[], columns: { x0: number; x1: number }[]): Row[][
   return out;
 }
 
+/** The type size most of the rows' pieces are set in. */
+function typeSizeOf(lines: Row[]): number {
+  const sizes = lines.flatMap((l) => l.fragments.map((f) => f.size)).sort((a, b) => a - b);
+  return sizes[Math.floor(sizes.length / 2)] ?? 0;
+}
+
+/**
+ * The columns of a table ruled under its rows: strips between its pieces that the rows leave
+ * empty, from RULED_GUTTER_EM of the type size, never asking more than a borderless table does.
+ * Small type sets its cells closer than a borderless table's gutter; the rules already say
+ * these lines are a table.
+ */
+function ruledColumnsOf(lines: Row[]): { x0: number; x1: number }[] {
+  return columnsOf(lines, Math.min(MIN_TABLE_GUTTER_PT, typeSizeOf(lines) * RULED_GUTTER_EM));
+}
+
 /**
  * Finds tables ruled by row underlines among a page's fragments, given its horizontal rules
  * that no ruled grid used. Returns them with their cells filled and the fragments left over.
@@ -145,7 +162,7 @@ export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { t
       for (const r of stack) used.add(r); // nor is any lower part of the stack a table of its own
       continue;
     }
-    const columns = columnsOf(allLines);
+    const columns = ruledColumnsOf(allLines);
     // A one-column stack is a table only when three or more rules mark its rows off (a list
     // boxed by lines); with fewer, two rules around a paragraph are more likely a frame.
     if (columns.length < 2 && stack.length < MIN_RULES_WITHOUT_HEADER) continue;
