@@ -20,6 +20,7 @@ import { createPayer } from '../client/payer.js';
 import { operations } from '../operations/index.js';
 import { form } from '../test/support/service.js';
 import { freePort } from '../test/support/paying.js';
+import { docx } from '../test/support/office-fixtures.js';
 import { BASE_IMAGE, buildah, ensureBaseImage, run } from './buildah.js';
 
 export const lab = Lab.script();
@@ -292,6 +293,20 @@ describe('the container image (Dockerfile built with buildah, run as its non-roo
     expect(receipt).to.include({ success: true, network: svm!.network });
     expect(await svm!.balanceOf(svm!.payTo) - payeeBefore).to.equal(10000n);
     expect(payerBefore - await svm!.balanceOf(svm!.payerAddress)).to.equal(10000n);
+  });
+
+  it('converts an Office document with LibreOffice as the image\'s user, paid on Base, and the USDC moves on the chain', async () => {
+    const payer = await createPayer({ chain: 'base', evmKey: evm!.payerKey });
+    const payFetch = wrapFetchWithPayment(fetch, payer);
+    const payerBefore = await evm!.balanceOf(evm!.payerAddress);
+    const document = await docx();
+    const res = await payFetch(`${baseUrl}/v1/office/pdf`, { method: 'POST', body: form([{ bytes: document, name: 'note.docx' }]) });
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(res.status, `${body}\n${serviceOutput}`).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('application/pdf');
+    expect(body.subarray(0, 5).toString()).to.equal('%PDF-');
+    expect(body.subarray(-6).toString('latin1')).to.contain('%%EOF');
+    expect(payerBefore - await evm!.balanceOf(evm!.payerAddress)).to.equal(20000n);
   });
 
   it('holds no local chains (devchains/), no local-chain packages and no compilers', async () => {
