@@ -196,6 +196,12 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
       runRaw: async () => { await decode().jpeg({ quality: 80, mozjpeg: true }).toBuffer(); },
     },
     {
+      // target_kb's cost: JPEG qualities tried until the best one at or under 500 KB is found.
+      id: 'image.compress', input: '12 MP JPEG, target_kb=500', fields: { target_kb: 500 }, files: [jpeg(photo)], pairs: 5,
+      raw: 'sharp in-process: one JPEG encode at quality 80 with mozjpeg (one step of the search)',
+      runRaw: async () => { await decode().jpeg({ quality: 80, mozjpeg: true }).toBuffer(); },
+    },
+    {
       id: 'image.crop', input: '12 MP JPEG', fields: { x: 1000, y: 800, width: 1600, height: 1200 }, files: [jpeg(photo)],
       raw: 'sharp in-process: extract 1600x1200, JPEG quality 90',
       runRaw: async () => { await decode().extract({ left: 1000, top: 800, width: 1600, height: 1200 }).jpeg({ quality: 90 }).toBuffer(); },
@@ -216,6 +222,16 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     {
       id: 'pdf.compress', quick: true, input: 'corpus 018 (2.2 MB, 1 page, large image)', fields: { level: 'balanced' }, files: [pdf(imagePdf)],
       raw: 'qpdf (lossless pass) + gs pdfwrite /ebook + qpdf (pack), the service\'s three commands',
+      runRaw: async (scratch) => {
+        await tool('qpdf', [...QPDF_LOSSLESS, imagePdfPath, path.join(scratch, 'lossless.pdf')], scratch);
+        await gsBalanced(scratch, [imagePdfPath]);
+      },
+    },
+    {
+      // target_kb's cost: the search runs the levels from the best quality down until one fits
+      // (here lossless, balanced, then max at 21 KB), against one level's commands run once.
+      id: 'pdf.compress', input: 'corpus 018, target_kb=30 (balanced gives 49 KB, max 21 KB)', fields: { target_kb: 30 }, files: [pdf(imagePdf)], pairs: 5,
+      raw: 'the balanced level\'s commands once (qpdf lossless + gs /ebook + qpdf pack): one step of the search',
       runRaw: async (scratch) => {
         await tool('qpdf', [...QPDF_LOSSLESS, imagePdfPath, path.join(scratch, 'lossless.pdf')], scratch);
         await gsBalanced(scratch, [imagePdfPath]);
