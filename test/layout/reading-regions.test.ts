@@ -40,6 +40,17 @@ describe('layout: reading regions', () => {
     expect(linesApart(list(50, 100), list(310, 100))).to.be.false();
   });
 
+  it('a chart\'s values, scattered over its bars on both sides, are no two columns of short lines (linesApart: chartValuesOnBothSides)', () => {
+    // Values over bars of different heights: each on a baseline of its own, on both sides of the chart's middle.
+    const left = [piece('75', 115, 131, 268), piece('52', 159, 175, 299), piece('50', 115, 131, 312), piece('25', 115, 131, 355)];
+    const right = [piece('77', 336, 351, 255), piece('76', 453, 469, 257), piece('47', 394, 410, 307), piece('13', 277, 293, 366)];
+    expect(linesApart(left, right)).to.be.false();
+    // A chart beside a column of words is set apart from it, as two lists are.
+    const entries = right.map((f, k) => ({ ...f, text: `entry ${k}` }));
+    expect(linesApart(left, entries)).to.be.true();
+    expect(linesApart(left.map((f, k) => ({ ...f, text: `item ${k}` })), entries)).to.be.true();
+  });
+
   it('a two-column page is read down the left column, then down the right, not across (readingRegions)', () => {
     const left = prose(10, 50, 290, 100, 14).map((f, k) => ({ ...f, text: `left ${k}` }));
     const right = prose(10, 310, 550, 100, 14).map((f, k) => ({ ...f, text: `right ${k}` }));

@@ -166,12 +166,20 @@ export function textBeside(fragments: Fragment[]): (box: Box) => boolean {
  * Whether two sides of an empty strip are columns of short lines (a list, contents) rather than
  * a table's columns: a table's cells open each row on one baseline across its columns, while
  * two columns set apart from each other, one opened by a heading, keep baselines of their own.
+ * Two sides holding only rows of numbers (chartValuesOnBothSides) are one chart's labels and
+ * values, not two columns: values over bars of different heights keep baselines of their own too.
+ * A chart beside a column of words is still set apart from it.
  */
 export function linesApart(left: Fragment[], right: Fragment[]): boolean {
   const a = rowsOf(left), b = rowsOf(right);
-  if (a.length < MIN_SIDE_ROWS || b.length < MIN_SIDE_ROWS) return false;
+  if (a.length < MIN_SIDE_ROWS || b.length < MIN_SIDE_ROWS || chartValuesOnBothSides(a, b)) return false;
   const [fewer, more] = a.length <= b.length ? [a, b] : [b, a];
   return fewer.filter(onBaselineOf(more, SHARED_BASELINE_PT)).length <= fewer.length * LINES_APART_SHARE;
+}
+
+/** Whether every row on both sides is a chart's label or value (isChartLabelRow): numbers alone, no word. */
+export function chartValuesOnBothSides(left: Row[], right: Row[]): boolean {
+  return left.every(isChartLabelRow) && right.every(isChartLabelRow);
 }
 
 /** How many pieces cover each point of a region (`cells` points from x = `start`). */
