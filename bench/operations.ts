@@ -13,7 +13,7 @@ import { QPDF_LOSSLESS } from '../tools/engines/qpdf.js';
 import { mupdfProgramPath } from '../tools/engines/mutool.js';
 import { ocrmypdfArgs } from '../tools/engines/ocrmypdf.js';
 import { LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, type EngineCommand } from '../tools/engines/mupdf-js.js';
-import { markdown as markdownWork } from '../workers/layout/index.js';
+import { blocks as blocksWork, markdown as markdownWork } from '../workers/layout/index.js';
 import { renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { dataUrl } from '../workers/model/pages.js';
 import { FAKE_MODEL, startFakeProvider, type ReceivedRequest, type Reply } from '../test/support/fake-provider.js';
@@ -290,6 +290,18 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
         await writeFile(copy, latex4);
         await markdownWork({
           operation: 'pdf.markdown', files: [{ bytes: latex4, path: copy, pages: 4 }], params: {}, jobDir: scratch,
+          deadline: Date.now() + TIMEOUT, settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 },
+        });
+      },
+    },
+    {
+      id: 'pdf.blocks', input: 'corpus 004 (4 pages), chunk_chars=1500', fields: { chunk_chars: 1500 }, files: [pdf(latex4)],
+      raw: 'the blocks work function called in-process (mutool stext + the conversion + chunks), no HTTP, no pool, no payment',
+      runRaw: async (scratch) => {
+        const copy = path.join(scratch, 'input.pdf');
+        await writeFile(copy, latex4);
+        await blocksWork({
+          operation: 'pdf.blocks', files: [{ bytes: latex4, path: copy, pages: 4 }], params: { chunkChars: 1500 }, jobDir: scratch,
           deadline: Date.now() + TIMEOUT, settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', maxZipBytes: 0 },
         });
       },
