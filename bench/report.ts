@@ -66,6 +66,11 @@ export async function buildReport(input: ReportInput): Promise<string> {
     }
     return undefined;
   };
+  /** A hand-written note kept in bench/notes/ (what no results file holds), without its leading comment. */
+  const note = (name: string): string[] => {
+    const file = path.join(ROOT, 'bench/notes', name);
+    return existsSync(file) ? [readFileSync(file, 'utf8').replace(/^<!--[\s\S]*?-->\n/, '').trim(), ''] : [];
+  };
   const chart = async (name: string, svg: string) => {
     await writeFile(path.join(chartsDir, name), `${svg}\n`);
     return `charts/${name}`;
@@ -272,6 +277,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
     if (typeof md.setsMarkdown === 'string') {
       L.push('### Tuning and held-out styles', '', 'The layout engine\'s rules are tuned on the tuning styles only; the held-out styles (other fonts, sizes, gutters, table rules, headings across columns and wrapped titles, charts with text labels) are kept aside. '
       + 'Targets on the held-out styles: overall ≥ 0.97 in one column and ≥ 0.92 in two, tables (TEDS) ≥ 0.85 in two columns, headings (MHS) ≥ 0.98. Cell F1 is that of the local tables engine.', '', md.setsMarkdown, '');
+      L.push(...note('held-out-styles.md'));
     }
   } else if (!quick) L.push('No results.', '');
   if (cellRun?.tableCells?.byStyle) L.push(...cellSection(cellRun));
