@@ -2,7 +2,7 @@
 // running-text.ts), on glyphs and pieces built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { fragmentsOf } from '../../workers/layout/fragments.js';
+import { fragmentsOf, isWideSpace } from '../../workers/layout/fragments.js';
 import { rowsOf } from '../../workers/layout/rows.js';
 import { attachMarkers } from '../../workers/layout/list-markers.js';
 import { dropRunningText } from '../../workers/layout/running-text.js';
@@ -36,6 +36,15 @@ describe('layout: pieces and lines', () => {
   it('half an em with no typed space in it parts two cells; with one, it is a word space (fragmentsOf: UNSPACED_GAP_EM)', () => {
     expect(texts(fragmentsOf([lineOf(glyphs('Name', 0), glyphs('Count', 26))], []))).to.equal(['Name', 'Count']);
     expect(texts(fragmentsOf([lineOf(glyphs('Name', 0), [{ c: ' ', x0: 20, x1: 23, y0: 100, y1: 110 }], glyphs('Count', 26))], []))).to.equal(['Name Count']);
+  });
+
+  it('a synthetic space is wide past WIDE_SPACE_EM when wider than the letters before it, or past WIDE_SPACE_ALWAYS_EM between capitals (isWideSpace)', () => {
+    expect(isWideSpace(3, 10, 5)).to.equal(false); // a typed space: a third of an em
+    expect(isWideSpace(5, 10, 4)).to.equal(true); // wider than narrow letters
+    expect(isWideSpace(5, 10, 7)).to.equal(false); // between capitals, half an em may still be a word space
+    expect(isWideSpace(6.5, 10, 7)).to.equal(true); // wider than any typed space
+    const header = fragmentsOf([lineOf(glyphs('NAME', 0), [{ c: ' ', x0: 20, x1: 27, y0: 100, y1: 110 }], glyphs('COUNT', 27))], []);
+    expect(texts(header)).to.equal(['NAME', 'COUNT']);
   });
 
   it('a vertical rule between two glyphs parts them, however narrow the gap (fragmentsOf: a column border)', () => {

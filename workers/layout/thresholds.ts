@@ -40,6 +40,8 @@ export const RULE_IN_GAP_PT = 1;
 export const WORD_GAP_EM = 0.22;
 /** A glyph narrower than this is an extra character of the ligature before it (mupdf gives them no width). */
 export const ZERO_WIDTH_PT = 0.01;
+/** A piece's type size is the most common among its glyphs, counted in steps of 1/this of a point: sizes a rounding apart (10 and 10.02 pt) are one size, 9.5 and 10 are not. */
+export const SIZE_STEPS_PER_PT = 2;
 /** A piece is bold, italic or monospaced when more than this share of its glyphs are. */
 export const STYLED_SHARE = 0.6;
 
