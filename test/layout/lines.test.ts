@@ -72,6 +72,13 @@ describe('layout: pieces and lines', () => {
     expect(pages.map((p) => p.fragments.length)).to.equal([5, 5]);
   });
 
+  it('a bare page number set apart in the outer fifth goes though above the running-text zone; a capital letter alone there stays (dropRunningText: PAGE_NUMBER_ZONE_SHARE)', () => {
+    const page = (text: string) => ({ height: 800, fragments: [...prose(5, 50, 550, 100), piece(text, 295, 305, 680)] });
+    const [arabic, roman, letter] = [page('12'), page('iv'), page('A')];
+    for (const p of [arabic, roman, letter]) dropRunningText([p], 10);
+    expect([arabic, roman, letter].map((p) => p.fragments.length)).to.equal([5, 5, 6]);
+  });
+
   it('on a one-page document a body-size title stays, a smaller running head goes (dropRunningText: SMALLER_THAN_BODY_SHARE)', () => {
     const title = { height: 800, fragments: [piece('Dear Ms Smith,', 50, 150, 20), ...prose(5, 50, 550, 100)] };
     const head = { height: 800, fragments: [piece('Internal memo', 50, 150, 20, { size: 8 }), ...prose(5, 50, 550, 100)] };

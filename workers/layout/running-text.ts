@@ -5,8 +5,99 @@ import { PAGE_NUMBER_ZONE_SHARE, RUNNING_GAP_EM, RUNNING_MAX_CHARS, RUNNING_ZONE
 
 const PAGE_NUMBER = /^(page\s*)?[-–—(]?\s*([0-9]{1,4}|[ivxlcdm]{1,7})\s*[-–—)]?(\s*(of|\/)\s*[0-9]{1,4})?$/i;
 
+/** A bare page number: digits or a lower-case roman numeral (a capital letter alone is more often a label). */
+const BARE_NUMBER = /^([0-9]{1,4}|[ivxlcdm]{1,7})$/;
+
 function normalizeRunning(text: string): string {
   return text.toLowerCase().replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+}
+
+/** A row followed or preceded by this gap is set apart from the body: the gap is wider than RUNNING_GAP_EM of the row's own size. */
+function isSetApart(gap: number, row: Row): boolean {
+  return gap > row.size * RUNNING_GAP_EM;
+}
+
+/**
+ * The rows at the top of a page, inside its top zone, down to the first one set apart from the
+ * row below it; none when no such gap comes before the zone ends (the body starts at the top).
+ */
+function headRows(rows: Row[], zone: number): Row[] {
+  const top: Row[] = [];
+  for (let i = 0; i < rows.length - 1 && rows[i]!.y1 < zone; i++) {
+    top.push(rows[i]!);
+    if (isSetApart(rows[i + 1]!.y0 - rows[i]!.y1, rows[i]!)) return top;
+  }
+  return [];
+}
+
+/** The rows at the foot of a page, bottom up, inside its bottom zone, up to the first one set apart from the row above it; none without such a gap. */
+function footRows(rows: Row[], height: number, zone: number): Row[] {
+  const bottom: Row[] = [];
+  for (let i = rows.length - 1; i > 0 && rows[i]!.y0 > height - zone; i--) {
+    bottom.push(rows[i]!);
+    if (isSetApart(rows[i]!.y0 - rows[i - 1]!.y1, rows[i]!)) return bottom;
+  }
+  return [];
+}
+
+/** One piece holding a bare number only. */
+function isBareNumber(row: Row): boolean {
+  return row.fragments.length === 1 && BARE_NUMBER.test(row.fragments[0]!.text.trim());
+}
+
+/**
+ * A page number alone may sit further in than running text (TeX leaves a deep bottom margin):
+ * the last row of the page, in its outer PAGE_NUMBER_ZONE_SHARE, set apart, and a bare number.
+ */
+function isLoneFootNumber(rows: Row[], height: number): boolean {
+  const last = rows[rows.length - 1]!;
+  return last.y0 > height * (1 - PAGE_NUMBER_ZONE_SHARE) && isSetApart(last.y0 - rows[rows.length - 2]!.y1, last) && isBareNumber(last);
+}
+
+/** The same as isLoneFootNumber for the first row of the page. */
+function isLoneHeadNumber(rows: Row[], height: number): boolean {
+  const first = rows[0]!;
+  return first.y1 < height * PAGE_NUMBER_ZONE_SHARE && isSetApart(rows[1]!.y0 - first.y1, first) && isBareNumber(first);
+}
+
+/** A page's rows that may be running text: its head and foot rows, then a lone page number further in (a row may come twice). */
+function runningCandidates(page: { height: number; fragments: Fragment[] }): Row[] {
+  const rows = rowsOf(page.fragments);
+  if (rows.length < 2) return [];
+  const zone = page.height * RUNNING_ZONE_SHARE;
+  const out = [...headRows(rows, zone), ...footRows(rows, page.height, zone)];
+  if (isLoneFootNumber(rows, page.height)) out.push(rows[rows.length - 1]!);
+  if (isLoneHeadNumber(rows, page.height)) out.push(rows[0]!);
+  return out;
+}
+
+/** Running text is short: a title, a chapter, a page number (RUNNING_MAX_CHARS); a longer row is content. */
+function isShortRow(row: Row): boolean {
+  return row.fragments.map((f) => f.text).join(' ').trim().length <= RUNNING_MAX_CHARS;
+}
+
+/** Every piece of the row reads as a page number ("12", "Page 3 of 9", "- iv -"). */
+function isPageNumberRow(row: Row): boolean {
+  return row.fragments.every((f) => PAGE_NUMBER.test(f.text.trim()));
+}
+
+/**
+ * What marks a row as running text besides repetition. Across pages, a number beside other words
+ * ("Annual Report 12"); on a single page, where nothing repeats, a row set smaller than the body
+ * (SMALLER_THAN_BODY_SHARE): "Invoice 2024" or a letter's "Dear Ms Smith," at body size is content.
+ */
+function bearsRunningMark(row: Row, onePage: boolean, bodySize: number): boolean {
+  return onePage
+    ? row.size < bodySize * SMALLER_THAN_BODY_SHARE
+    : row.fragments.some((f) => PAGE_NUMBER.test(f.text.trim()));
+}
+
+/**
+ * Whether a candidate row is running text: short, and a page number, repeated on another page
+ * (digits ignored: `timesSeen` counts its text among all candidates), or bearing a running mark.
+ */
+function isRunningRow(row: Row, timesSeen: number, onePage: boolean, bodySize: number): boolean {
+  return isShortRow(row) && (isPageNumberRow(row) || timesSeen >= 2 || bearsRunningMark(row, onePage, bodySize));
 }
 
 /**
@@ -17,48 +108,12 @@ function normalizeRunning(text: string): string {
  * feet are, so that a letter's "Dear Ms Smith," or a title line at body size stays.
  */
 export function dropRunningText(pages: { height: number; fragments: Fragment[] }[], bodySize: number): void {
-  const candidates: { page: number; row: Row; key: string }[] = [];
+  const candidates = pages.flatMap((page) => runningCandidates(page).map((row) => ({ row, key: normalizeRunning(row.fragments.map((f) => f.text).join(' ')) })));
   const counts = new Map<string, number>();
-  pages.forEach((page, index) => {
-    const rows = rowsOf(page.fragments);
-    if (rows.length < 2) return;
-    const zone = page.height * RUNNING_ZONE_SHARE;
-    const top: Row[] = [];
-    for (let i = 0; i < rows.length - 1 && rows[i]!.y1 < zone; i++) {
-      const gap = rows[i + 1]!.y0 - rows[i]!.y1;
-      top.push(rows[i]!);
-      if (gap > rows[i]!.size * RUNNING_GAP_EM) { for (const r of top) candidates.push({ page: index, row: r, key: '' }); break; }
-    }
-    const bottom: Row[] = [];
-    for (let i = rows.length - 1; i > 0 && rows[i]!.y0 > page.height - zone; i--) {
-      const gap = rows[i]!.y0 - rows[i - 1]!.y1;
-      bottom.push(rows[i]!);
-      if (gap > rows[i]!.size * RUNNING_GAP_EM) { for (const r of bottom) candidates.push({ page: index, row: r, key: '' }); break; }
-    }
-    // A page number alone may sit further in (TeX leaves a deep bottom margin): the first or
-    // last row of the page, in its outer fifth, set apart, and one bare number (digits or a
-    // lower-case roman numeral: a capital letter alone is more often a label).
-    const last = rows[rows.length - 1]!, first = rows[0]!;
-    const alone = (r: Row) => r.fragments.length === 1 && /^([0-9]{1,4}|[ivxlcdm]{1,7})$/.test(r.fragments[0]!.text.trim());
-    if (last.y0 > page.height * (1 - PAGE_NUMBER_ZONE_SHARE) && last.y0 - rows[rows.length - 2]!.y1 > last.size * RUNNING_GAP_EM && alone(last)) candidates.push({ page: index, row: last, key: '' });
-    if (first.y1 < page.height * PAGE_NUMBER_ZONE_SHARE && rows[1]!.y0 - first.y1 > first.size * RUNNING_GAP_EM && alone(first)) candidates.push({ page: index, row: first, key: '' });
-  });
-  for (const c of candidates) {
-    c.key = normalizeRunning(c.row.fragments.map((f) => f.text).join(' '));
-    counts.set(c.key, (counts.get(c.key) ?? 0) + 1);
-  }
+  for (const c of candidates) counts.set(c.key, (counts.get(c.key) ?? 0) + 1);
   const drop = new Set<Fragment>();
   for (const c of candidates) {
-    const text = c.row.fragments.map((f) => f.text).join(' ').trim();
-    const short = text.length <= RUNNING_MAX_CHARS;
-    const pageNumber = c.row.fragments.every((f) => PAGE_NUMBER.test(f.text.trim()));
-    const repeated = (counts.get(c.key) ?? 0) >= 2;
-    // Across pages, a number beside other words ("Annual Report 12") marks a running head; on a
-    // single page the row must be smaller than the body ("Invoice 2024" at body size is content).
-    const evidence = pages.length === 1
-      ? c.row.size < bodySize * SMALLER_THAN_BODY_SHARE
-      : c.row.fragments.some((f) => PAGE_NUMBER.test(f.text.trim()));
-    if (short && (pageNumber || repeated || evidence)) {
+    if (isRunningRow(c.row, counts.get(c.key) ?? 0, pages.length === 1, bodySize)) {
       for (const f of c.row.fragments) drop.add(f);
     }
   }
