@@ -71,6 +71,15 @@ describe('layout: drawn rules and ruled tables', () => {
     ]);
   });
 
+  it('one column between two rules is a frame; three rules or more mark a boxed list off as a table (underlinedTables: isFrame, MIN_RULES_WITHOUT_HEADER)', () => {
+    const text = [piece('A note set above a rule', 55, 240, 101), piece('and its text between two', 55, 240, 115), piece('and a third line under them', 55, 240, 129)];
+    const framed = rulesOf([hline(112, 50, 250), hline(126, 50, 250)]).horizontal;
+    expect(underlinedTables(text.slice(0, 2), framed).tables).to.equal([]);
+    const boxed = rulesOf([hline(112, 50, 250), hline(126, 50, 250), hline(140, 50, 250)]).horizontal;
+    const { tables } = underlinedTables(text, boxed);
+    expect(tables.map(cellTexts)).to.equal([[['A note set above a rule'], ['and its text between two'], ['and a third line under them']]]);
+  });
+
   it('a single rule under a line is an underline, not a table (underlinedTables)', () => {
     const rules = rulesOf([hline(112, 50, 250)]).horizontal;
     expect(underlinedTables(line(101, [['Name', 55, 90], ['Count', 155, 190]]), rules).tables).to.equal([]);

@@ -124,6 +124,74 @@ function ruledColumnsOf(lines: Row[]): { x0: number; x1: number }[] {
   return columnsOf(lines, Math.min(MIN_TABLE_GUTTER_PT, typeSizeOf(lines) * RULED_GUTTER_EM));
 }
 
+/** Two rules of one width: both ends within SAME_RULE_END_PT of each other's. */
+function sameWidth(a: Rule, b: Rule): boolean {
+  return Math.abs(a.from - b.from) <= SAME_RULE_END_PT && Math.abs(a.to - b.to) <= SAME_RULE_END_PT;
+}
+
+/**
+ * The rules of one width below `first`, as long as the bands between them read as rows (band):
+ * the stack, from `first` down, and the lines of each band. Rules another table used, or on the
+ * last rule of the stack, are passed over.
+ */
+function ruleStackFrom(first: Rule, long: Rule[], used: Set<Rule>, fragments: Fragment[]): { stack: Rule[]; bands: Row[][] } {
+  const stack: Rule[] = [first];
+  const bands: Row[][] = [];
+  for (const next of long) {
+    const lowest = stack[stack.length - 1]!.at;
+    if (next.at <= lowest + ON_RULE_PT || used.has(next) || !sameWidth(next, first)) continue;
+    const lines = band(fragments, first.from, first.to, lowest, next.at);
+    if (!lines) break;
+    stack.push(next);
+    bands.push(lines);
+  }
+  return { stack, bands };
+}
+
+/**
+ * Whether the stack marks enough rows to be a table: a header and one row at least, or
+ * MIN_RULES_WITHOUT_HEADER rules (a top border, the rule under the header, the rule at the foot);
+ * a single rule under a line is an underline or a separator.
+ */
+function marksRows(stack: Rule[], header: Row[], lines: Row[]): boolean {
+  return stack.length >= 2 && lines.length >= 2 && (header.length > 0 || stack.length >= MIN_RULES_WITHOUT_HEADER);
+}
+
+/**
+ * A piece running across the starts of CROSSED_STARTS other pieces is no cell: the rules reach
+ * past the table's column into the next one (a table too wide for it), under that column's lines.
+ * Such a table is left to the reading order and to alignment.
+ */
+function piecesCrossCellStarts(lines: Row[]): boolean {
+  const starts = lines.flatMap((l) => l.fragments.map((f) => f.x0));
+  return lines.some((l) => l.fragments.some((f) => starts.filter((x) => x > f.x0 + CROSSED_START_PT && x < f.x1 - CROSSED_START_PT).length >= CROSSED_STARTS));
+}
+
+/**
+ * A one-column stack is a table only when MIN_RULES_WITHOUT_HEADER rules or more mark its rows
+ * off (a list boxed by lines); with fewer, two rules around a paragraph are more likely a frame.
+ */
+function isFrame(columns: { x0: number; x1: number }[], stack: Rule[]): boolean {
+  return columns.length < 2 && stack.length < MIN_RULES_WITHOUT_HEADER;
+}
+
+/**
+ * The table itself: the header, each band's logical rows and the cut row at the foot, in cells.
+ * A row above the first rule may be the rest of a row cut at the foot of the column before
+ * (appendBlocks joins the halves only when that table ended open).
+ */
+function underlinedTable(stack: Rule[], header: Row[], bands: Row[][], tail: Row[], columns: { x0: number; x1: number }[]): RuledTable {
+  const first = stack[0]!, last = stack[stack.length - 1]!.at;
+  const groups: Row[][] = [];
+  if (header.length) groups.push(header);
+  for (const lines of bands) groups.push(...rowsOfBand(lines, columns));
+  if (tail.length) groups.push(tail);
+  const rows: Cell[][] = cellsOfRows(groups, columns);
+  const y0 = header.length ? header[0]!.y0 : first.at;
+  const y1 = tail.length ? tail[tail.length - 1]!.y1 : last;
+  return { x0: first.from, x1: first.to, y0, y1, rows, openTop: header.length > 0, openBottom: tail.length > 0 };
+}
+
 /**
  * Finds tables ruled by row underlines among a page's fragments, given its horizontal rules
  * that no ruled grid used. Returns them with their cells filled and the fragments left over.
@@ -136,47 +204,19 @@ export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { t
   for (const first of long) {
     if (used.has(first)) continue;
     const { from, to } = first;
-    // The rules of one width below this one, as long as the bands between them read as rows.
-    const stack: Rule[] = [first];
-    const bands: Row[][] = [];
-    for (const next of long) {
-      if (next.at <= stack[stack.length - 1]!.at + ON_RULE_PT || used.has(next)) continue;
-      if (Math.abs(next.from - from) > SAME_RULE_END_PT || Math.abs(next.to - to) > SAME_RULE_END_PT) continue;
-      const lines = band(rest, from, to, stack[stack.length - 1]!.at, next.at);
-      if (!lines) break;
-      stack.push(next);
-      bands.push(lines);
-    }
+    const { stack, bands } = ruleStackFrom(first, long, used, rest);
     const header = headerAbove(rest, from, to, first.at);
-    const last = stack[stack.length - 1]!.at;
-    const tail = cutRow(rest, from, to, last);
+    const tail = cutRow(rest, from, to, stack[stack.length - 1]!.at);
     const allLines = [...header, ...bands.flat(), ...tail];
-    // A header and one row at least, or three rules (a top border, the rule under the header,
-    // the rule at the foot); a single rule under a line is an underline or a separator.
-    if (stack.length < 2 || allLines.length < 2 || (!header.length && stack.length < MIN_RULES_WITHOUT_HEADER)) continue;
-    // A piece running across the starts of two other pieces is no cell: the rules reach past the
-    // table's column into the next one (a table too wide for it), under that column's lines.
-    // Such a table is left to the reading order and to alignment.
-    const starts = allLines.flatMap((l) => l.fragments.map((f) => f.x0));
-    if (allLines.some((l) => l.fragments.some((f) => starts.filter((x) => x > f.x0 + CROSSED_START_PT && x < f.x1 - CROSSED_START_PT).length >= CROSSED_STARTS))) {
+    if (!marksRows(stack, header, allLines)) continue;
+    if (piecesCrossCellStarts(allLines)) {
       for (const r of stack) used.add(r); // nor is any lower part of the stack a table of its own
       continue;
     }
     const columns = ruledColumnsOf(allLines);
-    // A one-column stack is a table only when three or more rules mark its rows off (a list
-    // boxed by lines); with fewer, two rules around a paragraph are more likely a frame.
-    if (columns.length < 2 && stack.length < MIN_RULES_WITHOUT_HEADER) continue;
+    if (isFrame(columns, stack)) continue;
     for (const r of stack) used.add(r);
-    const groups: Row[][] = [];
-    if (header.length) groups.push(header);
-    for (const lines of bands) groups.push(...rowsOfBand(lines, columns));
-    if (tail.length) groups.push(tail);
-    const rows: Cell[][] = cellsOfRows(groups, columns);
-    const y0 = header.length ? header[0]!.y0 : first.at;
-    const y1 = tail.length ? tail[tail.length - 1]!.y1 : last;
-    // A row above the first rule may be the rest of a row cut at the foot of the column before
-    // (appendBlocks joins the halves only when that table ended open).
-    tables.push({ x0: from, x1: to, y0, y1, rows, openTop: header.length > 0, openBottom: tail.length > 0 });
+    tables.push(underlinedTable(stack, header, bands, tail, columns));
     const inTable = new Set(allLines.flatMap((l) => l.fragments));
     rest = rest.filter((f) => !inTable.has(f));
   }
