@@ -1,7 +1,7 @@
 // Borderless table rules (workers/layout/aligned-tables.ts) on rows built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { areLabelRows, buildTable, cellsAlignOverRows, columnsOf, findTables, proseInColumns, isCellRow, isLineInTable, listInColumns, rowStepLimit } from '../../workers/layout/aligned-tables.js';
+import { areLabelRows, buildTable, cellsAlignOverRows, cellsOfRows, columnsOf, findTables, proseInColumns, isCellRow, isLineInTable, listInColumns, rowStepLimit } from '../../workers/layout/aligned-tables.js';
 import { rowsOf } from '../../workers/layout/rows.js';
 import { HEADER_STEP_EM, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_STEP_EM } from '../../workers/layout/thresholds.js';
 import type { Cell } from '../../workers/layout/types.js';
@@ -81,6 +81,15 @@ describe('layout: borderless tables', () => {
     expect(cellTexts(buildTable(rows.slice(2, 6), found[0]!.columns))).to.equal([
       ['Region', 'Sites', 'Share'], ['Area 1', '10', '0%'], ['Area 2', '11', '1%'], ['Area 3', '12', '2%'],
     ]);
+  });
+
+  it('a header cell spanning columns over cells of its own makes two header rows, the cells beside it spanning both (cellsOfRows: twoLevelHeader)', () => {
+    const columns = [{ x0: 50, x1: 90 }, { x0: 100, x1: 140 }, { x0: 150, x1: 190 }];
+    const header = [rowOf(line(100, [['Name', 50, 80], ['Sales', 100, 190]])), rowOf(line(112, [['2023', 100, 130], ['2024', 150, 180]]))];
+    const body = [rowOf(line(130, [['Oak', 49, 70], ['12', 100, 110], ['7', 150, 160]]))];
+    const rows = cellsOfRows([header, body], columns);
+    expect(cellTexts(rows)).to.equal([['Name', 'Sales'], ['2023', '2024'], ['Oak', '12', '7']]);
+    expect(rows.map((r) => r.map((c) => [c.colspan, c.rowspan]))).to.equal([[[1, 2], [2, 1]], [[1, 1], [1, 1]], [[1, 1], [1, 1], [1, 1]]]);
   });
 
   it('prose set with wide spaces is no table: its rows average TABLE_MAX_ROW_CHARS or more (findTables)', () => {

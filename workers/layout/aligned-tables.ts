@@ -302,78 +302,112 @@ export function oneWrappedRow(rows: Row[], columns: { x0: number; x1: number }[]
   return depth.every((d) => d > 0) && depth[0]! < rows.length;
 }
 
-/** The cells of a table whose logical rows (each one or more visual rows) and columns are known. */
-export function cellsOfRows(groups: Row[][], columns: { x0: number; x1: number }[]): Cell[][] {
-  const colOf = (x: number) => {
-    let best = 0;
-    for (let c = 0; c < columns.length; c++) if (x >= columns[c]!.x0 - CELL_START_PT) best = c;
-    return best;
-  };
-  const lastColOf = (x: number) => {
-    let best = 0;
-    for (let c = 0; c < columns.length; c++) if (x > columns[c]!.x0 + CELL_REACH_PT) best = c;
-    return best;
-  };
-  type Placed = { f: Fragment; first: number; last: number };
-  const cellsOf = (placed: Placed[], only?: Set<number>, rowspanFor?: Set<number>): Cell[] => {
-    const parts: { first: number; last: number; spans: Span[][]; pieces: Fragment[] }[] = [];
-    const byColumn = new Map<number, { first: number; last: number; spans: Span[][]; pieces: Fragment[] }>();
-    for (const p of placed) {
-      let cell = byColumn.get(p.first);
-      if (!cell) { cell = { first: p.first, last: p.last, spans: [], pieces: [] }; byColumn.set(p.first, cell); parts.push(cell); }
-      cell.last = Math.max(cell.last, p.last);
-      cell.spans.push(p.f.spans);
-      cell.pieces.push(p.f);
-    }
-    parts.sort((a, b) => a.first - b.first);
-    const cells: Cell[] = [];
-    const blank = (c: number) => { if (!only || only.has(c)) cells.push({ spans: [], colspan: 1, rowspan: rowspanFor?.has(c) ? 2 : 1 }); };
-    let next = 0;
-    let prevPieces: Fragment[] = [];
-    for (const part of parts) {
-      if (part.first < next) { // overlaps a spanning cell before it: fold it in
-        const prev = cells[cells.length - 1];
-        if (prev) {
-          prev.spans = joinSpans([prev.spans, joinSpans(part.spans)]);
-          prevPieces = prevPieces.concat(part.pieces);
-          prev.box = drawnBox(prevPieces);
-        }
-        continue;
+/** A piece placed in a table: the column its text starts in and the last column it reaches into. */
+interface Placed { f: Fragment; first: number; last: number }
+
+/** A cell being gathered: the pieces starting in one column, and the last column any of them reaches into. */
+interface CellParts { first: number; last: number; spans: Span[][]; pieces: Fragment[] }
+
+/** The column a piece starting at x is in: the last column that starts left of x, or within CELL_START_PT right of it (text set a little left of its column). */
+function columnStartingAt(columns: { x0: number; x1: number }[], x: number): number {
+  let best = 0;
+  for (let c = 0; c < columns.length; c++) if (x >= columns[c]!.x0 - CELL_START_PT) best = c;
+  return best;
+}
+
+/** The last column a piece ending at x reaches into: one whose start it passes by more than CELL_REACH_PT (a piece overhanging a gutter a little stays in its column). */
+function columnReachedBy(columns: { x0: number; x1: number }[], x: number): number {
+  let best = 0;
+  for (let c = 0; c < columns.length; c++) if (x > columns[c]!.x0 + CELL_REACH_PT) best = c;
+  return best;
+}
+
+/** A piece placed in the columns: a piece reaching past its column's end spans the columns it reaches. */
+function placePiece(f: Fragment, columns: { x0: number; x1: number }[]): Placed {
+  const first = columnStartingAt(columns, f.x0);
+  return { f, first, last: Math.max(first, columnReachedBy(columns, f.x1)) };
+}
+
+/** The pieces of a logical row gathered into one cell per starting column, left to right. */
+function cellPartsOf(placed: Placed[]): CellParts[] {
+  const parts: CellParts[] = [];
+  const byColumn = new Map<number, CellParts>();
+  for (const p of placed) {
+    let cell = byColumn.get(p.first);
+    if (!cell) { cell = { first: p.first, last: p.last, spans: [], pieces: [] }; byColumn.set(p.first, cell); parts.push(cell); }
+    cell.last = Math.max(cell.last, p.last);
+    cell.spans.push(p.f.spans);
+    cell.pieces.push(p.f);
+  }
+  return parts.sort((a, b) => a.first - b.first);
+}
+
+/**
+ * One row of cells from its placed pieces: each cell spans the columns its pieces reach, empty
+ * columns get blank cells, and a cell starting under a spanning cell before it is folded into
+ * that one. `only` keeps the blank cells to those columns (the lower row of a two-level header);
+ * `rowspanFor` gives the single-column cells of those columns a rowspan of two (beside it).
+ */
+function rowCells(placed: Placed[], width: number, only?: Set<number>, rowspanFor?: Set<number>): Cell[] {
+  const cells: Cell[] = [];
+  const blank = (c: number) => { if (!only || only.has(c)) cells.push({ spans: [], colspan: 1, rowspan: rowspanFor?.has(c) ? 2 : 1 }); };
+  let next = 0;
+  let prevPieces: Fragment[] = [];
+  for (const part of cellPartsOf(placed)) {
+    if (part.first < next) { // overlaps a spanning cell before it: fold it in
+      const prev = cells[cells.length - 1];
+      if (prev) {
+        prev.spans = joinSpans([prev.spans, joinSpans(part.spans)]);
+        prevPieces = prevPieces.concat(part.pieces);
+        prev.box = drawnBox(prevPieces);
       }
-      while (next < part.first) blank(next++);
-      const colspan = part.last - part.first + 1;
-      prevPieces = part.pieces;
-      cells.push({ spans: joinSpans(part.spans), colspan, rowspan: colspan === 1 && rowspanFor?.has(part.first) ? 2 : 1, box: drawnBox(part.pieces) });
-      next += colspan;
+      continue;
     }
-    while (next < columns.length) blank(next++);
-    return cells;
-  };
+    while (next < part.first) blank(next++);
+    const colspan = part.last - part.first + 1;
+    prevPieces = part.pieces;
+    cells.push({ spans: joinSpans(part.spans), colspan, rowspan: colspan === 1 && rowspanFor?.has(part.first) ? 2 : 1, box: drawnBox(part.pieces) });
+    next += colspan;
+  }
+  while (next < width) blank(next++);
+  return cells;
+}
+
+/**
+ * A header cell spanning columns over cells of its own (a two-level header): the pieces of the
+ * logical row that sit under the spanning cells (from UNDER_HEADER_PT above their foot down), one
+ * column each, and the columns under them. Undefined when the row has no spanning cell, or the
+ * pieces under it are none or all of the row.
+ */
+function twoLevelHeader(placed: Placed[]): { lower: Placed[]; under: Set<number> } | undefined {
+  const spanning = placed.filter((p) => p.last > p.first);
+  if (!spanning.length) return undefined;
+  const under = new Set<number>();
+  for (const p of spanning) for (let c = p.first; c <= p.last; c++) under.add(c);
+  const cut = greatestOf(spanning, (p) => p.f.y1);
+  const lower = placed.filter((p) => p.f.y0 >= cut - UNDER_HEADER_PT && p.last === p.first && under.has(p.first));
+  return lower.length && lower.length < placed.length ? { lower, under } : undefined;
+}
+
+/**
+ * The cells of a table whose logical rows (each one or more visual rows) and columns are known.
+ * A two-level header makes two rows; the cells beside its spanning cells span both.
+ */
+export function cellsOfRows(groups: Row[][], columns: { x0: number; x1: number }[]): Cell[][] {
   const out: Cell[][] = [];
   for (const group of groups) {
-    const placed: Placed[] = [];
-    for (const row of group) for (const f of row.fragments) {
-      const first = colOf(f.x0);
-      placed.push({ f, first, last: Math.max(first, lastColOf(f.x1)) });
+    const placed = group.flatMap((row) => row.fragments.map((f) => placePiece(f, columns)));
+    const header = twoLevelHeader(placed);
+    if (header) {
+      const { lower, under } = header;
+      const upper = placed.filter((p) => !lower.includes(p));
+      const beside = new Set<number>();
+      for (let c = 0; c < columns.length; c++) if (!under.has(c)) beside.add(c);
+      out.push(rowCells(upper, columns.length, undefined, beside));
+      out.push(rowCells(lower, columns.length, under));
+      continue;
     }
-    // A header cell spanning columns over cells of its own (a two-level header) makes two
-    // rows; the cells beside it span both.
-    const spanning = placed.filter((p) => p.last > p.first);
-    if (spanning.length) {
-      const under = new Set<number>();
-      for (const p of spanning) for (let c = p.first; c <= p.last; c++) under.add(c);
-      const cut = greatestOf(spanning, (p) => p.f.y1);
-      const lower = placed.filter((p) => p.f.y0 >= cut - UNDER_HEADER_PT && p.last === p.first && under.has(p.first));
-      if (lower.length && lower.length < placed.length) {
-        const upper = placed.filter((p) => !lower.includes(p));
-        const beside = new Set<number>();
-        for (let c = 0; c < columns.length; c++) if (!under.has(c)) beside.add(c);
-        out.push(cellsOf(upper, undefined, beside));
-        out.push(cellsOf(lower, under));
-        continue;
-      }
-    }
-    out.push(cellsOf(placed));
+    out.push(rowCells(placed, columns.length));
   }
   spanHeaders(out, columns.length);
   return out;
