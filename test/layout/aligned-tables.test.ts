@@ -1,11 +1,11 @@
 // Borderless table rules (workers/layout/aligned-tables.ts) on rows built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { areLabelRows, buildTable, cellsAlignOverRows, cellsOfRows, columnsOf, findTables, proseInColumns, isCellRow, isLineInTable, listInColumns, rowStepLimit } from '../../workers/layout/aligned-tables.js';
+import { areLabelRows, buildTable, cellsAlignOverRows, cellsOfRows, joinRowsAcrossColumnBreaks, columnsOf, findTables, proseInColumns, isCellRow, isLineInTable, listInColumns, rowStepLimit } from '../../workers/layout/aligned-tables.js';
 import { rowsOf } from '../../workers/layout/rows.js';
 import { HEADER_STEP_EM, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_STEP_EM } from '../../workers/layout/thresholds.js';
 import type { Cell } from '../../workers/layout/types.js';
-import { line, piece, prose, rowOf } from './fixtures.js';
+import { line, piece, prose, rowOf, texts } from './fixtures.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
@@ -90,6 +90,19 @@ describe('layout: borderless tables', () => {
     const rows = cellsOfRows([header, body], columns);
     expect(cellTexts(rows)).to.equal([['Name', 'Sales'], ['2023', '2024'], ['Oak', '12', '7']]);
     expect(rows.map((r) => r.map((c) => [c.colspan, c.rowspan]))).to.equal([[[1, 2], [2, 1]], [[1, 1], [1, 1]], [[1, 1], [1, 1], [1, 1]]]);
+  });
+
+  it('a table row at the top of the next column, its cells starting where the last row\'s do, is moved under that row; a line of prose there stays (joinRowsAcrossColumnBreaks)', () => {
+    const left = [...line(600, [['Name', 50, 80], ['Sites', 120, 150], ['Share', 200, 230]]), ...line(614, [['Ash', 50, 70], ['7', 120, 125], ['1%', 200, 210]])];
+    const cut = line(100, [['Oak', 350, 370], ['12', 420, 430], ['7%', 500, 510]]);
+    const after = piece('running text after the table', 350, 550, 140);
+    const [joined, rest] = joinRowsAcrossColumnBreaks([left, [...cut, after]]);
+    const oak = joined!.find((f) => f.text === 'Oak')!;
+    expect([oak.x0, oak.y0, oak.drawnAt]).to.equal([50, 628, [350, 100, 370, 110]]);
+    expect(texts(joined!)).to.equal(['Name', 'Sites', 'Share', 'Ash', '7', '1%', 'Oak', '12', '7%']);
+    expect(texts(rest!)).to.equal(['running text after the table']);
+    const prosed = [left, [piece('running text at the top of the next column', 350, 550, 100)]];
+    expect(joinRowsAcrossColumnBreaks(prosed)).to.equal(prosed);
   });
 
   it('prose set with wide spaces is no table: its rows average TABLE_MAX_ROW_CHARS or more (findTables)', () => {

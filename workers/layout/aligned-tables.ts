@@ -4,7 +4,7 @@
 import type { Cell, Fragment, Row, Span } from './types.js';
 import { drawnBox, greatestOf, joinSpans, leastOf, rowText, rowsOf } from './rows.js';
 import { BULLET, ORDERED } from './list-markers.js';
-import { CELL_ALIGN_PT, CELL_REACH_PT, PROSE_COLUMN_SHARE, PROSE_LINE_MIN_WORDS, TABLE_ALIGNED_COLUMNS, CELL_START_PT, COLUMN_EDGE_PT, CUT_ROW_MIN_PIECES, FITS_COLUMN_EM, GUTTER_CROSSING_SHARE, HEADER_STEP_EM, MAX_HEADER_ROWS, MAX_ROWS_UP, MAX_SCAN_WIDTH_PT, MIN_TABLE_GUTTER_PT, MOVED_ROW_STEP_LINES, NEXT_COLUMN_SHARE, ROW_STEP_LINES, ROW_STEP_SLACK_PT, SIZE_CHANGE_PT, TABLE_LINE_GAP_EM, TABLE_LINE_STEP_EM, TABLE_LONG_LINE_SHARE, TABLE_MAX_ROW_CHARS, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_ROW_GAP_EM, TABLE_STEP_EM, UNDER_HEADER_PT, WRAPPED_GAP_EM, WRAPPED_INDENT_EM, WRAPPED_ROW_MIN_LINES } from './thresholds.js';
+import { CELL_ALIGN_PT, CELL_REACH_PT, PROSE_COLUMN_SHARE, PROSE_LINE_MIN_WORDS, TABLE_ALIGNED_COLUMNS, CELL_START_PT, COLUMN_EDGE_PT, CUT_ROW_MIN_PIECES, FITS_COLUMN_EM, GUTTER_CROSSING_SHARE, HEADER_STEP_EM, MAX_HEADER_ROWS, MAX_ROWS_UP, MAX_SCAN_WIDTH_PT, MIN_TABLE_GUTTER_PT, MOVED_ROW_STEP_LINES, MOVED_ROW_STEPS_SEEN, NEXT_COLUMN_SHARE, ROW_STEP_LINES, ROW_STEP_SLACK_PT, SIZE_CHANGE_PT, TABLE_LINE_GAP_EM, TABLE_LINE_STEP_EM, TABLE_LONG_LINE_SHARE, TABLE_MAX_ROW_CHARS, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_ROW_GAP_EM, TABLE_STEP_EM, UNDER_HEADER_PT, WRAPPED_GAP_EM, WRAPPED_INDENT_EM, WRAPPED_ROW_MIN_LINES } from './thresholds.js';
 
 /** A table found among a region's rows: its first and last row, and its columns. */
 export interface TableFound { start: number; end: number; columns: { x0: number; x1: number }[] }
@@ -472,34 +472,80 @@ export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] 
   const out = regions.slice();
   for (let k = 0; k + 1 < out.length; k++) {
     let a = rowsOf(out[k]!), b = rowsOf(out[k + 1]!);
-    if (a.length < 2 || !b.length || [a[a.length - 1]!, b[0]!].some((r) => r.fragments.some((f) => f.table))) continue;
-    // The next column: to the right, and starting above where this one ends.
+    if (a.length < 2 || !b.length || holdsDrawnTable(a[a.length - 1]!) || holdsDrawnTable(b[0]!)) continue;
     const offset = leastOf(b, (r) => r.x0) - leastOf(a, (r) => r.x0);
-    if (offset < (greatestOf(a, (r) => r.x1) - leastOf(a, (r) => r.x0)) * NEXT_COLUMN_SHARE || b[0]!.y0 > a[a.length - 1]!.y0) continue;
+    if (!isNextColumn(a, b, offset)) continue;
     if (b[0]!.fragments.length === 1) {
       if (!moveRestOfCutRow(out, k, a, b, offset)) continue;
       a = rowsOf(out[k]!); b = rowsOf(out[k + 1]!);
     }
-    const m = lastTableRow(a), head = a[m], first = b[0], last = a[a.length - 1]!;
-    if (!head || !first || first.fragments.length < CUT_ROW_MIN_PIECES) continue;
-    const [fewer, more] = head.fragments.length <= first.fragments.length ? [head.fragments, first.fragments.map((f) => f.x0 - offset)] : [first.fragments.map((f) => ({ x0: f.x0 - offset })), head.fragments.map((f) => f.x0)];
-    if (!fewer.every((f) => more.some((x) => Math.abs(x - f.x0) <= CELL_ALIGN_PT))) continue;
-    // With it go the lines under it whose pieces each start where one of its pieces does and
-    // end before the next one starts (its wrapped cells, and the rows after it in the same
-    // columns); a line of prose after the table runs across them.
-    const starts = first.fragments.map((f) => f.x0);
-    const inCell = (f: Fragment) => starts.some((x, c) => Math.abs(f.x0 - x) <= CELL_ALIGN_PT && (c + 1 >= starts.length || f.x1 <= starts[c + 1]! + CELL_ALIGN_PT));
-    let n = 1;
-    while (n < b.length && b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * WRAPPED_GAP_EM && b[n]!.fragments.every(inCell)) n++;
-    // Placed a row's step below the last line: the widest of the steps into the last table rows.
-    let step = (head.y1 - head.y0) * MOVED_ROW_STEP_LINES;
-    for (let r = Math.max(1, m - 2); r <= m; r++) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
-    const dy = last.base + step - first.base;
-    const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
-    out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy, drawnAt: f.drawnAt ?? [f.x0, f.y0, f.x1, f.y1] })));
-    out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
+    const m = lastTableRow(a), head = a[m], first = b[0];
+    if (!head || !first || first.fragments.length < CUT_ROW_MIN_PIECES || !cellsStartAlike(head, first, offset)) continue;
+    const n = 1 + linesGoingWith(b, first);
+    const dy = a[a.length - 1]!.base + movedRowStep(a, m) - first.base;
+    moveRows(out, k, b.slice(0, n), offset, dy);
   }
   return out;
+}
+
+/** A drawn table's stand-in among a row's pieces: a drawn table is never cut across a column break here (rules.ts joins its halves). */
+function holdsDrawnTable(row: Row): boolean {
+  return row.fragments.some((f) => f.table);
+}
+
+/**
+ * The next column: to the right by NEXT_COLUMN_SHARE of this column's width at least (`offset`
+ * apart), and starting above where this one ends.
+ */
+function isNextColumn(a: Row[], b: Row[], offset: number): boolean {
+  return offset >= (greatestOf(a, (r) => r.x1) - leastOf(a, (r) => r.x0)) * NEXT_COLUMN_SHARE && b[0]!.y0 <= a[a.length - 1]!.y0;
+}
+
+/**
+ * Whether the first row of the next column continues the table whose last row is `head`: every
+ * piece of the row with fewer pieces starts, within CELL_ALIGN_PT, where a piece of the other
+ * starts, the next column shifted back by `offset`.
+ */
+function cellsStartAlike(head: Row, first: Row, offset: number): boolean {
+  const [fewer, more] = head.fragments.length <= first.fragments.length
+    ? [head.fragments, first.fragments.map((f) => f.x0 - offset)]
+    : [first.fragments.map((f) => ({ x0: f.x0 - offset })), head.fragments.map((f) => f.x0)];
+  return fewer.every((f) => more.some((x) => Math.abs(x - f.x0) <= CELL_ALIGN_PT));
+}
+
+/**
+ * How many lines under the moved row go with it: while each is packed under the one before
+ * (WRAPPED_GAP_EM) and its pieces each start where one of the row's pieces does and end before
+ * the next one starts (its wrapped cells, and the rows after it in the same columns); a line of
+ * prose after the table runs across them.
+ */
+function linesGoingWith(b: Row[], first: Row): number {
+  const starts = first.fragments.map((f) => f.x0);
+  const inCell = (f: Fragment) => starts.some((x, c) => Math.abs(f.x0 - x) <= CELL_ALIGN_PT && (c + 1 >= starts.length || f.x1 <= starts[c + 1]! + CELL_ALIGN_PT));
+  let n = 1;
+  while (n < b.length && b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * WRAPPED_GAP_EM && b[n]!.fragments.every(inCell)) n++;
+  return n - 1;
+}
+
+/**
+ * The step a moved row is placed at below the column's last line: the widest of the steps into
+ * the table's last MOVED_ROW_STEPS_SEEN rows, and MOVED_ROW_STEP_LINES of its last row's height at least.
+ */
+function movedRowStep(a: Row[], m: number): number {
+  const head = a[m]!;
+  let step = (head.y1 - head.y0) * MOVED_ROW_STEP_LINES;
+  for (let r = Math.max(1, m - MOVED_ROW_STEPS_SEEN + 1); r <= m; r++) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
+  return step;
+}
+
+/**
+ * Moves rows from the top of region k + 1 to region k, shifted back by the column pitch and down
+ * by dy; each piece keeps where it was drawn (drawnAt), so the boxes given for cells and blocks (drawnBox) stay where the page shows them.
+ */
+function moveRows(out: Fragment[][], k: number, rows: Row[], offset: number, dy: number): void {
+  const moved = new Set(rows.flatMap((r) => r.fragments));
+  out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy, drawnAt: f.drawnAt ?? [f.x0, f.y0, f.x1, f.y1] })));
+  out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
 }
 
 /**
@@ -554,8 +600,6 @@ function moveRestOfCutRow(out: Fragment[][], k: number, a: Row[], b: Row[], offs
   const x = b[0]!.x0 - offset;
   const emptyCell = !a.slice(m).some((r) => r.fragments.some((f) => Math.abs(f.x0 - x) <= CELL_ALIGN_PT));
   const dy = (emptyCell ? a[m]!.base : last.base + lineStep) - b[0]!.base;
-  const moved = new Set(b.slice(0, n).flatMap((r) => r.fragments));
-  out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy, drawnAt: f.drawnAt ?? [f.x0, f.y0, f.x1, f.y1] })));
-  out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
+  moveRows(out, k, b.slice(0, n), offset, dy);
   return true;
 }

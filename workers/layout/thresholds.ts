@@ -281,6 +281,8 @@ export const CELL_ALIGN_PT = 2;
 export const WRAPPED_GAP_EM = 1.2;
 /** Rows of a cut table are placed this many of the table's last row's heights below it, at least. */
 export const MOVED_ROW_STEP_LINES = 1.3;
+/** ... or at the widest of the steps into the table's last this many rows (a step between two lines of one wrapped row is narrower than a row's). */
+export const MOVED_ROW_STEPS_SEEN = 3;
 /** The last table row of a column is looked for at most this many rows up (a hostile page stays bounded). */
 export const MAX_ROWS_UP = 40;
 
