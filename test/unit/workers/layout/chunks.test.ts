@@ -1,10 +1,10 @@
 // Blocks with their places and chunks (workers/layout/blocks.ts, chunks.ts), on blocks and boxes built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { charCount, chunksOf, rowUnits } from '../../workers/layout/chunks.js';
-import { figuresOf, isCaption, markdownOfBlock, placeFigure, textOf, type LaidOutBlock } from '../../workers/layout/blocks.js';
-import type { Block, Cell } from '../../workers/layout/types.js';
-import { FIGURE_MIN_SIDE_PT } from '../../workers/layout/thresholds.js';
+import { charCount, chunksOf, rowUnits } from '../../../../workers/layout/chunks.js';
+import { figuresOf, isCaption, markdownOfBlock, placeFigure, textOf, type LaidOutBlock } from '../../../../workers/layout/blocks.js';
+import type { Block, Cell } from '../../../../workers/layout/types.js';
+import { FIGURE_MIN_SIDE_PT } from '../../../../workers/layout/thresholds.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;

@@ -1,9 +1,9 @@
 // Drawn rules and ruled tables (workers/layout/rules.ts, underlined-tables.ts) from boxes built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { ruledTables, rulesOf } from '../../workers/layout/rules.js';
-import { underlinedTables } from '../../workers/layout/underlined-tables.js';
-import type { Rect, TableCells } from '../../workers/layout/types.js';
+import { ruledTables, rulesOf } from '../../../../workers/layout/rules.js';
+import { underlinedTables } from '../../../../workers/layout/underlined-tables.js';
+import type { Rect, TableCells } from '../../../../workers/layout/types.js';
 import { line, piece } from './fixtures.js';
 
 export const lab = Lab.script();

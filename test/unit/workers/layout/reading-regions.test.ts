@@ -3,8 +3,8 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
   bandsOf, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, isShortPiece, linesApart, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, stripsWhere, tableSetAcross,
-} from '../../workers/layout/reading-regions.js';
-import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../workers/layout/thresholds.js';
+} from '../../../../workers/layout/reading-regions.js';
+import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../../../workers/layout/thresholds.js';
 import { drawnTable, line, piece, prose, texts } from './fixtures.js';
 
 export const lab = Lab.script();
