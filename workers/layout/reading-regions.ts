@@ -3,7 +3,7 @@
 import type { Fragment, Row } from './types.js';
 import { leastOf, rowsOf } from './rows.js';
 import { bodySizeOf, isChartLabelRow } from './structure.js';
-import { BAND_GAP_PT, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
+import { ACROSS_HEADING_CLEAR_EM, BAND_GAP_PT, HEADING_MAX_CHARS, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
 
 export interface Box { x0: number; x1: number; y0: number; y1: number }
 
@@ -373,6 +373,54 @@ export function headingAcrossColumns(band: Fragment[], group: Fragment[], mid: n
 }
 
 /**
+ * Headings set across both columns that end short of the gutter at `cut` (a short title over two
+ * columns sits on the left side alone): rows of large type starting at the left edge, short as
+ * headings are, with white beside them on the right over their height and ACROSS_HEADING_CLEAR_EM
+ * of their size above and below, while the right column runs on both above and below them (a
+ * heading inside the left column has the right column's lines beside it). Returns their vertical
+ * extents top to bottom, the rows of a heading wrapped over several lines as one.
+ */
+export function headingsShortOfGutter(fragments: Fragment[], cut: number): Box[] {
+  const body = bodySizeOf(fragments);
+  const left = leastOf(fragments, (f) => f.x0);
+  const right = fragments.filter((f) => f.x0 >= cut);
+  const large = fragments.filter((f) => f.x1 <= cut && f.size >= body * LARGE_TYPE_SHARE);
+  const headings = rowsOf(large).filter((row) => {
+    const clear = row.size * ACROSS_HEADING_CLEAR_EM;
+    const text = row.fragments.map((f) => f.text).join(' ').trim();
+    return row.x0 <= left + row.size && text.length > 0 && text.length < HEADING_MAX_CHARS
+      && !right.some((f) => f.y1 > row.y0 - clear && f.y0 < row.y1 + clear)
+      && right.some((f) => f.y1 <= row.y0) && right.some((f) => f.y0 >= row.y1);
+  });
+  const held = new Set(headings.flatMap((row) => row.fragments));
+  const others = fragments.filter((f) => !held.has(f));
+  const spans: Box[] = [];
+  for (const row of headings) {
+    const last = spans[spans.length - 1];
+    // Lines of one heading: nothing else lies between them.
+    if (last && !others.some((f) => centreOf(f) > last.y1 && centreOf(f) < row.y0)) last.y1 = row.y1;
+    else spans.push({ x0: row.x0, x1: row.x1, y0: row.y0, y1: row.y1 });
+  }
+  return spans;
+}
+
+function centreOf(f: Fragment): number {
+  return (f.y0 + f.y1) / 2;
+}
+
+/** The fragments above, within and below each of `spans` (top to bottom), by their vertical centres; empty slices left out. */
+export function slicesAround(fragments: Fragment[], spans: Box[]): Fragment[][] {
+  const slices: Fragment[][] = Array.from({ length: spans.length * 2 + 1 }, () => []);
+  for (const f of fragments) {
+    const c = centreOf(f);
+    let at = spans.findIndex((s) => c <= s.y1);
+    at = at < 0 ? spans.length * 2 : c < spans[at]!.y0 ? at * 2 : at * 2 + 1;
+    slices[at]!.push(f);
+  }
+  return slices.filter((s) => s.length);
+}
+
+/**
  * Recursive XY cut: bands separated by horizontal whitespace, and within a run of bands
  * that share a column gutter, the left column before the right. Returns the fragments of
  * each reading-order region.
@@ -383,6 +431,9 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
   // A strip empty from the top of the page to the bottom is a strong sign of columns.
   const whole = depth < MAX_CUT_DEPTH ? findGutter(fragments, box, pageWidth, depth === 0) : undefined;
   if (whole !== undefined) {
+    // A heading across the columns ends those above it: each slice of the page is read alone.
+    const across = headingsShortOfGutter(fragments, whole.x);
+    if (across.length) return slicesAround(fragments, across).flatMap((slice) => readingRegions(slice, pageWidth, depth));
     const [left, right] = sides(fragments, whole, box.x1 - box.x0);
     return [...readingRegions(left, pageWidth, depth + 1), ...readingRegions(right, pageWidth, depth + 1)];
   }

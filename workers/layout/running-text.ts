@@ -1,7 +1,7 @@
 // Running headers, footers and page numbers, removed before the body text is read.
 import type { Fragment, Row } from './types.js';
 import { rowsOf } from './rows.js';
-import { PAGE_NUMBER_ZONE_SHARE, RUNNING_GAP_EM, RUNNING_MAX_CHARS, RUNNING_ZONE_SHARE, SMALLER_THAN_BODY_SHARE } from './thresholds.js';
+import { LARGE_TYPE_SHARE, PAGE_NUMBER_ZONE_SHARE, RUNNING_GAP_EM, RUNNING_MAX_CHARS, RUNNING_ZONE_SHARE, SMALLER_THAN_BODY_SHARE } from './thresholds.js';
 
 const PAGE_NUMBER = /^(page\s*)?[-–—(]?\s*([0-9]{1,4}|[ivxlcdm]{1,7})\s*[-–—)]?(\s*(of|\/)\s*[0-9]{1,4})?$/i;
 
@@ -93,11 +93,20 @@ function bearsRunningMark(row: Row, onePage: boolean, bodySize: number): boolean
 }
 
 /**
- * Whether a candidate row is running text: short, and a page number, repeated on another page
- * (digits ignored: `timesSeen` counts its text among all candidates), or bearing a running mark.
+ * Whether a row is set in large type (LARGE_TYPE_SHARE of the body size): running heads and page
+ * numbers are set at the body size or smaller, a number that large alone at the top is a chapter's.
+ */
+export function isLargeRow(row: Row, bodySize: number): boolean {
+  return row.size >= bodySize * LARGE_TYPE_SHARE;
+}
+
+/**
+ * Whether a candidate row is running text: short, not in large type, and a page number, repeated
+ * on another page (digits ignored: `timesSeen` counts its text among all candidates), or bearing
+ * a running mark.
  */
 function isRunningRow(row: Row, timesSeen: number, onePage: boolean, bodySize: number): boolean {
-  return isShortRow(row) && (isPageNumberRow(row) || timesSeen >= 2 || bearsRunningMark(row, onePage, bodySize));
+  return isShortRow(row) && !isLargeRow(row, bodySize) && (isPageNumberRow(row) || timesSeen >= 2 || bearsRunningMark(row, onePage, bodySize));
 }
 
 /**

@@ -187,6 +187,12 @@ export const SAME_BASELINE_PT = 0.75;
 export const OVERRUN_PT = 1;
 /** Cuts are nested at most this deep: enough for columns inside bands inside columns; a hostile page stays bounded. */
 export const MAX_CUT_DEPTH = 4;
+/**
+ * A heading set across both columns but ending short of the gutter has white beside it in the
+ * right column over its own height and this many of its ems above and below (a paragraph break
+ * in a column beside a heading inside the other column is narrower).
+ */
+export const ACROSS_HEADING_CLEAR_EM = 0.5;
 /** Two pieces are in one band when the lower starts at most this far below the band's bottom. */
 export const BAND_GAP_PT = 0.5;
 /** A band is two-sided when its pieces stay this far clear of the region's middle on either side. */

@@ -2,7 +2,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
-  bandsOf, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, isShortPiece, linesApart, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, stripsWhere, tableSetAcross,
+  bandsOf, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, isShortPiece, linesApart, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableSetAcross,
 } from '../../../../workers/layout/reading-regions.js';
 import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../../../workers/layout/thresholds.js';
 import { drawnTable, line, piece, prose, texts } from './fixtures.js';
@@ -81,6 +81,25 @@ describe('layout: reading regions', () => {
     expect(headingAcrossColumns([heading], [...aboveLeft, ...aboveRight], 300)).to.be.true();
     // A heading inside the left column has the right column's lines beside it.
     expect(headingAcrossColumns([heading, aboveRight[0]!], [...aboveLeft, ...aboveRight], 300)).to.be.false();
+  });
+
+  it('a heading across both columns that ends short of the gutter ends the columns above it: the page is read in slices above, at and below it (headingsShortOfGutter, slicesAround)', () => {
+    const named = (fs: ReturnType<typeof prose>, name: string) => fs.map((f, k) => ({ ...f, text: `${name} ${k}` }));
+    const aboveLeft = named(prose(6, 50, 290, 100, 14), 'above left'), aboveRight = named(prose(6, 310, 550, 100, 14), 'above right');
+    // 18 pt, on the left side alone: the gutter (290 to 310) runs from the top of the page to the bottom.
+    const heading = piece('BURNING BRIDGES GAME', 50, 230, 200, { size: 18 });
+    const belowLeft = named(prose(6, 50, 290, 240, 14), 'below left'), belowRight = named(prose(6, 310, 550, 240, 14), 'below right');
+    const page = [...aboveLeft, ...aboveRight, heading, ...belowLeft, ...belowRight];
+    expect(readingRegions(page, 600).flatMap(texts)).to.equal(texts([...aboveLeft, ...aboveRight, heading, ...belowLeft, ...belowRight]));
+    expect(headingsShortOfGutter(page, 300)).to.equal([{ x0: 50, x1: 230, y0: 200, y1: 218 }]);
+    expect(slicesAround(page, headingsShortOfGutter(page, 300)).map((s) => s.length)).to.equal([12, 1, 12]);
+    // A heading inside the left column has the right column's lines beside it: the columns are read one after the other.
+    const rightRunsOn = named(prose(16, 310, 550, 100, 14), 'right');
+    const inColumn = [...aboveLeft, heading, ...belowLeft, ...rightRunsOn];
+    expect(headingsShortOfGutter(inColumn, 300)).to.equal([]);
+    expect(readingRegions(inColumn, 600).flatMap(texts)).to.equal(texts([...aboveLeft, heading, ...belowLeft, ...rightRunsOn]));
+    // A heading at the top of the left column, the right column starting beside it: no slices.
+    expect(headingsShortOfGutter([heading, ...belowLeft, ...belowRight], 300)).to.equal([]);
   });
 
   it('a table\'s own gutters make no columns: its rows stay one region (readingRegions)', () => {

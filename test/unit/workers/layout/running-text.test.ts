@@ -31,4 +31,13 @@ describe('layout: running text (dropRunningText)', () => {
     expect(texts(title.fragments)).to.include(['Dear Ms Smith,']);
     expect(texts(head.fragments)).to.not.include(['Internal memo']);
   });
+
+  it('a number alone at the top in type well larger than the body is a chapter number and stays; at the body size it is a page number and goes (isRunningRow: isLargeRow, LARGE_TYPE_SHARE)', () => {
+    const page = (size: number) => ({ height: 800, fragments: [piece('2', 50, 60, 60, { size }), piece('The Lost Homeland', 50, 220, 100, { size: 18 }), ...prose(5, 50, 290, 150)] });
+    const chapter = page(18), number = page(10);
+    dropRunningText([chapter], 10);
+    dropRunningText([number], 10);
+    expect(texts(chapter.fragments)).to.include(['2', 'The Lost Homeland']);
+    expect(texts(number.fragments)).to.not.include(['2']);
+  });
 });
