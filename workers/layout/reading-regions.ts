@@ -3,7 +3,7 @@
 import type { Fragment, Row } from './types.js';
 import { leastOf, rowsOf } from './rows.js';
 import { bodySizeOf, isChartLabelRow } from './structure.js';
-import { ACROSS_HEADING_CLEAR_EM, BAND_GAP_PT, HEADING_MAX_CHARS, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
+import { ACROSS_HEADING_CLEAR_EM, BAND_GAP_PT, HEADING_MAX_CHARS, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, EDGE_ALIGN_PT, EDGE_CROSSING_SHARE, EDGE_MIN_PIECES, EDGE_OPENS_SHARE, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
 
 export interface Box { x0: number; x1: number; y0: number; y1: number }
 
@@ -328,11 +328,55 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
     const allowed = Math.max(SPILL_CROSSING_MIN, Math.round(fragments.length * SPILL_CROSSING_SHARE));
     const few = firstGutter(region, stripsWhere(cells, (x) => solid[x] === 0 && cover[x]! <= allowed));
     if (few !== undefined) return few;
-  } else if (!drawnTables) {
-    return undefined;
   }
-  const starts = startsOf(fragments, start, cells, width);
-  return firstGutter(region, stripsWhere(cells, (x) => starts[x] === 0), true);
+  if (spilling.size || drawnTables) {
+    const starts = startsOf(fragments, start, cells, width);
+    const byStart = firstGutter(region, stripsWhere(cells, (x) => starts[x] === 0), true);
+    if (byStart !== undefined) return byStart;
+  }
+  return overrunColumnEdge(fragments, box, wholePage);
+}
+
+/**
+ * The left edge of a right column that lines of the left column run over, as a cut (each piece
+ * on the side where it starts), or undefined. Contents lines with dot leaders, or words too long
+ * for a narrow column, overrun the gutter and hide it; the right column still shows by its edge:
+ * many pieces start at one point in the middle of the region (EDGE_MIN_PIECES within
+ * EDGE_ALIGN_PT), most rows right of it start there (EDGE_OPENS_SHARE: a column's lines do, a
+ * table's cells need not), few rows left of it run over it (EDGE_CROSSING_SHARE: lines set across
+ * the page, as a letter's beside an address block, are no overflow) and none of them as far as
+ * the right column's middle (a line that does is set across both columns) nor in large type (a
+ * heading wraps in its column; one over the edge is set across), and the two sides hold
+ * running text or keep baselines of their own, as any two columns.
+ */
+export function overrunColumnEdge(fragments: Fragment[], box: Box, wholePage: boolean): Gutter | undefined {
+  const width = box.x1 - box.x0;
+  const from = box.x0 + width * GUTTER_FROM_SHARE, to = box.x0 + width * GUTTER_TO_SHARE;
+  const startsAt = new Map<number, number>();
+  for (const f of fragments) {
+    if (f.x0 > from && f.x0 < to && !f.table) startsAt.set(Math.round(f.x0), (startsAt.get(Math.round(f.x0)) ?? 0) + 1);
+  }
+  let edge = 0, most = 0;
+  for (const x of startsAt.keys()) {
+    let n = 0;
+    for (let d = -EDGE_ALIGN_PT; d <= EDGE_ALIGN_PT; d++) n += startsAt.get(x + d) ?? 0;
+    if (n > most || (n === most && x < edge)) { most = n; edge = x; }
+  }
+  if (most < EDGE_MIN_PIECES) return undefined;
+  const cut = edge - EDGE_ALIGN_PT - 0.5;
+  const left = fragments.filter((f) => f.x0 < cut), right = fragments.filter((f) => f.x0 >= cut);
+  const leftRows = rowsOf(left), rightRows = rowsOf(right);
+  const crossing = leftRows.filter((r) => r.x1 > edge + EDGE_ALIGN_PT);
+  if (!crossing.length || crossing.length > leftRows.length * EDGE_CROSSING_SHARE) return undefined;
+  // An overrun stops short of the right column's middle; a line reaching further is set across both.
+  const rightEnd = bounds(right).x1;
+  if (crossing.some((r) => r.x1 >= edge + (rightEnd - edge) / 2)) return undefined;
+  // Headings wrap rather than overrun: a large line over the edge is a heading set across the columns.
+  const text = bodySizeOf(fragments);
+  if (crossing.some((r) => r.size >= text * LARGE_TYPE_SHARE)) return undefined;
+  const opening = rightRows.filter((r) => r.x0 <= edge + EDGE_ALIGN_PT).length;
+  if (opening < rightRows.length * EDGE_OPENS_SHARE) return undefined;
+  return runningTextOnBothSides(left, right, width, wholePage) || linesApart(left, right) ? { x: cut, carriedOn: false } : undefined;
 }
 
 /** Bands: maximal groups of fragments whose vertical extents chain together (less than BAND_GAP_PT apart), top to bottom. */

@@ -217,6 +217,17 @@ export const CARRIED_MOVED_SHARE = 0.6;
 /** ... a pitch between these shares of the page width (the column pitch of a two-column page). */
 export const COLUMN_PITCH_MIN_SHARE = 0.35;
 export const COLUMN_PITCH_MAX_SHARE = 0.55;
+/**
+ * A right column's left edge that lines of the left column run over (contents lines whose dot
+ * leaders, or words, overflow a narrow column): at least this many pieces start within
+ * EDGE_ALIGN_PT of one point in the middle of the region ...
+ */
+export const EDGE_MIN_PIECES = 5;
+export const EDGE_ALIGN_PT = 1;
+/** ... which opens at least this share of the rows on its right (a column's lines start at its edge; a table's cells do not all) ... */
+export const EDGE_OPENS_SHARE = 0.6;
+/** ... and at most this share of the rows left of it run over it (lines across the page, as in a letter beside an address block, are no column's overflow). */
+export const EDGE_CROSSING_SHARE = 0.25;
 
 // ── Borderless tables from alignment (aligned-tables.ts) ──────────────────────────────────────
 

@@ -2,7 +2,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
-  bandsOf, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, isShortPiece, linesApart, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableSetAcross,
+  bandsOf, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableSetAcross,
 } from '../../../../workers/layout/reading-regions.js';
 import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../../../workers/layout/thresholds.js';
 import { drawnTable, line, piece, prose, texts } from './fixtures.js';
@@ -56,6 +56,24 @@ describe('layout: reading regions', () => {
     const right = prose(10, 310, 550, 100, 14).map((f, k) => ({ ...f, text: `right ${k}` }));
     const regions = readingRegions([...right, ...left], 600);
     expect(regions.map(texts)).to.equal([left.map((f) => f.text), right.map((f) => f.text)]);
+  });
+
+  it('lines of the left column overrunning the right column\'s edge are the left column\'s: the page is cut at that edge (overrunColumnEdge)', () => {
+    // Contents in two narrow columns, baselines 4 pt apart: every fourth left line's dot leaders run 25 pt past the right column's edge (310).
+    const left = Array.from({ length: 12 }, (_, k) => piece(k % 4 === 2 ? `entry ${k} ..........` : `entry ${k}`, 50, k % 4 === 2 ? 335 : 250, 100 + k * 14));
+    const right = Array.from({ length: 12 }, (_, k) => piece(`item ${k} ..........`, 310, 540, 104 + k * 14));
+    const page = [...left, ...right];
+    expect(readingRegions(page, 600).map(texts)).to.equal([texts(left), texts(right)]);
+    expect(overrunColumnEdge(page, { x0: 50, x1: 540, y0: 100, y1: 272 }, true)).to.equal({ x: 308.5, carriedOn: false });
+    // A line reaching past the right column's middle is set across both columns: no overrun.
+    const across = [...page, piece('a line set across the page', 50, 530, 300)];
+    expect(overrunColumnEdge(across, { x0: 50, x1: 540, y0: 100, y1: 310 }, true)).to.be.undefined();
+    // Nor is a heading in large type reaching over the edge: headings wrap in their column.
+    const heading = [...page, piece('A heading set across', 50, 335, 80, { size: 20 })];
+    expect(overrunColumnEdge(heading, { x0: 50, x1: 540, y0: 80, y1: 272 }, true)).to.be.undefined();
+    // Most lines running over the point (a letter's body beside an address block) are no overrun.
+    const letter = [...Array.from({ length: 6 }, (_, k) => piece(`address ${k}`, 310, 400, 100 + k * 14)), ...prose(10, 50, 335, 200)];
+    expect(overrunColumnEdge(letter, { x0: 50, x1: 400, y0: 100, y1: 340 }, true)).to.be.undefined();
   });
 
   it('a chart\'s rows of numbers beside running text count neither for nor against a column (columnFill)', () => {
