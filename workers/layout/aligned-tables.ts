@@ -102,20 +102,20 @@ export function isLineInTable(r: Row, tableLeft: number, tableWidth: number, bod
 /**
  * The last cell row of the table whose first is `rows[i]`: cell rows follow one another,
  * with runs of single lines in the table between them, each gap at most TABLE_LINE_GAP_EM
- * (a line) or TABLE_ROW_GAP_EM (a cell row) of the body size.
+ * (a line) or TABLE_ROW_GAP_EM (a cell row) of the body size. The table's edges are those of
+ * its cell rows so far: a header whose corner cell is empty starts right of the rows under it.
  */
 function lastCellRow(rows: Row[], i: number, cellRow: boolean[], ruled: boolean[], bodySize: number): number {
   let j = i;
-  const tableLeft = rows[i]!.x0;
-  let tableWidth = rows[i]!.x1 - rows[i]!.x0;
+  let tableLeft = rows[i]!.x0, tableRight = rows[i]!.x1;
   for (;;) {
     let k = j + 1;
     while (k < rows.length && !cellRow[k] && !ruled[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * TABLE_LINE_GAP_EM) {
-      if (!isLineInTable(rows[k]!, tableLeft, tableWidth, bodySize)) break;
+      if (!isLineInTable(rows[k]!, tableLeft, tableRight - tableLeft, bodySize)) break;
       k++;
     }
     if (k < rows.length && cellRow[k] && rows[k]!.y0 - rows[k - 1]!.y1 <= bodySize * TABLE_ROW_GAP_EM) {
-      j = k; tableWidth = Math.max(tableWidth, rows[k]!.x1 - tableLeft);
+      j = k; tableLeft = Math.min(tableLeft, rows[k]!.x0); tableRight = Math.max(tableRight, rows[k]!.x1);
       continue;
     }
     return j;

@@ -82,8 +82,27 @@ export function sides(fragments: Fragment[], { x: cut, carriedOn }: Gutter, widt
   const tableRows = rowsOf(left).filter((r) => r.fragments.length >= 2
     && (r.x1 > textEnd + OVERRUN_PT || right.some((f) => short(f) && f.x0 < textStart - OVERRUN_PT && onRow(r, f))));
   if (!tableRows.length) return [left, right];
-  const spilled = (f: Fragment) => short(f) && tableRows.some((r) => onRow(r, f));
-  return [left.concat(right.filter(spilled)), right.filter((f) => !spilled(f))];
+  // On each line of the right side, the spilled cells come first: once a piece there is the
+  // right column's own (it starts at the column's edge, or sits on no table row), so is the rest.
+  const spilled = new Set<Fragment>();
+  for (const row of rowsOf(right)) {
+    for (const f of row.fragments) {
+      if (!short(f) || opensColumnLine(f, textStart, right) || !tableRows.some((r) => onRow(r, f))) break;
+      spilled.add(f);
+    }
+  }
+  return [left.concat(right.filter((f) => spilled.has(f))), right.filter((f) => !spilled.has(f))];
+}
+
+/**
+ * Whether a piece opens a line of the right column (`column`, whose running text starts at
+ * `textStart`): it starts at that edge (within COLUMN_START_PT) and overprints none of the
+ * column's other pieces. A cell spilled from a table too wide for the left column is drawn over
+ * the right column's lines wherever the table's columns put it, even at that edge.
+ */
+export function opensColumnLine(f: Fragment, textStart: number, column: Fragment[]): boolean {
+  return Math.abs(f.x0 - textStart) <= COLUMN_START_PT
+    && !column.some((g) => g !== f && g.x0 < f.x1 && g.x1 > f.x0 && g.y0 < f.y1 && g.y1 > f.y0);
 }
 
 /** The index of the first value in an ascending list that is at least `x` (a binary search). */

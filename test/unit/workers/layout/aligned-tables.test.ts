@@ -105,6 +105,17 @@ describe('layout: borderless tables', () => {
     expect(joinRowsAcrossColumnBreaks(prosed)).to.equal(prosed);
   });
 
+  it('a header whose corner cell is empty starts right of the rows under it: their wrapped first cells stay in the table (findTables)', () => {
+    const rows = rowsOf([
+      ...line(100, [['Small', 150, 180], ['Large', 250, 280]]),
+      ...line(114, [['Total Applicable', 50, 130], ['669', 150, 170], ['5,796', 250, 275]]),
+      ...line(128, [['Compliances', 50, 110]]),
+      ...line(142, [['Compliances with', 50, 135], ['461', 150, 170], ['4,085', 250, 275]]),
+      ...line(156, [['imprisonment', 50, 115]]),
+    ]);
+    expect(findTables(rows, 10).map((t) => [t.start, t.end])).to.equal([[0, 4]]);
+  });
+
   it('prose set with wide spaces is no table: its rows average TABLE_MAX_ROW_CHARS or more (findTables)', () => {
     const long = 'word '.repeat(90);
     const rows = rowsOf(Array.from({ length: 3 }, (_, k) => line(100 + k * 14, [[long, 50, 250], [long, 270, 450]])).flat());

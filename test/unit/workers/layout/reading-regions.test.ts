@@ -155,6 +155,20 @@ describe('layout: reading regions', () => {
     expect(texts(right)).to.not.include(['1,204']);
   });
 
+  it('a piece at the right column\'s edge on the baseline of an overrunning left-column table row is that column\'s, and so is the rest of its line (sides: opensColumnLine)', () => {
+    const text = prose(4, 50, 280, 40);
+    const row = line(100, [['Region', 50, 110], ['North', 200, 270], ['1,204', 285, 305]]);
+    const rightText = prose(4, 320, 550, 40);
+    const rightRow = line(100, [['Less than 3 months', 320, 400], ['25', 430, 440]]);
+    const [left, right] = sides([...text, ...row, ...rightText, ...rightRow], { x: 300, carriedOn: false }, 500);
+    expect(texts(left)).to.include(['1,204']).and.not.include(['Less than 3 months', '25']);
+    expect(texts(right)).to.include(['Less than 3 months', '25']);
+    // A cell drawn over the right column's lines is spilled, even at that column's edge.
+    const overprinted = line(100, [['Region', 50, 110], ['North ridge', 200, 290], ['Trend', 320, 345]]);
+    const [withCell] = sides([...text, ...overprinted, ...prose(4, 320, 550, 96)], { x: 300, carriedOn: false }, 500);
+    expect(texts(withCell)).to.include(['Trend']);
+  });
+
   it('a table carried on into the next column keeps its cell starts moved by the column pitch, on baselines of its own (continuedInNextColumn)', () => {
     const half = (dx: number, dy: number) => Array.from({ length: 6 }, (_, k) => line(100 + dy + k * 14, [[`r${k}`, 50 + dx, 80 + dx], ['x', 100 + dx, 120 + dx], ['y', 150 + dx, 170 + dx]])).flat();
     expect(continuedInNextColumn(half(0, 0), half(280, 5), 600)).to.be.true();
