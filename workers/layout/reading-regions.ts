@@ -494,11 +494,11 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
   // A strip empty from the top of the page to the bottom is a strong sign of columns.
   const whole = depth < MAX_CUT_DEPTH ? findGutter(fragments, box, pageWidth, depth === 0) : undefined;
   if (whole !== undefined) {
-    // A heading across the columns ends those above it: each slice of the page is read alone.
+    // A heading across the columns ends those above it: the page's columns hold in each slice
+    // above, between and below such headings (however few its lines), read one after the other.
     const across = headingsShortOfGutter(fragments, whole.x);
-    if (across.length) return slicesAround(fragments, across).flatMap((slice) => readingRegions(slice, pageWidth, depth));
-    const [left, right] = sides(fragments, whole, box.x1 - box.x0);
-    return [...readingRegions(left, pageWidth, depth + 1), ...readingRegions(right, pageWidth, depth + 1)];
+    const slices = across.length ? slicesAround(fragments, across) : [fragments];
+    return slices.flatMap((slice) => sides(slice, whole, box.x1 - box.x0).flatMap((side) => readingRegions(side, pageWidth, depth + 1)));
   }
   if (depth >= MAX_CUT_DEPTH) return [fragments];
   const bands = bandsOf(fragments);

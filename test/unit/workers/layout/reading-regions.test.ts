@@ -120,6 +120,19 @@ describe('layout: reading regions', () => {
     expect(headingsShortOfGutter([heading, ...belowLeft, ...belowRight], 300)).to.equal([]);
   });
 
+  it('the page\'s columns hold in a slice of a few lines between two headings across them: left lines, then right (readingRegions)', () => {
+    const named = (fs: ReturnType<typeof prose>, name: string) => fs.map((f, k) => ({ ...f, text: `${name} ${k}` }));
+    const aboveLeft = named(prose(8, 50, 290, 60, 14), 'above left'), aboveRight = named(prose(8, 310, 550, 60, 14), 'above right');
+    const first = piece('4.2 Definitions', 50, 180, 190, { size: 18 });
+    const fewLeft = named(prose(2, 50, 290, 230, 14), 'few left'), fewRight = named(prose(3, 310, 550, 224, 14), 'few right');
+    const second = piece('Convergence', 50, 160, 290, { size: 18 });
+    const belowLeft = named(prose(8, 50, 290, 330, 14), 'below left'), belowRight = named(prose(8, 310, 550, 330, 14), 'below right');
+    const page = [...aboveLeft, ...aboveRight, first, ...fewLeft, ...fewRight, second, ...belowLeft, ...belowRight];
+    expect(headingsShortOfGutter(page, 300)).to.have.length(2);
+    // Each region is read top to bottom: the few lines of each column are regions of their own.
+    expect(readingRegions(page, 600).map(texts)).to.equal([aboveLeft, aboveRight, [first], fewLeft, fewRight, [second], belowLeft, belowRight].map(texts));
+  });
+
   it('a table\'s own gutters make no columns: its rows stay one region (readingRegions)', () => {
     const rows = Array.from({ length: 8 }, (_, k) => line(100 + k * 14, [[`name ${k}`, 50, 120], [`${k * 3}`, 300, 320], [`${k * 7}`, 500, 520]])).flat();
     expect(readingRegions(rows, 600)).to.have.length(1);
