@@ -62,14 +62,14 @@ export function lineStepOf(rows: Row[], body: number): number {
 
 /**
  * Whether a block of lines is a heading: short, and in large type throughout, or bold at about
- * the body size on one or two lines without closing punctuation (a bold lead-in sentence ends
- * with one).
+ * the body size on one or two lines without closing punctuation (a bold lead-in sentence or an
+ * exclamation ends with one; a question may be a heading).
  */
 export function isHeading(rows: Row[], text: string, body: number): boolean {
   const size = greatestOf(rows, (r) => r.size);
   const allBold = rows.every((r) => r.fragments.every((f) => f.bold));
   const big = size >= body * LARGE_TYPE_SHARE && rows.every((r) => r.size >= body * LARGE_TYPE_SHARE);
-  return !!text && text.length < HEADING_MAX_CHARS && (big || (allBold && rows.length <= BOLD_HEADING_MAX_LINES && text.length < BOLD_HEADING_MAX_CHARS && !/[.,;:]$/.test(text) && size >= body - SAME_SIZE_PT));
+  return !!text && text.length < HEADING_MAX_CHARS && (big || (allBold && rows.length <= BOLD_HEADING_MAX_LINES && text.length < BOLD_HEADING_MAX_CHARS && !/[.,;:!]$/.test(text) && size >= body - SAME_SIZE_PT));
 }
 
 /**

@@ -77,10 +77,13 @@ describe('layout: blocks', () => {
     expect(opensIndentedParagraph(indented, row('a full line of the same paragraph', 0, 398, 100), 0, 10)).to.be.false();
   });
 
-  it('a heading is short and large, or bold at body size without closing punctuation (isHeading)', () => {
+  it('a heading is short and large, or bold at body size without closing punctuation or an exclamation mark (isHeading)', () => {
     expect(isHeading([row('Results', 0, 80, 0, { size: 14 })], 'Results', 10)).to.be.true();
     expect(isHeading([row('Methods', 0, 80, 0, { bold: true })], 'Methods', 10)).to.be.true();
     expect(isHeading([row('A bold sentence.', 0, 80, 0, { bold: true })], 'A bold sentence.', 10)).to.be.false();
+    // An exclamation is a sentence too; a question may be a heading.
+    expect(isHeading([row('Congratulations, you are done!!!', 0, 80, 0, { bold: true })], 'Congratulations, you are done!!!', 10)).to.be.false();
+    expect(isHeading([row('What tools do you use?', 0, 80, 0, { bold: true })], 'What tools do you use?', 10)).to.be.true();
     expect(isHeading([row('Plain words', 0, 80, 0)], 'Plain words', 10)).to.be.false();
   });
 
