@@ -286,9 +286,14 @@ export function tableSetAcross(fragments: Fragment[], cut: number, right: number
   return crossing.some((t) => t.x1 >= cut + (right - cut) / 2 || !besideText(t));
 }
 
-/** A drawn table on each side of a strip: two columns of tables, read one after the other. */
-export function tablesOnBothSides(left: Fragment[], right: Fragment[]): boolean {
-  return left.some((f) => f.table) && right.some((f) => f.table);
+/**
+ * A drawn table on one side of an empty strip, and text or another table on the other: a table
+ * set in a column beside the other column (one piece, a drawn table is never cut by a gutter, nor
+ * are its rows read across the strip), as when a table carried over a column break leaves its
+ * first rows at the foot of one column and the rest at the top of the next.
+ */
+export function drawnTableBeside(left: Fragment[], right: Fragment[]): boolean {
+  return left.length > 0 && right.length > 0 && (left.some((f) => f.table) || right.some((f) => f.table));
 }
 
 /** Whether a region is wide enough and holds pieces enough to show columns (drawn tables, one piece each, always may). */
@@ -303,8 +308,8 @@ interface Region { fragments: Fragment[]; box: Box; width: number; pageWidth: nu
 /**
  * The first of the candidate strips (nearest the middle first) that is a column gutter: one
  * that leaves running text on both sides (a table's own gutters fail that test), or two columns
- * of short lines, or (across the whole page) a drawn table on each side or a table carried on
- * into the next column. `byStart`: each piece is on the side where it starts (pieces crossing
+ * of short lines, or a drawn table beside the other side, or (across the whole page) a table
+ * carried on into the next column. `byStart`: each piece is on the side where it starts (pieces crossing
  * the cut are on the left); otherwise pieces crossing the cut take part in neither side's test.
  */
 function firstGutter(region: Region, strips: { from: number; to: number }[], byStart = false): Gutter | undefined {
@@ -315,9 +320,8 @@ function firstGutter(region: Region, strips: { from: number; to: number }[], byS
     const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
     const right = fragments.filter((f) => f.x0 >= cut);
     if (runningTextOnBothSides(left, right, region.width, wholePage)) return { x: cut, carriedOn: false };
-    if (!byStart && linesApart(left, right)) return { x: cut, carriedOn: false };
+    if (!byStart && (linesApart(left, right) || drawnTableBeside(left, right))) return { x: cut, carriedOn: false };
     if (!wholePage) continue;
-    if (!byStart && tablesOnBothSides(left, right)) return { x: cut, carriedOn: false };
     if (byStart && continuedInNextColumn(left, right, region.pageWidth)) return { x: cut, carriedOn: true };
   }
   return undefined;

@@ -182,6 +182,17 @@ describe('layout: reading regions', () => {
     expect(texts(withCell)).to.include(['Trend']);
   });
 
+  it('a drawn table beside the other column\'s lines is read after them, not among them (drawnTableBeside)', () => {
+    // A table carried over a column break: its header at the foot of the left column, the rest of it drawn at the top of the right one.
+    const left = [...prose(3, 50, 280, 100).map((f, k) => ({ ...f, text: `left ${k}` })), ...line(142, [['Added cation', 50, 100], ['Relative size', 110, 270]])];
+    const table = drawnTable(320, 550, 90, 160);
+    const heading = piece('A heading across both columns', 50, 500, 200, { size: 20 });
+    const below = [...prose(8, 50, 280, 240), ...prose(8, 320, 550, 240)];
+    const regions = readingRegions([table, ...left, heading, ...below], 600);
+    expect(texts(regions[0]!)).to.equal(texts(left));
+    expect(regions[1]).to.equal([table]);
+  });
+
   it('a table carried on into the next column keeps its cell starts moved by the column pitch, on baselines of its own (continuedInNextColumn)', () => {
     const half = (dx: number, dy: number) => Array.from({ length: 6 }, (_, k) => line(100 + dy + k * 14, [[`r${k}`, 50 + dx, 80 + dx], ['x', 100 + dx, 120 + dx], ['y', 150 + dx, 170 + dx]])).flat();
     expect(continuedInNextColumn(half(0, 0), half(280, 5), 600)).to.be.true();
