@@ -487,6 +487,37 @@ export function slicesAround(fragments: Fragment[], spans: Box[]): Fragment[][] 
   return slices.filter((s) => s.length);
 }
 
+/** Bands of a region read together: a group of two-sided bands, with the gutter it is read by, or bands read across. */
+interface Part { fragments: Fragment[]; group: boolean; cut?: Gutter }
+
+/**
+ * Whether a group of a few lines sits in columns cut at `x`: no piece crosses it and a line of
+ * running text stands on each side (a table's narrow cells do not).
+ */
+export function holdsColumnsAt(fragments: Fragment[], x: number): boolean {
+  const b = bounds(fragments);
+  const left = fragments.filter((f) => f.x1 <= x), right = fragments.filter((f) => f.x0 >= x);
+  return left.length + right.length === fragments.length && proseLines(left, b.x1 - b.x0) >= 1 && proseLines(right, b.x1 - b.x0) >= 1;
+}
+
+/**
+ * Groups of two-sided bands too small to show their columns (two lines on the left and three on
+ * the right between two headings across the page) take the page's: the gutter another group
+ * of the region was read by, or else the one all the groups show together, where it holds
+ * (holdsColumnsAt).
+ */
+export function keepPageColumns(parts: Part[], pageWidth: number): void {
+  const open = parts.filter((p) => p.group && !p.cut);
+  if (!open.length) return;
+  const cuts = parts.flatMap((p) => (p.cut ? [p.cut] : []));
+  if (!cuts.length) {
+    const all = parts.filter((p) => p.group).flatMap((p) => p.fragments);
+    const together = findGutter(all, bounds(all), pageWidth);
+    if (together) cuts.push(together);
+  }
+  for (const part of open) part.cut = cuts.find((c) => holdsColumnsAt(part.fragments, c.x));
+}
+
 /**
  * Recursive XY cut: bands separated by horizontal whitespace, and within a run of bands
  * that share a column gutter, the left column before the right. Returns the fragments of
@@ -508,32 +539,36 @@ export function readingRegions(fragments: Fragment[], pageWidth: number, depth =
   const bands = bandsOf(fragments);
   if (bands.length <= 1) return [fragments];
   // Merge consecutive bands into groups: a group with a gutter is read column by column.
-  const out: Fragment[][] = [];
+  const parts: Part[] = [];
   let group: Fragment[] = [];
-  let plain: Fragment[] = [];
-  const flushPlain = () => { if (plain.length) { out.push(plain); plain = []; } };
   const flushGroup = () => {
     if (!group.length) return;
-    const g = group; group = [];
-    const cut = findGutter(g, bounds(g), pageWidth);
-    if (cut === undefined) { plain.push(...g); return; }
-    flushPlain();
-    const b = bounds(g);
-    const [left, right] = sides(g, cut, b.x1 - b.x0);
-    out.push(...readingRegions(left, pageWidth, depth + 1));
-    out.push(...readingRegions(right, pageWidth, depth + 1));
+    parts.push({ fragments: group, group: true, cut: findGutter(group, bounds(group), pageWidth) });
+    group = [];
   };
   // A band is "columnar" when its lines sit on both sides of the page middle without crossing it.
   const mid = box.x0 + (box.x1 - box.x0) / 2;
   for (const b of bands) {
     // A heading across the columns ends the group above it.
-    if (headingAcrossColumns(b, group, mid)) { flushGroup(); plain.push(...b); continue; }
+    if (headingAcrossColumns(b, group, mid)) { flushGroup(); parts.push({ fragments: b, group: false }); continue; }
     // A band that crosses no middle joins a group it opens (two-sided) or continues.
     if (!crossesMiddle(b, mid) && (sitsOnBothSides(b, mid) || group.length)) { group.push(...b); continue; }
     flushGroup();
-    plain.push(...b);
+    parts.push({ fragments: b, group: false });
   }
   flushGroup();
+  keepPageColumns(parts, pageWidth);
+  const out: Fragment[][] = [];
+  let plain: Fragment[] = [];
+  const flushPlain = () => { if (plain.length) { out.push(plain); plain = []; } };
+  for (const part of parts) {
+    if (!part.cut) { plain.push(...part.fragments); continue; }
+    flushPlain();
+    const b = bounds(part.fragments);
+    const [left, right] = sides(part.fragments, part.cut, b.x1 - b.x0);
+    out.push(...readingRegions(left, pageWidth, depth + 1));
+    out.push(...readingRegions(right, pageWidth, depth + 1));
+  }
   flushPlain();
   return out;
 }

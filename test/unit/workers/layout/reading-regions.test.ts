@@ -2,7 +2,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
-  bandsOf, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableSetAcross,
+  bandsOf, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, holdsColumnsAt, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableSetAcross,
 } from '../../../../workers/layout/reading-regions.js';
 import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../../../workers/layout/thresholds.js';
 import { drawnTable, line, piece, prose, texts } from './fixtures.js';
@@ -131,6 +131,24 @@ describe('layout: reading regions', () => {
     expect(headingsShortOfGutter(page, 300)).to.have.length(2);
     // Each region is read top to bottom: the few lines of each column are regions of their own.
     expect(readingRegions(page, 600).map(texts)).to.equal([aboveLeft, aboveRight, [first], fewLeft, fewRight, [second], belowLeft, belowRight].map(texts));
+  });
+
+  it('a group of a few lines between headings across the page takes the page\'s columns: those of another group, or those all groups show together (keepPageColumns, holdsColumnsAt)', () => {
+    const named = (fs: ReturnType<typeof prose>, name: string) => fs.map((f, k) => ({ ...f, text: `${name} ${k}` }));
+    const first = piece('What tools do you typically use in your course, and why?', 50, 520, 60, { size: 18 });
+    const fewLeft = named(prose(2, 50, 290, 100, 14), 'few left'), fewRight = named(prose(3, 310, 550, 94, 14), 'few right');
+    const second = piece('What supporting materials do you utilize for this course?', 50, 500, 150, { size: 18 });
+    const manyLeft = named(prose(8, 50, 290, 190, 14), 'many left'), manyRight = named(prose(8, 310, 550, 184, 14), 'many right');
+    const page = [first, ...fewLeft, ...fewRight, second, ...manyLeft, ...manyRight];
+    expect(readingRegions(page, 600).map(texts)).to.equal([[first], fewLeft, fewRight, [second], manyLeft, manyRight].map(texts));
+    // Only groups of a few lines: the gutter they show together.
+    const third = piece('Where do your students find the readings for the course?', 50, 500, 190, { size: 18 });
+    const moreLeft = named(prose(2, 50, 290, 230, 14), 'more left'), moreRight = named(prose(2, 310, 550, 224, 14), 'more right');
+    const small = [first, ...fewLeft, ...fewRight, third, ...moreLeft, ...moreRight];
+    expect(readingRegions(small, 600).map(texts)).to.equal([[first], fewLeft, fewRight, [third], moreLeft, moreRight].map(texts));
+    // A row of a table's narrow cells holds no columns.
+    expect(holdsColumnsAt(line(100, [['name', 50, 80], ['12', 320, 335]]), 300)).to.be.false();
+    expect(holdsColumnsAt([...fewLeft, ...fewRight], 300)).to.be.true();
   });
 
   it('a table\'s own gutters make no columns: its rows stay one region (readingRegions)', () => {
