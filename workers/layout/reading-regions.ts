@@ -3,12 +3,16 @@
 import type { Fragment, Row } from './types.js';
 import { leastOf, rowsOf } from './rows.js';
 import { bodySizeOf, isChartLabelRow } from './structure.js';
-import { ACROSS_HEADING_CLEAR_EM, BAND_GAP_PT, HEADING_MAX_CHARS, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, EDGE_ALIGN_PT, EDGE_CROSSING_SHARE, EDGE_MIN_PIECES, EDGE_OPENS_SHARE, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
+import { ACROSS_HEADING_CLEAR_EM, BAND_GAP_PT, HEADING_MAX_CHARS, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, EDGE_ALIGN_PT, EDGE_CROSSING_SHARE, EDGE_MIN_PIECES, EDGE_OPENS_SHARE, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_MIN_ROWS, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
 
 export interface Box { x0: number; x1: number; y0: number; y1: number }
 
-/** A column cut at `x`; `carriedOn` when the right column holds the rest of the left column's table. */
-export interface Gutter { x: number; carriedOn: boolean }
+/**
+ * A column cut at `x`; `carriedOn` when the right column holds the rest of the left column's
+ * table; `moved`, the pieces of the right column when the left column's overrun them (others
+ * right of `x` are the left column's).
+ */
+export interface Gutter { x: number; carriedOn: boolean; moved?: Set<Fragment> }
 
 export function bounds(fragments: Fragment[]): Box {
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
@@ -67,7 +71,8 @@ export function stripsWhere(cells: number, open: (x: number) => boolean): { from
  * table that fits its column has no cells over there, and a table carried on in the next
  * column has its further rows there, not cells of the left side's rows.
  */
-export function sides(fragments: Fragment[], { x: cut, carriedOn }: Gutter, width: number): [Fragment[], Fragment[]] {
+export function sides(fragments: Fragment[], { x: cut, carriedOn, moved }: Gutter, width: number): [Fragment[], Fragment[]] {
+  if (moved) return [fragments.filter((f) => !moved.has(f)), fragments.filter((f) => moved.has(f))];
   const left: Fragment[] = [], right: Fragment[] = [];
   for (const f of fragments) (f.x0 < cut ? left : right).push(f);
   if (!left.length || !right.length || carriedOn) return [left, right];
@@ -146,10 +151,24 @@ export function continuedInNextColumn(left: Fragment[], right: Fragment[], pageW
     return opening.length >= 2 && apart >= opening.length * CARRIED_OWN_ROWS_SHARE;
   };
   if (!ownRowsOpen(a, b) || !ownRowsOpen(b, a)) return false;
-  // The pitch that moves the most of the right side's cell starts onto the left side's (whole
-  // points, one either way), counted over every pair of starts in one pass.
-  const starts = (side: Fragment[]) => [...new Set(side.map((f) => Math.round(f.x0)))];
-  const from = starts(left), to = starts(right);
+  const from = startsOf1pt(left), to = startsOf1pt(right);
+  const pitch = columnPitch(from, to, pageWidth);
+  if (pitch === undefined) return false;
+  const moved = to.filter(movedBy(from, pitch)).length;
+  return moved >= 2 && moved >= to.length * CARRIED_MOVED_SHARE;
+}
+
+/** Where pieces start, in whole points, each point once. */
+function startsOf1pt(side: Fragment[]): number[] {
+  return [...new Set(side.map((f) => Math.round(f.x0)))];
+}
+
+/**
+ * The column pitch (between COLUMN_PITCH_MIN_SHARE and COLUMN_PITCH_MAX_SHARE of the page) that
+ * moves the most of the starts `to` onto the starts `from` (whole points, one either way),
+ * counted over every pair of starts in one pass; undefined when no pair is a pitch apart.
+ */
+export function columnPitch(from: number[], to: number[], pageWidth: number): number | undefined {
   const pairs = new Map<number, number>();
   for (const l of from) {
     for (const r of to) {
@@ -162,10 +181,38 @@ export function continuedInNextColumn(left: Fragment[], right: Fragment[], pageW
     const n = (pairs.get(p - 1) ?? 0) + pairs.get(p)! + (pairs.get(p + 1) ?? 0);
     if (n > most) { most = n; pitch = p; }
   }
-  if (!most) return false;
-  const fromSet = new Set(from);
-  const moved = to.filter((x) => [-1, 0, 1].some((d) => fromSet.has(x - pitch + d))).length;
-  return moved >= 2 && moved >= to.length * CARRIED_MOVED_SHARE;
+  return most ? pitch : undefined;
+}
+
+/** Whether a start (in whole points) is one of `from` moved by `pitch`, a point either way. */
+function movedBy(from: number[], pitch: number): (x: number) => boolean {
+  const set = new Set(from);
+  return (x) => [-1, 0, 1].some((d) => set.has(x - pitch + d));
+}
+
+/**
+ * A table too wide for its column and carried on into the next: its last columns overrun the
+ * next column's first ones, so no strip is free of starts. The next column's part still keeps
+ * the table's cell starts moved by the column pitch: the pieces starting one pitch right of
+ * another start are that part (`moved`), the others the left column's, overrun included. Taken
+ * only when the left part overruns the right one (OVERRUN_MIN_ROWS rows opened left of the right
+ * part have cells starting past its edge) and the two parts are a table carried on
+ * (continuedInNextColumn).
+ */
+export function carriedOverOverrun(fragments: Fragment[], pageWidth: number): Gutter | undefined {
+  const starts = startsOf1pt(fragments.filter((f) => !f.table));
+  const pitch = columnPitch(starts, starts, pageWidth);
+  if (pitch === undefined) return undefined;
+  const isMoved = movedBy(starts, pitch);
+  const moved = new Set(fragments.filter((f) => !f.table && isMoved(Math.round(f.x0))));
+  if (!moved.size) return undefined;
+  const left = fragments.filter((f) => !moved.has(f)), right = [...moved];
+  const edge = leastOf(right, (f) => f.x0);
+  // The left part overruns the right one: rows opened left of its edge have cells past it.
+  const overrunning = rowsOf(left).filter((r) => r.x0 < edge && r.fragments.some((f) => f.x0 >= edge));
+  if (overrunning.length < OVERRUN_MIN_ROWS) return undefined;
+  if (!continuedInNextColumn(left, right, pageWidth)) return undefined;
+  return { x: edge, carriedOn: true, moved };
 }
 
 /** A test of whether any of these fragments lies beside a box (overlaps its height), in logarithmic time. */
@@ -357,7 +404,7 @@ function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePag
     const byStart = firstGutter(region, stripsWhere(cells, (x) => starts[x] === 0), true);
     if (byStart !== undefined) return byStart;
   }
-  return overrunColumnEdge(fragments, box, wholePage);
+  return overrunColumnEdge(fragments, box, wholePage) ?? (wholePage ? carriedOverOverrun(fragments, pageWidth) : undefined);
 }
 
 /**

@@ -217,6 +217,8 @@ export const CARRIED_MOVED_SHARE = 0.6;
 /** ... a pitch between these shares of the page width (the column pitch of a two-column page). */
 export const COLUMN_PITCH_MIN_SHARE = 0.35;
 export const COLUMN_PITCH_MAX_SHARE = 0.55;
+/** A table carried on whose last columns overrun the next column's part: at least this many of its rows run on past that part's edge. */
+export const OVERRUN_MIN_ROWS = 2;
 /**
  * A right column's left edge that lines of the left column run over (contents lines whose dot
  * leaders, or words, overflow a narrow column): at least this many pieces start within

@@ -2,7 +2,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
-  bandsOf, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, holdsColumnsAt, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableSetAcross,
+  bandsOf, carriedOverOverrun, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, holdsColumnsAt, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableSetAcross,
 } from '../../../../workers/layout/reading-regions.js';
 import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../../../workers/layout/thresholds.js';
 import { drawnTable, line, piece, prose, texts } from './fixtures.js';
@@ -74,6 +74,21 @@ describe('layout: reading regions', () => {
     // Most lines running over the point (a letter's body beside an address block) are no overrun.
     const letter = [...Array.from({ length: 6 }, (_, k) => piece(`address ${k}`, 310, 400, 100 + k * 14)), ...prose(10, 50, 335, 200)];
     expect(overrunColumnEdge(letter, { x0: 50, x1: 400, y0: 100, y1: 340 }, true)).to.be.undefined();
+  });
+
+  it('a table too wide for its column, carried on into the next, keeps its overrun: the next column\'s part is the starts one pitch right (carriedOverOverrun)', () => {
+    // Seven columns from 57; the last two (336, 394) overrun the next column, whose part of the table
+    // (rows of its own, 8 pt higher) starts 270 pt (the column pitch) right of the first five.
+    const starts = [57, 83, 154, 216, 274, 336, 394];
+    const row = (top: number, xs: number[], name: string) => xs.map((x, c) => piece(`${name}${c}`, x, x + 16, top));
+    const left = [0, 1, 2, 3].flatMap((k) => row(100 + k * 30, starts, `L${k}-`));
+    const right = [0, 1, 2, 3].flatMap((k) => row(92 + k * 30, starts.slice(0, 5).map((x) => x + 270), `R${k}-`));
+    const page = [...left, ...right];
+    expect(readingRegions(page, 612).map((r) => texts(r).sort())).to.equal([texts(left).sort(), texts(right).sort()]);
+    expect(carriedOverOverrun(page, 612)?.moved).to.equal(new Set(right));
+    // Without the overrun, the part in the next column is found by the gutter before it; this look does not cut.
+    const fitting = [...left.filter((f) => f.x0 < 300), ...right];
+    expect(carriedOverOverrun(fitting, 612)).to.be.undefined();
   });
 
   it('a chart\'s rows of numbers beside running text count neither for nor against a column (columnFill)', () => {
