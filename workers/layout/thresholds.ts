@@ -113,7 +113,7 @@ export const PARAGRAPH_INDENT_EM = 1.2;
 export const PARAGRAPH_SHORT_LINE_EM = 4;
 /** A line starting within this of the region's left edge is at the margin: the end of any list. */
 export const AT_MARGIN_PT = 2;
-/** Type at least this many times the body size is large: a heading (and never a list item); a line of it alone in a band of a two-column group is a heading across the columns (reading-regions.ts, headingAcrossColumns). */
+/** Type at least this many times the body size is large: a heading (and never a list item); a line of it alone in a band of a two-column group, or alone on the left with white beside it, is a heading across the columns (reading-regions.ts, headingAcrossColumns, headingsShortOfGutter); a row of it is never running text (running-text.ts, isLargeRow). */
 export const LARGE_TYPE_SHARE = 1.12;
 /** A heading is shorter than this; a longer block in large type is a pull quote or a lead paragraph. */
 export const HEADING_MAX_CHARS = 250;
