@@ -3,7 +3,8 @@
 import type { Fragment, Row } from './types.js';
 import { leastOf, rowsOf } from './rows.js';
 import { bodySizeOf, isChartLabelRow } from './structure.js';
-import { ACROSS_HEADING_CLEAR_EM, BAND_GAP_PT, HEADING_MAX_CHARS, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, EDGE_ALIGN_PT, EDGE_CROSSING_SHARE, EDGE_MIN_PIECES, EDGE_OPENS_SHARE, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_MIN_ROWS, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
+import { isCellRow } from './aligned-tables.js';
+import { ACROSS_HEADING_CLEAR_EM, BAND_GAP_PT, HEADING_MAX_CHARS, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, EDGE_ALIGN_PT, EDGE_CROSSING_SHARE, EDGE_MIN_PIECES, EDGE_OPENS_SHARE, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_MIN_ROWS, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, TABLE_SIDE_SHARE, TABLE_SIDE_SHARED_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
 
 export interface Box { x0: number; x1: number; y0: number; y1: number }
 
@@ -243,6 +244,24 @@ export function linesApart(left: Fragment[], right: Fragment[]): boolean {
   return fewer.filter(onBaselineOf(more, SHARED_BASELINE_PT)).length <= fewer.length * LINES_APART_SHARE;
 }
 
+/**
+ * Whether one side of a strip is a column of running text (columnFill of COLUMN_FILL_SHARE) and
+ * the other a table of its own: most of its rows (TABLE_SIDE_SHARE) are rows of cells, and they
+ * open off the text's baselines (at most TABLE_SIDE_SHARED_SHARE of them within
+ * SHARED_BASELINE_PT of one). A table whose last column holds long text opens each row on one
+ * baseline across the strip; a table set in a column beside prose keeps its own row pitch.
+ */
+export function tableBesideText(left: Fragment[], right: Fragment[], width: number): boolean {
+  const besideText = (table: Fragment[], text: Fragment[]) => {
+    if (columnFill(text, width) < COLUMN_FILL_SHARE) return false;
+    const rows = rowsOf(table);
+    const cellRows = rows.filter(isCellRow);
+    if (cellRows.length < MIN_SIDE_ROWS || cellRows.length < rows.length * TABLE_SIDE_SHARE) return false;
+    return cellRows.filter(onBaselineOf(rowsOf(text), SHARED_BASELINE_PT)).length <= cellRows.length * TABLE_SIDE_SHARED_SHARE;
+  };
+  return besideText(left, right) || besideText(right, left);
+}
+
 /** Whether every row on both sides is a chart's label or value (isChartLabelRow): numbers alone, no word. */
 export function chartValuesOnBothSides(left: Row[], right: Row[]): boolean {
   return left.every(isChartLabelRow) && right.every(isChartLabelRow);
@@ -355,7 +374,7 @@ interface Region { fragments: Fragment[]; box: Box; width: number; pageWidth: nu
 /**
  * The first of the candidate strips (nearest the middle first) that is a column gutter: one
  * that leaves running text on both sides (a table's own gutters fail that test), or two columns
- * of short lines, or a drawn table beside the other side, or (across the whole page) a table
+ * of short lines, or a table (drawn, or of its own rows) beside the other side, or (across the whole page) a table
  * carried on into the next column. `byStart`: each piece is on the side where it starts (pieces crossing
  * the cut are on the left); otherwise pieces crossing the cut take part in neither side's test.
  */
@@ -367,7 +386,7 @@ function firstGutter(region: Region, strips: { from: number; to: number }[], byS
     const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
     const right = fragments.filter((f) => f.x0 >= cut);
     if (runningTextOnBothSides(left, right, region.width, wholePage)) return { x: cut, carriedOn: false };
-    if (!byStart && (linesApart(left, right) || drawnTableBeside(left, right))) return { x: cut, carriedOn: false };
+    if (!byStart && (linesApart(left, right) || drawnTableBeside(left, right) || tableBesideText(left, right, region.width))) return { x: cut, carriedOn: false };
     if (!wholePage) continue;
     if (byStart && continuedInNextColumn(left, right, region.pageWidth)) return { x: cut, carriedOn: true };
   }

@@ -204,6 +204,13 @@ export const MIDDLE_CLEARANCE_PT = 3;
  */
 export const LINES_APART_SHARE = 0.2;
 export const SHARED_BASELINE_PT = 1;
+/**
+ * A table set in a column beside a column of running text: at least this share of its side's
+ * rows are rows of cells ...
+ */
+export const TABLE_SIDE_SHARE = 0.5;
+/** ... and at most this share of them lie on a baseline of the text (within SHARED_BASELINE_PT): a table's own gutter has each row's cells on one baseline. */
+export const TABLE_SIDE_SHARED_SHARE = 0.5;
 /** A table carried on into the next column: each side has at least this many rows ... */
 export const CARRIED_MIN_ROWS = 4;
 /** ... the two columns start within this many line heights of each other (both filled from the top) ... */

@@ -2,7 +2,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
-  bandsOf, carriedOverOverrun, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, holdsColumnsAt, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableSetAcross,
+  bandsOf, carriedOverOverrun, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, holdsColumnsAt, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableBesideText, tableSetAcross,
 } from '../../../../workers/layout/reading-regions.js';
 import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../../../workers/layout/thresholds.js';
 import { drawnTable, line, piece, prose, texts } from './fixtures.js';
@@ -224,6 +224,16 @@ describe('layout: reading regions', () => {
     const regions = readingRegions([table, ...left, heading, ...below], 600);
     expect(texts(regions[0]!)).to.equal(texts(left));
     expect(regions[1]).to.equal([table]);
+  });
+
+  it('a table set in a column beside running text keeps its own row pitch: the strip between them is a gutter; a table whose last column holds long text opens its rows on one baseline across it (tableBesideText)', () => {
+    const table = Array.from({ length: 8 }, (_, k) => line(100 + k * 18.7, [[`Region ${k}`, 50, 150], [`${k}`, 190, 196], [`${k + 2}`, 210, 216]])).flat();
+    const text = prose(12, 320, 550, 90, 14.7);
+    expect(tableBesideText(table, text, 500)).to.be.true();
+    const regions = readingRegions([...text, ...table], 600);
+    expect(regions.map(texts)).to.equal([texts(table), texts(text)]);
+    const longCells = Array.from({ length: 8 }, (_, k) => piece(`the long text of row ${k} in the last column of the table`, 320, 550, 100 + k * 18.7));
+    expect(tableBesideText(table, longCells, 500)).to.be.false();
   });
 
   it('a table carried on into the next column keeps its cell starts moved by the column pitch, on baselines of its own (continuedInNextColumn)', () => {
