@@ -342,14 +342,28 @@ export function runningTextOnBothSides(left: Fragment[], right: Fragment[], widt
 
 /**
  * Whether a drawn table crossing the cut is set across both columns, so that there is no cut:
- * it reaches halfway or more into the right column (which ends at `right`), or no text of the
- * right column runs beside it. Otherwise it overruns the left column only.
+ * it reaches halfway or more into the right column (which ends at `right`), or nothing of the
+ * right column runs beside it: no text, and no drawn table starting where it ends (within
+ * OVERRUN_PT; the part of a table carried on into the next column). Otherwise it overruns the
+ * left column only.
  */
 export function tableSetAcross(fragments: Fragment[], cut: number, right: number): boolean {
   const crossing = fragments.filter((t) => t.table && t.x0 < cut && t.x1 > cut);
   if (!crossing.length) return false;
   const besideText = textBeside(fragments.filter((f) => f.x0 >= cut && !f.table));
-  return crossing.some((t) => t.x1 >= cut + (right - cut) / 2 || !besideText(t));
+  const tablesRight = fragments.filter((f) => f.table && f.x0 >= cut);
+  const besideTable = (t: Fragment) => textBeside(tablesRight.filter((f) => f.x0 >= t.x1 - OVERRUN_PT))(t);
+  return crossing.some((t) => t.x1 >= cut + (right - cut) / 2 || !(besideText(t) || besideTable(t)));
+}
+
+/**
+ * Drawn tables on both sides of a cut, those on the left ending where those on the right start
+ * (within OVERRUN_PT) or before: a table carried on into the next column, its two parts read one
+ * after the other, though the left one overruns its column's gutter.
+ */
+export function tablesSideBySide(left: Fragment[], right: Fragment[]): boolean {
+  const l = left.filter((f) => f.table), r = right.filter((f) => f.table);
+  return l.length > 0 && r.length > 0 && Math.max(...l.map((t) => t.x1)) <= leastOf(r, (t) => t.x0) + OVERRUN_PT;
 }
 
 /**
@@ -387,6 +401,7 @@ function firstGutter(region: Region, strips: { from: number; to: number }[], byS
     const right = fragments.filter((f) => f.x0 >= cut);
     if (runningTextOnBothSides(left, right, region.width, wholePage)) return { x: cut, carriedOn: false };
     if (!byStart && (linesApart(left, right) || drawnTableBeside(left, right) || tableBesideText(left, right, region.width))) return { x: cut, carriedOn: false };
+    if (byStart && tablesSideBySide(left, right)) return { x: cut, carriedOn: false };
     if (!wholePage) continue;
     if (byStart && continuedInNextColumn(left, right, region.pageWidth)) return { x: cut, carriedOn: true };
   }

@@ -2,7 +2,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
-  bandsOf, carriedOverOverrun, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, holdsColumnsAt, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableBesideText, tableSetAcross,
+  bandsOf, carriedOverOverrun, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, holdsColumnsAt, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableBesideText, tableSetAcross, tablesSideBySide,
 } from '../../../../workers/layout/reading-regions.js';
 import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../../../workers/layout/thresholds.js';
 import { drawnTable, line, piece, prose, texts } from './fixtures.js';
@@ -89,6 +89,18 @@ describe('layout: reading regions', () => {
     // Without the overrun, the part in the next column is found by the gutter before it; this look does not cut.
     const fitting = [...left.filter((f) => f.x0 < 300), ...right];
     expect(carriedOverOverrun(fitting, 612)).to.be.undefined();
+  });
+
+  it('a drawn table overrunning its column by a few points, the next column holding its carried-on part, is read before that part (tablesSideBySide)', () => {
+    // A title and a caption over the left part (ruled from 49 to 303); the right part is ruled from 305, from the top.
+    const title = piece('Restrictions on Land Ownership by Foreigners', 48, 280, 58);
+    const caption = piece('Figure 9. Annual totals by year', 57, 221, 230);
+    const leftPart = drawnTable(49, 303, 245, 781), rightPart = drawnTable(305, 559, 49, 777);
+    const regions = readingRegions([rightPart, title, caption, leftPart], 595);
+    expect(regions.flat()).to.equal([title, caption, leftPart, rightPart]);
+    expect(tablesSideBySide([title, leftPart], [rightPart])).to.be.true();
+    // A table set across the page over a small one on the right is no pair of parts.
+    expect(tablesSideBySide([drawnTable(49, 540, 245, 400)], [drawnTable(320, 559, 420, 500)])).to.be.false();
   });
 
   it('a chart\'s rows of numbers beside running text count neither for nor against a column (columnFill)', () => {
