@@ -18,6 +18,9 @@ function tableWidth(rows: Cell[][]): number {
   return (rows[0] ?? []).reduce((n, c) => n + c.colspan, 0);
 }
 
+/** Two rows of the same cells: as many, each spanning as many columns. */
+const sameShape = (a: Cell[], b: Cell[]) => a.length === b.length && a.every((c, k) => c.colspan === b[k]!.colspan);
+
 const filled = (c: Cell) => c.spans.some((s) => s.text.trim() !== '');
 const rowKey = (row: Cell[]) => row.map((c) => `${c.colspan}:${c.spans.map((s) => s.text).join('').replace(/\s+/g, ' ').trim()}`).join('\u0000');
 
@@ -29,6 +32,19 @@ const rowKey = (row: Cell[]) => row.map((c) => `${c.colspan}:${c.spans.map((s) =
 function restOfCutRow(tail: Cell[], head: Cell[]): boolean {
   if (!head.length || filled(head[0]!) || !head.some(filled)) return false;
   return tail.every((c, k) => !filled(c) || !filled(head[k]!));
+}
+
+/**
+ * Whether a row at the top of a table's continuation carries on the cells of the row cut at the
+ * break, line by line: its text sits in cells the cut row filled, and goes on there as a
+ * sentence does, with a small letter (or a number) and no capital opening any cell. A new row
+ * names itself with a capital or a number alone; in a table whose cells open with small
+ * letters, the cut row's cells end with a full stop.
+ */
+export function carriesOnCutRow(tail: Cell[], head: Cell[]): boolean {
+  const opening = head.filter(filled).map((c) => c.spans.map((s) => s.text).join('').trimStart());
+  if (!opening.some((t) => /^\p{Ll}/u.test(t)) || opening.some((t) => /^\p{Lu}/u.test(t))) return false;
+  return head.every((c, k) => !filled(c) || (filled(tail[k]!) && !/[.!?:]$/.test(tail[k]!.spans.map((s) => s.text).join('').trimEnd())));
 }
 
 /**
@@ -53,13 +69,20 @@ export function appendBlocks(into: Block[], blocks: Block[]): void {
       // The header repeated at the top of the continuation is not a row of the table.
       if (b.rows.length > 1 && rowKey(b.rows[0]!) === rowKey(last.rows[0]!)) b.rows = b.rows.slice(1);
       const tail = last.rows[last.rows.length - 1]!, head = b.rows[0]!;
-      const sameCells = tail.length === head.length && tail.every((c, k) => c.colspan === head[k]!.colspan);
+      const sameCells = sameShape(tail, head);
       if (sameCells && ((last.openBottom && b.openTop) || restOfCutRow(tail, head))) {
         // One row cut by the break: its two halves are one row again.
         tail.forEach((c, k) => { c.spans = joinSpans([c.spans, head[k]!.spans]); });
         last.rows.push(...b.rows.slice(1));
       } else {
-        last.rows.push(...b.rows);
+        // Rows whose cells carry on the cut row's, line by line, are its rest.
+        let rest = b.rows;
+        while (rest.length && sameShape(tail, rest[0]!) && carriesOnCutRow(tail, rest[0]!)) {
+          const head = rest[0]!;
+          tail.forEach((c, k) => { c.spans = joinSpans([c.spans, head[k]!.spans]); });
+          rest = rest.slice(1);
+        }
+        last.rows.push(...rest);
       }
       last.openBottom = b.openBottom;
       last.placed?.push(...b.placed ?? []);
