@@ -249,7 +249,7 @@ export function buildTable(rows: Row[], columns: { x0: number; x1: number }[]): 
 /** Rows of a table: visual rows closer than the usual line step belong to one logical row. */
 export function logicalRows(rows: Row[], columns: { x0: number; x1: number }[]): Row[][] {
   const steps: number[] = [];
-  for (let k = 1; k < rows.length; k++) steps.push(rows[k]!.base - rows[k - 1]!.base);
+  for (let k = 1; k < rows.length; k++) steps.push(stepFromAbove(rows, k));
   // The line step inside a cell: the smallest of the steps that are at least a line apart
   // (cells centred vertically can put lines closer than that). One wrapped header cell is
   // enough to show it, so no quantile.
@@ -265,6 +265,24 @@ export function logicalRows(rows: Row[], columns: { x0: number; x1: number }[]):
     else groups[groups.length - 1]!.push(row);
   });
   return groups;
+}
+
+/**
+ * The step down to row `k` from the nearest line above that has a piece over one of its pieces
+ * (the line before in the same column): the smallest such step over its pieces. Cells set at
+ * different heights (a header cell centred beside cells of two lines) put lines of different
+ * cells between the lines of one, closer than any line step; without a piece above, the step
+ * from the row before.
+ */
+export function stepFromAbove(rows: Row[], k: number): number {
+  let best = Infinity;
+  for (const f of rows[k]!.fragments) {
+    for (let j = k - 1; j >= 0; j--) {
+      const over = rows[j]!.fragments.find((g) => f.x0 < g.x1 && f.x1 > g.x0);
+      if (over) { if (f.y1 - over.y1 > 0) best = Math.min(best, f.y1 - over.y1); break; }
+    }
+  }
+  return Number.isFinite(best) ? best : rows[k]!.base - rows[k - 1]!.base;
 }
 
 /**

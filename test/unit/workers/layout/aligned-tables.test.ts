@@ -1,7 +1,7 @@
 // Borderless table rules (workers/layout/aligned-tables.ts) on rows built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { areLabelRows, buildTable, cellsAlignOverRows, cellsOfRows, joinRowsAcrossColumnBreaks, columnsOf, findTables, proseInColumns, isCellRow, isLineInTable, listInColumns, rowStepLimit } from '../../../../workers/layout/aligned-tables.js';
+import { areLabelRows, buildTable, cellsAlignOverRows, cellsOfRows, joinRowsAcrossColumnBreaks, columnsOf, findTables, logicalRows, stepFromAbove, proseInColumns, isCellRow, isLineInTable, listInColumns, rowStepLimit } from '../../../../workers/layout/aligned-tables.js';
 import { rowsOf } from '../../../../workers/layout/rows.js';
 import { HEADER_STEP_EM, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_STEP_EM } from '../../../../workers/layout/thresholds.js';
 import type { Cell } from '../../../../workers/layout/types.js';
@@ -114,6 +114,20 @@ describe('layout: borderless tables', () => {
       ...line(156, [['imprisonment', 50, 115]]),
     ]);
     expect(findTables(rows, 10).map((t) => [t.start, t.end])).to.equal([[0, 4]]);
+  });
+
+  it('the line step inside a cell is read from a line to the line above it in the same column, not from lines of cells set at other heights (logicalRows: stepFromAbove)', () => {
+    // A header whose last cell ("Difference in the number of candidates") runs 4 pt off the sub-header beside it,
+    // over rows whose first cells wrap to a second line, 14 pt down; rows are 18 pt or more apart.
+    const rows = rowsOf([
+      ...line(100, [['No.', 50, 70], ['Political', 80, 130], ['Official', 200, 260], ['Difference', 300, 350]]),
+      ...line(114, [['party', 80, 110], ['result', 200, 240], ['in the', 300, 330]]),
+      piece('number of', 300, 345, 128), piece('Number of', 200, 250, 132), piece('candidates', 300, 350, 142), piece('sangkat', 200, 240, 146),
+      ...line(168, [['11', 50, 60], ['Khmer', 80, 115], ['30', 200, 210], ['-41', 300, 315]]), piece('United Party', 80, 140, 182),
+      ...line(200, [['12', 50, 60], ['Grassroots', 80, 130], ['32', 200, 210], ['+46', 300, 315]]), piece('Democracy', 80, 135, 214),
+    ]);
+    expect(stepFromAbove(rows, 4)).to.equal(14); // "candidates" under "number of", not 10 under "Number of" beside it
+    expect(logicalRows(rows, []).map((group) => group.length)).to.equal([6, 2, 2]);
   });
 
   it('prose set with wide spaces is no table: its rows average TABLE_MAX_ROW_CHARS or more (findTables)', () => {
