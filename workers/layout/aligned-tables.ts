@@ -547,12 +547,20 @@ function linesGoingWith(b: Row[], first: Row): number {
 
 /**
  * The step a moved row is placed at below the column's last line: the widest of the steps into
- * the table's last MOVED_ROW_STEPS_SEEN rows, and MOVED_ROW_STEP_LINES of its last row's height at least.
+ * the table's last MOVED_ROW_STEPS_SEEN rows, and into each of its rows of CUT_ROW_MIN_PIECES
+ * cells or more (from the line above, in the table too: each of its pieces within a cell), and
+ * MOVED_ROW_STEP_LINES of its last row's height at least. The last row's cells may wrap over
+ * many lines, all a line step apart; a step into a row of cells higher up shows the row pitch.
  */
 function movedRowStep(a: Row[], m: number): number {
   const head = a[m]!;
   let step = (head.y1 - head.y0) * MOVED_ROW_STEP_LINES;
   for (let r = Math.max(1, m - MOVED_ROW_STEPS_SEEN + 1); r <= m; r++) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
+  const starts = [head.x0, ...cellStarts(a, m)].sort((p, q) => p - q);
+  const inCells = (row: Row) => row.fragments.every((f) => starts.some((x, c) => Math.abs(f.x0 - x) <= CELL_ALIGN_PT && (c + 1 >= starts.length || f.x1 <= starts[c + 1]! + CELL_ALIGN_PT)));
+  for (let r = m; r >= 1 && m - r < MAX_ROWS_UP && inCells(a[r - 1]!); r--) {
+    if (a[r]!.fragments.length >= CUT_ROW_MIN_PIECES) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
+  }
   return step;
 }
 

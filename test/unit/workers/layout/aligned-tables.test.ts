@@ -105,6 +105,15 @@ describe('layout: borderless tables', () => {
     expect(joinRowsAcrossColumnBreaks(prosed)).to.equal(prosed);
   });
 
+  it('a table row moved from the next column is placed a row pitch below, read from the steps into the table\'s rows higher up when its last row wraps over many lines (joinRowsAcrossColumnBreaks: movedRowStep)', () => {
+    const wrapped = [620, 634, 648, 662, 676].flatMap((y) => line(y, [['cell', 50, 80], ['text', 120, 150], ['wraps', 200, 230]]));
+    const left = [...line(600, [['Name', 50, 80], ['Sites', 120, 150], ['Share', 200, 230]]), ...wrapped, piece('on', 200, 215, 690)];
+    const [joined] = joinRowsAcrossColumnBreaks([left, line(100, [['Oak', 350, 370], ['12', 420, 430], ['7%', 500, 510]])]);
+    // The last line's foot is at 700; the step into the first body row is 20 points, the wrapped lines' 14.
+    expect(joined!.find((f) => f.text === 'Oak')!.y0).to.equal(710);
+    expect(cellTexts(buildTable(rowsOf(joined!), columnsOf(rowsOf(joined!)))).map((r) => r[0])).to.equal(['Name', 'cell cell cell cell cell', 'Oak']);
+  });
+
   it('a header whose corner cell is empty starts right of the rows under it: their wrapped first cells stay in the table (findTables)', () => {
     const rows = rowsOf([
       ...line(100, [['Small', 150, 180], ['Large', 250, 280]]),
