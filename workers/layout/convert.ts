@@ -12,7 +12,7 @@ import { ruledTables, rulesOf, type RuledTable, type Rules } from './rules.js';
 import { underlinedTables } from './underlined-tables.js';
 import { joinRowsAcrossColumnBreaks } from './aligned-tables.js';
 import { withDocumentWords, wordsOf } from './hyphens.js';
-import { IMAGE_COVER_SCANNED, OWN_RULE_PT, THIN_TEXT_CHARS, UNMAPPED_SHARE } from './thresholds.js';
+import { CELL_ALIGN_PT, CUT_LABEL_MIN_ROWS, IMAGE_COVER_SCANNED, OWN_RULE_PT, THIN_TEXT_CHARS, UNMAPPED_SHARE } from './thresholds.js';
 
 function tableWidth(rows: Cell[][]): number {
   return (rows[0] ?? []).reduce((n, c) => n + c.colspan, 0);
@@ -47,6 +47,27 @@ export function carriesOnCutRow(tail: Cell[], head: Cell[]): boolean {
   return head.every((c, k) => !filled(c) || (filled(tail[k]!) && !/[.!?:]$/.test(tail[k]!.spans.map((s) => s.text).join('').trimEnd())));
 }
 
+const spanText = (spans: { text: string }[]) => spans.map((s) => s.text).join('').trim();
+
+/**
+ * Whether a paragraph read first after a break is the last label of a form table cut there: the
+ * table's last CUT_LABEL_MIN_ROWS rows or more are labels (the first cell filled, the cells
+ * beside it left empty), and the paragraph is as narrow and as low as one of those labels (one
+ * label's lines, CELL_ALIGN_PT to spare), in their weight, with no full stop: prose after a table
+ * runs wider, or ends a sentence.
+ */
+export function isCutLabel(table: Cell[][], paragraph: Block): boolean {
+  if (paragraph.kind !== 'paragraph' || !paragraph.box) return false;
+  const labels = table.slice(-CUT_LABEL_MIN_ROWS);
+  if (labels.length < CUT_LABEL_MIN_ROWS || !labels.every((r) => r.length > 1 && filled(r[0]!) && r[0]!.box && !r.slice(1).some(filled))) return false;
+  const [x0, y0, x1, y1] = paragraph.box;
+  const wide = Math.max(...labels.map((r) => r[0]!.box![2] - r[0]!.box![0]));
+  const high = Math.max(...labels.map((r) => r[0]!.box![3] - r[0]!.box![1]));
+  const bold = labels[0]![0]!.spans.some((s) => s.text.trim() && s.bold);
+  return x1 - x0 <= wide + CELL_ALIGN_PT && y1 - y0 <= high + CELL_ALIGN_PT
+    && paragraph.spans.some((s) => s.text.trim() && s.bold) === bold && !/[.!?]$/.test(spanText(paragraph.spans));
+}
+
 /**
  * Appends the blocks read after a column or page break: a paragraph or list item cut by the
  * break (no full stop before it, a small letter after it) runs on into the first paragraph
@@ -63,8 +84,15 @@ export function appendBlocks(into: Block[], blocks: Block[]): void {
       blocks = blocks.slice(1);
     }
   }
-  for (const b of blocks) {
+  blocks.forEach((b, at) => {
     const last = into[into.length - 1];
+    if (at === 0 && last?.kind === 'table' && isCutLabel(last.rows, b) && b.kind === 'paragraph') {
+      // The label's row, its cells beside it left empty as the rows above leave theirs.
+      const shape = last.rows[last.rows.length - 1]!;
+      last.rows.push(shape.map((c, n) => ({ spans: n === 0 ? b.spans : [], colspan: c.colspan, rowspan: 1, ...(n === 0 && b.box ? { box: b.box } : {}) })));
+      last.placed?.push(...b.placed ?? []);
+      return;
+    }
     if (b.kind === 'table' && last?.kind === 'table' && tableWidth(last.rows) === tableWidth(b.rows)) {
       // The header repeated at the top of the continuation is not a row of the table.
       if (b.rows.length > 1 && rowKey(b.rows[0]!) === rowKey(last.rows[0]!)) b.rows = b.rows.slice(1);
@@ -86,10 +114,10 @@ export function appendBlocks(into: Block[], blocks: Block[]): void {
       }
       last.openBottom = b.openBottom;
       last.placed?.push(...b.placed ?? []);
-      continue;
+      return;
     }
     into.push(b);
-  }
+  });
 }
 
 /** What the page script reports for one page: link areas, drawn boxes and how much of it images cover. */

@@ -301,6 +301,12 @@ export const MAX_HEADER_ROWS = 4;
 export const NEXT_COLUMN_SHARE = 0.3;
 /** A table row across a column break has at least this many pieces (a line of prose has one). */
 export const CUT_ROW_MIN_PIECES = 3;
+/**
+ * A form table cut by a break (labels in its first column, the cells beside them left empty to
+ * fill in) shows itself by this many label rows at its foot; a line after the break as narrow as
+ * its labels is its last label.
+ */
+export const CUT_LABEL_MIN_ROWS = 2;
 /** Cell starts match across a column break within this. */
 export const CELL_ALIGN_PT = 2;
 /** Wrapped lines of a moved row follow it while the white gap above each is at most this many ems of its size. */

@@ -8,7 +8,15 @@ export const lab = Lab.script();
 const { describe, it } = lab;
 const { expect } = Code;
 
-const cell = (text: string): Cell => ({ spans: text ? [{ text, bold: false, italic: false, mono: false }] : [], colspan: 1, rowspan: 1 });
+const spans = (text: string) => (text ? [{ text, bold: false, italic: false, mono: false }] : []);
+const cell = (text: string): Cell => ({ spans: spans(text), colspan: 1, rowspan: 1 });
+/** A form: a header, then labels 12 points high in boxes from x 50, each `width` wide, the cells beside them empty. */
+function form(labels: string[], width: number): Block {
+  const rows = [['', 'Mitosis', 'Meiosis'].map(cell)];
+  labels.forEach((text, k) => rows.push([{ ...cell(text), box: [50, 120 + 20 * k, 50 + width, 132 + 20 * k] }, cell(''), cell('')]));
+  return { kind: 'table', rows };
+}
+const paragraph = (text: string, box: [number, number, number, number]): Block => ({ kind: 'paragraph', spans: spans(text), box });
 const table = (rows: string[][]): Block => ({ kind: 'table', rows: rows.map((r) => r.map(cell)) });
 const texts = (b: Block) => (b.kind === 'table' ? b.rows.map((r) => r.map((c) => c.spans.map((s) => s.text).join(''))) : []);
 
@@ -30,5 +38,17 @@ describe('layout: blocks joined across breaks', () => {
     const ended = [table([['Name', 'Use'], ['Oak', 'beams.']])];
     appendBlocks(ended, [table([['yew', 'bows']])]);
     expect(texts(ended[0]!)).to.equal([['Name', 'Use'], ['Oak', 'beams.'], ['yew', 'bows']]);
+  });
+
+  it('a line first after a break, as narrow and low as the labels of the form table before it, is its last label; a wider line or a sentence is not (appendBlocks: isCutLabel)', () => {
+    const into = [form(['# DNA replications', '# nuclear divisions'], 70)];
+    appendBlocks(into, [paragraph('purpose', [330, 60, 365, 71]), paragraph('Using your beads, recreate the process.', [330, 90, 550, 101])]);
+    expect(into.map((b) => b.kind)).to.equal(['table', 'paragraph']);
+    expect(texts(into[0]!).slice(-2)).to.equal([['# nuclear divisions', '', ''], ['purpose', '', '']]);
+    const wide = [form(['# DNA replications', '# nuclear divisions'], 70)];
+    appendBlocks(wide, [paragraph('A line of running text', [330, 60, 550, 71])]);
+    const sentence = [form(['# DNA replications', '# nuclear divisions'], 70)];
+    appendBlocks(sentence, [paragraph('It ends.', [330, 60, 365, 71])]);
+    expect([wide.length, sentence.length]).to.equal([2, 2]);
   });
 });
