@@ -9,7 +9,7 @@ import { joinSpans } from './rows.js';
 import { assignHeadingLevels, blocksOf, bodySizeOf } from './structure.js';
 import { emit } from './emit.js';
 import { ruledTables, rulesOf, type RuledTable, type Rules } from './rules.js';
-import { underlinedTables } from './underlined-tables.js';
+import { underlinedTablesOfPage } from './underlined-tables.js';
 import { joinRowsAcrossColumnBreaks } from './aligned-tables.js';
 import { withDocumentWords, wordsOf } from './hyphens.js';
 import { CELL_ALIGN_PT, CUT_LABEL_MIN_ROWS, IMAGE_COVER_SCANNED, OWN_RULE_PT, THIN_TEXT_CHARS, UNMAPPED_SHARE } from './thresholds.js';
@@ -246,7 +246,7 @@ function drawnTables(p: PageLayout): { tables: RuledTable[]; rest: Fragment[] } 
     const ruled = ruledTables(p.fragments, p.rules);
     // Rules inside a grid are its own; the others may underline the rows of a table without a grid.
     const loose = p.rules.horizontal.filter((r) => !ruled.tables.some((t) => r.at >= t.y0 - OWN_RULE_PT && r.at <= t.y1 + OWN_RULE_PT && r.from >= t.x0 - OWN_RULE_PT && r.to <= t.x1 + OWN_RULE_PT));
-    const underlined = underlinedTables(ruled.rest, loose);
+    const underlined = underlinedTablesOfPage(ruled.rest, loose, p.width);
     found = { tables: ruled.tables.concat(underlined.tables), rest: underlined.rest };
     drawn.set(p.fragments, found);
   }

@@ -226,6 +226,8 @@ export const COLUMN_PITCH_MIN_SHARE = 0.35;
 export const COLUMN_PITCH_MAX_SHARE = 0.55;
 /** A table carried on whose last columns overrun the next column's part: at least this many of its rows run on past that part's edge. */
 export const OVERRUN_MIN_ROWS = 2;
+/** A table ruled under its rows carried on into the next column over its own overrun: at least this many of its rules are another's moved by the column pitch. */
+export const CARRIED_RULES_MIN = 2;
 /**
  * A right column's left edge that lines of the left column run over (contents lines whose dot
  * leaders, or words, overflow a narrow column): at least this many pieces start within

@@ -9,7 +9,7 @@ import { greatestOf, rowsOf } from './rows.js';
 import { cellsOfRows, columnsOf } from './aligned-tables.js';
 import { MIN_TABLE_GUTTER_PT, RULED_GUTTER_EM } from './thresholds.js';
 import { CROSSED_STARTS, CROSSED_START_PT, IN_COLUMN_PT, LINE_END_SLACK_PT, MIN_TABLE_RULE_PT, ON_RULE_PT, SAME_RULE_END_PT, TIGHT_GAP_EM, WORD_SPACE_EM } from './thresholds.js';
-import { MIN_RULES_WITHOUT_HEADER } from './thresholds.js';
+import { CARRIED_RULES_MIN, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, MIN_RULES_WITHOUT_HEADER } from './thresholds.js';
 
 /**
  * The text lines between two heights, or undefined when they do not look like table cells:
@@ -221,4 +221,59 @@ export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { t
     rest = rest.filter((f) => !inTable.has(f));
   }
   return { tables, rest };
+}
+
+/** One part of a table carried on into the next column: its rules and the pieces read with them. */
+interface TablePart { fragments: Fragment[]; horizontal: Rule[] }
+
+/**
+ * A table too wide for its column, ruled under its rows and carried on into the next: the next
+ * column's rules are the column's own moved by one column pitch (between COLUMN_PITCH_MIN_SHARE
+ * and COLUMN_PITCH_MAX_SHARE of the page), and they overlap the overrunning part's. Undefined
+ * unless CARRIED_RULES_MIN rules are so moved. The pieces where the parts overlap go to the part
+ * whose cell starts they fall on: a piece one pitch right of another start is the next column's,
+ * one a pitch left of another start stays (the overrun's last cells), whichever is nearer.
+ */
+export function carriedOnRuleParts(fragments: Fragment[], horizontal: Rule[], pageWidth: number): [TablePart, TablePart] | undefined {
+  const long = horizontal.filter((r) => r.to - r.from >= MIN_TABLE_RULE_PT);
+  const pitchOf = (a: Rule, b: Rule) => {
+    const pitch = b.from - a.from;
+    const moved = pitch >= pageWidth * COLUMN_PITCH_MIN_SHARE && pitch <= pageWidth * COLUMN_PITCH_MAX_SHARE;
+    return moved && b.from < a.to && Math.abs(b.to - a.to - pitch) <= SAME_RULE_END_PT ? pitch : undefined;
+  };
+  const pairs = long.flatMap((a) => long.flatMap((b) => {
+    const pitch = pitchOf(a, b);
+    return pitch === undefined ? [] : [{ a, b, pitch }];
+  }));
+  if (!pairs.length) return undefined;
+  const movedAlike = (pitch: number) => new Set(pairs.filter((p) => Math.abs(p.pitch - pitch) <= SAME_RULE_END_PT).map((p) => p.b));
+  const most = greatestOf(pairs, (p) => movedAlike(p.pitch).size);
+  const pitch = pairs.find((p) => movedAlike(p.pitch).size === most)!.pitch;
+  const next = movedAlike(pitch);
+  if (next.size < CARRIED_RULES_MIN) return undefined;
+  const edge = Math.min(...[...next].map((r) => r.from));
+  const starts = fragments.map((f) => f.x0);
+  const nearest = (x: number) => Math.min(...starts.map((s) => Math.abs(s - x)));
+  const isNext = (f: Fragment) => {
+    if (f.x0 < edge - COLUMN_START_PT) return false;
+    const back = nearest(f.x0 - pitch), ahead = nearest(f.x0 + pitch);
+    return back <= COLUMN_START_PT ? back < ahead : ahead > COLUMN_START_PT;
+  };
+  const right = fragments.filter(isNext);
+  const inRight = new Set(right);
+  return [
+    { fragments: fragments.filter((f) => !inRight.has(f)), horizontal: horizontal.filter((r) => !next.has(r)) },
+    { fragments: right, horizontal: [...next] },
+  ];
+}
+
+/**
+ * underlinedTables on a page: a table carried on into the next column over its own overrun
+ * (carriedOnRuleParts) is found part by part, so neither part's rows take the other's cells.
+ */
+export function underlinedTablesOfPage(fragments: Fragment[], horizontal: Rule[], pageWidth: number): { tables: RuledTable[]; rest: Fragment[] } {
+  const parts = carriedOnRuleParts(fragments, horizontal, pageWidth);
+  if (!parts) return underlinedTables(fragments, horizontal);
+  const found = parts.map((p) => underlinedTables(p.fragments, p.horizontal));
+  return { tables: found.flatMap((f) => f.tables), rest: found.flatMap((f) => f.rest) };
 }

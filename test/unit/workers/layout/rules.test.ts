@@ -2,7 +2,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { ruledTables, rulesOf } from '../../../../workers/layout/rules.js';
-import { underlinedTables } from '../../../../workers/layout/underlined-tables.js';
+import { underlinedTables, underlinedTablesOfPage } from '../../../../workers/layout/underlined-tables.js';
 import type { Rect, TableCells } from '../../../../workers/layout/types.js';
 import { line, piece } from './fixtures.js';
 
@@ -49,6 +49,28 @@ describe('layout: drawn rules and ruled tables', () => {
     const { tables, rest } = underlinedTables(text, rules);
     expect(tables).to.have.length(1);
     expect(cellTexts(tables[0]!)).to.equal([['Name', 'Count'], ['Oak', '12'], ['Ash', '7']]);
+    expect(rest).to.equal([]);
+  });
+
+  it('a table ruled under its rows, too wide for its column and carried on over its own overrun, is read part by part (underlinedTablesOfPage: carriedOnRuleParts)', () => {
+    // The left part runs 48-370, the part carried on into the next column 304-626: one column
+    // pitch (256) right, its rows on baselines of their own, its first cells under the overrun.
+    const left = [
+      ...line(101, [['No.', 50, 62], ['Party', 150, 180], ['Diff', 320, 340]]),
+      ...line(115, [['11', 50, 58], ['Khmer', 150, 180], ['-41', 320, 332]]),
+      ...line(129, [['12', 50, 58], ['Beehive', 150, 185], ['+46', 320, 334]]),
+    ];
+    const right = [
+      ...line(104, [['15', 306, 314], ['Cheat', 406, 430], ['+3', 576, 586]]),
+      ...line(118, [['16', 306, 314], ['Khemara', 406, 440], ['+9', 576, 586]]),
+      ...line(132, [['17', 306, 314], ['Sun', 406, 425], ['-1', 576, 584]]),
+    ];
+    const rules = rulesOf([112, 126, 140].map((y) => hline(y, 48, 370)).concat([115, 129, 143].map((y) => hline(y, 304, 626)))).horizontal;
+    const { tables, rest } = underlinedTablesOfPage([...left, ...right], rules, 595);
+    expect(tables.map(cellTexts)).to.equal([
+      [['No.', 'Party', 'Diff'], ['11', 'Khmer', '-41'], ['12', 'Beehive', '+46']],
+      [['15', 'Cheat', '+3'], ['16', 'Khemara', '+9'], ['17', 'Sun', '-1']],
+    ]);
     expect(rest).to.equal([]);
   });
 
