@@ -17,7 +17,12 @@ function merge(rules: Rule[]): Rule[] {
       const o = out[k]!;
       if (Math.abs(o.at - r.at) <= COLLINEAR_PT && r.from <= o.to + RULE_JOIN_PT && r.from >= o.from - RULE_JOIN_PT) same = o;
     }
-    if (same) { same.to = Math.max(same.to, r.to); continue; }
+    if (same) {
+      // A piece starting where the rule so far ends: drawn cell by cell, the joint is a cell's edge.
+      if (r.from >= same.to - RULE_JOIN_PT && r.to > same.to + RULE_JOIN_PT) (same.joints ??= []).push((same.to + r.from) / 2);
+      same.to = Math.max(same.to, r.to);
+      continue;
+    }
     out.push({ ...r });
   }
   return out;

@@ -5,7 +5,11 @@
 export type Rect = [number, number, number, number];
 
 /** A rule: `at` is its y (horizontal) or x (vertical); from..to its extent along it. */
-export interface Rule { at: number; from: number; to: number }
+export interface Rule {
+  at: number; from: number; to: number;
+  /** Where one drawn piece of a rule ends and the next starts (a rule drawn cell by cell: its cells' edges). */
+  joints?: number[];
+}
 
 export interface LinkArea {
   x0: number; y0: number; x1: number; y1: number;

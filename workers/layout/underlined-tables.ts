@@ -7,7 +7,7 @@ import type { Cell, Fragment, Row, Rule } from './types.js';
 import type { RuledTable } from './rules.js';
 import { greatestOf, rowsOf } from './rows.js';
 import { cellsOfRows, columnsOf } from './aligned-tables.js';
-import { MIN_TABLE_GUTTER_PT, RULED_GUTTER_EM } from './thresholds.js';
+import { MIN_TABLE_GUTTER_PT, RULED_GUTTER_EM, RULE_JOIN_PT } from './thresholds.js';
 import { CROSSED_STARTS, CROSSED_START_PT, IN_COLUMN_PT, LINE_END_SLACK_PT, MIN_TABLE_RULE_PT, ON_RULE_PT, SAME_RULE_END_PT, TIGHT_GAP_EM, WORD_SPACE_EM } from './thresholds.js';
 import { CARRIED_RULES_MIN, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, MIN_RULES_WITHOUT_HEADER } from './thresholds.js';
 
@@ -124,6 +124,27 @@ function ruledColumnsOf(lines: Row[]): { x0: number; x1: number }[] {
   return columnsOf(lines, Math.min(MIN_TABLE_GUTTER_PT, typeSizeOf(lines) * RULED_GUTTER_EM));
 }
 
+/**
+ * The columns of a table ruled under its rows, from its text (ruledColumnsOf), and a column for
+ * each stretch between two cell edges that every rule of the stack shows (each drawn cell by cell,
+ * joints within RULE_JOIN_PT) where no text lies: a column left empty to fill in. Only where no
+ * piece crosses those edges: the text keeps to the cells the rules draw.
+ */
+function columnsWithEmpty(lines: Row[], stack: Rule[]): { x0: number; x1: number }[] {
+  const columns = ruledColumnsOf(lines);
+  const first = stack[0]!;
+  const shared = (first.joints ?? []).filter((x) => stack.every((r) => (r.joints ?? []).some((y) => Math.abs(x - y) <= RULE_JOIN_PT)));
+  // A piece across a joint is a cell spanning those the rules draw (a header over several levels).
+  const crossed = lines.some((l) => l.fragments.some((f) => shared.some((x) => f.x0 < x - RULE_JOIN_PT && f.x1 > x + RULE_JOIN_PT)));
+  if (stack.length < 2 || !shared.length || crossed) return columns;
+  const edges = [first.from, ...shared, first.to];
+  for (let k = 0; k + 1 < edges.length; k++) {
+    const x0 = edges[k]!, x1 = edges[k + 1]!;
+    if (!columns.some((c) => c.x0 < x1 && c.x1 > x0)) columns.push({ x0, x1 });
+  }
+  return columns.sort((a, b) => a.x0 - b.x0);
+}
+
 /** Two rules of one width: both ends within SAME_RULE_END_PT of each other's. */
 function sameWidth(a: Rule, b: Rule): boolean {
   return Math.abs(a.from - b.from) <= SAME_RULE_END_PT && Math.abs(a.to - b.to) <= SAME_RULE_END_PT;
@@ -213,7 +234,7 @@ export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { t
       for (const r of stack) used.add(r); // nor is any lower part of the stack a table of its own
       continue;
     }
-    const columns = ruledColumnsOf(allLines);
+    const columns = columnsWithEmpty(allLines, stack);
     if (isFrame(columns, stack)) continue;
     for (const r of stack) used.add(r);
     tables.push(underlinedTable(stack, header, bands, tail, columns));

@@ -15,9 +15,9 @@ const hline = (y: number, x0: number, x1: number): Rect => [x0, y - 0.25, x1, y 
 const vline = (x: number, y0: number, y1: number): Rect => [x - 0.25, y0, x + 0.25, y1];
 
 describe('layout: drawn rules and ruled tables', () => {
-  it('thin boxes are rules, thick ones (filled areas) are not; pieces of one line drawn cell by cell join (rulesOf)', () => {
+  it('thin boxes are rules, thick ones (filled areas) are not; pieces of one line drawn cell by cell join, their joints kept (rulesOf)', () => {
     const rules = rulesOf([hline(100, 50, 150), hline(100, 151, 250), vline(50, 100, 200), [50, 300, 250, 340]]);
-    expect(rules.horizontal).to.equal([{ at: 100, from: 50, to: 250 }]);
+    expect(rules.horizontal).to.equal([{ at: 100, from: 50, to: 250, joints: [150.5] }]);
     expect(rules.vertical).to.equal([{ at: 50, from: 100, to: 200 }]);
   });
 
@@ -72,6 +72,15 @@ describe('layout: drawn rules and ruled tables', () => {
       [['15', 'Cheat', '+3'], ['16', 'Khemara', '+9'], ['17', 'Sun', '-1']],
     ]);
     expect(rest).to.equal([]);
+  });
+
+  it('rules drawn cell by cell show a column no row fills: it is a column of empty cells; a piece across a joint (a spanning header) adds none (underlinedTables: columnsWithEmpty)', () => {
+    const cellRule = (y: number) => [hline(y, 50, 120), hline(y, 120, 250)];
+    const rules = rulesOf([100, 114, 128, 142].flatMap(cellRule)).horizontal;
+    const text = [piece('K+', 55, 70, 102), piece('Na+', 55, 75, 116), piece('Ca2+', 55, 80, 130)];
+    expect(cellTexts(underlinedTables(text, rules).tables[0]!)).to.equal([['K+', ''], ['Na+', ''], ['Ca2+', '']]);
+    const spanning = [piece('Training Datasets', 55, 180, 102), piece('Na+', 55, 75, 116), piece('Ca2+', 55, 80, 130)];
+    expect(cellTexts(underlinedTables(spanning, rules).tables[0]!)).to.equal([['Training Datasets'], ['Na+'], ['Ca2+']]);
   });
 
   it('an 8 pt table ruled under its rows, its cells five points apart, keeps one column per cell (underlinedTables: ruledColumnsOf)', () => {
