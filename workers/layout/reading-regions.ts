@@ -4,7 +4,7 @@ import type { Fragment, Row } from './types.js';
 import { leastOf, rowsOf } from './rows.js';
 import { bodySizeOf, isChartLabelRow } from './structure.js';
 import { isCellRow } from './aligned-tables.js';
-import { ACROSS_HEADING_CLEAR_EM, BAND_GAP_PT, HEADING_MAX_CHARS, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, EDGE_ALIGN_PT, EDGE_CROSSING_SHARE, EDGE_MIN_PIECES, EDGE_OPENS_SHARE, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_MIN_ROWS, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, TABLE_SIDE_SHARE, TABLE_SIDE_SHARED_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
+import { ACROSS_HEADING_CLEAR_EM, BAND_GAP_PT, HEADING_MAX_CHARS, LARGE_TYPE_SHARE, CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_FILL_SHARE, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, EDGE_ALIGN_PT, EDGE_CROSSING_SHARE, EDGE_MIN_PIECES, EDGE_OPENS_SHARE, FULL_LINE_SHARE, GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LINES_APART_SHARE, MAX_CUT_DEPTH, MIDDLE_CLEARANCE_PT, MIN_COLUMNS_WIDTH_SHARE, MIN_COLUMN_PIECES, MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_MIN_ROWS, OVERRUN_PT, OWN_BASELINE_PT, SAME_BASELINE_PT, SAME_TABLE_WIDTH_PT, SAME_SIZE_PT, SHARED_BASELINE_PT, SHORT_PIECE_SHARE, SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, TABLE_SIDE_SHARE, TABLE_SIDE_SHARED_SHARE, WHOLE_PAGE_PROSE_LINES } from './thresholds.js';
 
 export interface Box { x0: number; x1: number; y0: number; y1: number }
 
@@ -344,26 +344,36 @@ export function runningTextOnBothSides(left: Fragment[], right: Fragment[], widt
  * Whether a drawn table crossing the cut is set across both columns, so that there is no cut:
  * it reaches halfway or more into the right column (which ends at `right`), or nothing of the
  * right column runs beside it: no text, and no drawn table starting where it ends (within
- * OVERRUN_PT; the part of a table carried on into the next column). Otherwise it overruns the
+ * OVERRUN_PT) or moved from it by a column pitch (the part of a table carried on into the next
+ * column). Otherwise it overruns the
  * left column only.
  */
-export function tableSetAcross(fragments: Fragment[], cut: number, right: number): boolean {
+export function tableSetAcross(fragments: Fragment[], cut: number, right: number, pageWidth: number): boolean {
   const crossing = fragments.filter((t) => t.table && t.x0 < cut && t.x1 > cut);
   if (!crossing.length) return false;
   const besideText = textBeside(fragments.filter((f) => f.x0 >= cut && !f.table));
   const tablesRight = fragments.filter((f) => f.table && f.x0 >= cut);
-  const besideTable = (t: Fragment) => textBeside(tablesRight.filter((f) => f.x0 >= t.x1 - OVERRUN_PT))(t);
+  const besideTable = (t: Fragment) => textBeside(tablesRight.filter((f) => f.x0 >= t.x1 - OVERRUN_PT || movedByColumnPitch(t, f, pageWidth)))(t);
   return crossing.some((t) => t.x1 >= cut + (right - cut) / 2 || !(besideText(t) || besideTable(t)));
 }
 
 /**
  * Drawn tables on both sides of a cut, those on the left ending where those on the right start
- * (within OVERRUN_PT) or before: a table carried on into the next column, its two parts read one
- * after the other, though the left one overruns its column's gutter.
+ * (within OVERRUN_PT) or before, or the right one the left one moved by a column pitch (between
+ * COLUMN_PITCH_MIN_SHARE and COLUMN_PITCH_MAX_SHARE of the page, as wide within
+ * SAME_TABLE_WIDTH_PT): a table carried on into the next column, its two parts read one after the
+ * other, though the left one overruns its column's gutter, even under the right one's first cells.
  */
-export function tablesSideBySide(left: Fragment[], right: Fragment[]): boolean {
+export function tablesSideBySide(left: Fragment[], right: Fragment[], pageWidth: number): boolean {
   const l = left.filter((f) => f.table), r = right.filter((f) => f.table);
-  return l.length > 0 && r.length > 0 && Math.max(...l.map((t) => t.x1)) <= leastOf(r, (t) => t.x0) + OVERRUN_PT;
+  if (!l.length || !r.length) return false;
+  return Math.max(...l.map((t) => t.x1)) <= leastOf(r, (t) => t.x0) + OVERRUN_PT || l.some((a) => r.some((b) => movedByColumnPitch(a, b, pageWidth)));
+}
+
+/** Whether box b is box a moved right by one column pitch, as wide within SAME_TABLE_WIDTH_PT. */
+function movedByColumnPitch(a: Box, b: Box, pageWidth: number): boolean {
+  const pitch = b.x0 - a.x0;
+  return pitch >= pageWidth * COLUMN_PITCH_MIN_SHARE && pitch <= pageWidth * COLUMN_PITCH_MAX_SHARE && Math.abs(b.x1 - b.x0 - (a.x1 - a.x0)) <= SAME_TABLE_WIDTH_PT;
 }
 
 /**
@@ -396,12 +406,12 @@ function firstGutter(region: Region, strips: { from: number; to: number }[], byS
   const { fragments, wholePage } = region;
   for (const strip of strips.slice(0, GUTTER_CANDIDATES)) {
     const cut = region.start + (strip.from + strip.to) / 2;
-    if (byStart && region.drawnTables && tableSetAcross(fragments, cut, region.box.x1)) continue;
+    if (byStart && region.drawnTables && tableSetAcross(fragments, cut, region.box.x1, region.pageWidth)) continue;
     const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
     const right = fragments.filter((f) => f.x0 >= cut);
     if (runningTextOnBothSides(left, right, region.width, wholePage)) return { x: cut, carriedOn: false };
     if (!byStart && (linesApart(left, right) || drawnTableBeside(left, right) || tableBesideText(left, right, region.width))) return { x: cut, carriedOn: false };
-    if (byStart && tablesSideBySide(left, right)) return { x: cut, carriedOn: false };
+    if (byStart && tablesSideBySide(left, right, region.pageWidth)) return { x: cut, carriedOn: false };
     if (!wholePage) continue;
     if (byStart && continuedInNextColumn(left, right, region.pageWidth)) return { x: cut, carriedOn: true };
   }

@@ -185,6 +185,8 @@ export const SPILL_CROSSING_MIN = 2;
 export const SAME_BASELINE_PT = 0.75;
 /** A table row overruns its column when it ends, or a cell starts, this far past the column's text. */
 export const OVERRUN_PT = 1;
+/** Two parts of one drawn table carried on into the next column are as wide within this many points (their rules drawn alike). */
+export const SAME_TABLE_WIDTH_PT = 2.5;
 /** Cuts are nested at most this deep: enough for columns inside bands inside columns; a hostile page stays bounded. */
 export const MAX_CUT_DEPTH = 4;
 /**

@@ -179,13 +179,14 @@ function marksRows(stack: Rule[], header: Row[], lines: Row[]): boolean {
 }
 
 /**
- * A piece running across the starts of CROSSED_STARTS other pieces is no cell: the rules reach
- * past the table's column into the next one (a table too wide for it), under that column's lines.
- * Such a table is left to the reading order and to alignment.
+ * A piece of the rows under the rules (`body`) running across the starts of CROSSED_STARTS other
+ * pieces is no cell: the rules reach past the table's column into the next one (a table too wide
+ * for it), under that column's lines. Such a table is left to the reading order and to alignment.
+ * Header pieces may: a header cell spans the columns of its own cells below.
  */
-function piecesCrossCellStarts(lines: Row[]): boolean {
+function piecesCrossCellStarts(lines: Row[], body: Row[]): boolean {
   const starts = lines.flatMap((l) => l.fragments.map((f) => f.x0));
-  return lines.some((l) => l.fragments.some((f) => starts.filter((x) => x > f.x0 + CROSSED_START_PT && x < f.x1 - CROSSED_START_PT).length >= CROSSED_STARTS));
+  return body.some((l) => l.fragments.some((f) => starts.filter((x) => x > f.x0 + CROSSED_START_PT && x < f.x1 - CROSSED_START_PT).length >= CROSSED_STARTS));
 }
 
 /**
@@ -230,7 +231,7 @@ export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { t
     const tail = cutRow(rest, from, to, stack[stack.length - 1]!.at);
     const allLines = [...header, ...bands.flat(), ...tail];
     if (!marksRows(stack, header, allLines)) continue;
-    if (piecesCrossCellStarts(allLines)) {
+    if (piecesCrossCellStarts(allLines, [...bands.flat(), ...tail])) {
       for (const r of stack) used.add(r); // nor is any lower part of the stack a table of its own
       continue;
     }

@@ -98,9 +98,18 @@ describe('layout: reading regions', () => {
     const leftPart = drawnTable(49, 303, 245, 781), rightPart = drawnTable(305, 559, 49, 777);
     const regions = readingRegions([rightPart, title, caption, leftPart], 595);
     expect(regions.flat()).to.equal([title, caption, leftPart, rightPart]);
-    expect(tablesSideBySide([title, leftPart], [rightPart])).to.be.true();
+    expect(tablesSideBySide([title, leftPart], [rightPart], 595)).to.be.true();
     // A table set across the page over a small one on the right is no pair of parts.
-    expect(tablesSideBySide([drawnTable(49, 540, 245, 400)], [drawnTable(320, 559, 420, 500)])).to.be.false();
+    expect(tablesSideBySide([drawnTable(49, 540, 245, 400)], [drawnTable(320, 559, 420, 500)], 595)).to.be.false();
+  });
+
+  it('a drawn table overrunning the next column by a whole cell, the part carried on there one column pitch right and as wide, is read before that part (tablesSideBySide)', () => {
+    const title = piece('Registration results', 48, 240, 58);
+    const leftPart = drawnTable(48.5, 370.7, 79, 266), rightPart = drawnTable(304.7, 627, 49, 215);
+    expect(readingRegions([rightPart, title, leftPart], 595).flat()).to.equal([title, leftPart, rightPart]);
+    expect(tablesSideBySide([title, leftPart], [rightPart], 595)).to.be.true();
+    // A narrower table on the right is another table.
+    expect(tablesSideBySide([leftPart], [drawnTable(304.7, 560, 49, 215)], 595)).to.be.false();
   });
 
   it('a chart\'s rows of numbers beside running text count neither for nor against a column (columnFill)', () => {
@@ -199,9 +208,9 @@ describe('layout: reading regions', () => {
 
   it('a drawn table crossing a cut is set across both columns when it reaches halfway into the right one (tableSetAcross)', () => {
     const text = prose(6, 310, 550, 100);
-    expect(tableSetAcross([drawnTable(50, 330, 100, 160), ...text], 300, 550)).to.be.false(); // overruns the left column a little
-    expect(tableSetAcross([drawnTable(50, 450, 100, 160), ...text], 300, 550)).to.be.true();
-    expect(tableSetAcross([drawnTable(50, 330, 100, 160)], 300, 550)).to.be.true(); // no text beside it
+    expect(tableSetAcross([drawnTable(50, 330, 100, 160), ...text], 300, 550, 612)).to.be.false(); // overruns the left column a little
+    expect(tableSetAcross([drawnTable(50, 450, 100, 160), ...text], 300, 550, 612)).to.be.true();
+    expect(tableSetAcross([drawnTable(50, 330, 100, 160)], 300, 550, 612)).to.be.true(); // no text beside it
   });
 
   it('cells past the gutter on the baseline of a left-column table row that overruns its column read with that row (sides)', () => {

@@ -52,6 +52,19 @@ describe('layout: drawn rules and ruled tables', () => {
     expect(rest).to.equal([]);
   });
 
+  it('a header cell spanning two columns over the first rule does not unmake a table ruled under its rows (underlinedTables: piecesCrossCellStarts reads the body)', () => {
+    const text = [
+      ...line(87, [['No.', 50, 62], ['Registered in March', 100, 190]]),
+      ...line(101, [['', 0, 0], ['Seats', 100, 125], ['Votes', 150, 175]].filter(([t]) => t) as [string, number, number][]),
+      ...line(115, [['11', 50, 58], ['35', 100, 110], ['498', 150, 165]]),
+      ...line(129, [['12', 50, 58], ['32', 100, 110], ['435', 150, 165]]),
+    ];
+    const rules = rulesOf([112, 126, 140].map((y) => hline(y, 48, 200))).horizontal;
+    const { tables } = underlinedTables(text, rules);
+    expect(tables).to.have.length(1);
+    expect(cellTexts(tables[0]!).slice(-2)).to.equal([['11', '35', '498'], ['12', '32', '435']]);
+  });
+
   it('a table ruled under its rows, too wide for its column and carried on over its own overrun, is read part by part (underlinedTablesOfPage: carriedOnRuleParts)', () => {
     // The left part runs 48-370, the part carried on into the next column 304-626: one column
     // pitch (256) right, its rows on baselines of their own, its first cells under the overrun.
