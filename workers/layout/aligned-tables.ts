@@ -4,7 +4,7 @@
 import type { Cell, Fragment, Row, Span } from './types.js';
 import { drawnBox, greatestOf, joinSpans, leastOf, rowText, rowsOf } from './rows.js';
 import { BULLET, ORDERED } from './list-markers.js';
-import { CELL_ALIGN_PT, CELL_REACH_PT, PROSE_COLUMN_SHARE, PROSE_LINE_MIN_WORDS, TABLE_ALIGNED_COLUMNS, CELL_START_PT, COLUMN_EDGE_PT, CUT_ROW_MIN_PIECES, FITS_COLUMN_EM, GUTTER_CROSSING_SHARE, HEADER_STEP_EM, MAX_HEADER_ROWS, MAX_ROWS_UP, MAX_SCAN_WIDTH_PT, MIN_TABLE_GUTTER_PT, MOVED_ROW_STEP_LINES, MOVED_ROW_STEPS_SEEN, NEXT_COLUMN_SHARE, ROW_STEP_LINES, ROW_STEP_SLACK_PT, SIZE_CHANGE_PT, TABLE_LINE_GAP_EM, TABLE_LINE_STEP_EM, TABLE_LONG_LINE_SHARE, TABLE_MAX_ROW_CHARS, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_ROW_GAP_EM, TABLE_STEP_EM, UNDER_HEADER_PT, WRAPPED_GAP_EM, WRAPPED_INDENT_EM, WRAPPED_ROW_MIN_LINES } from './thresholds.js';
+import { CELL_ALIGN_PT, CELL_REACH_PT, PROSE_COLUMN_SHARE, PROSE_LINE_MIN_WORDS, TABLE_ALIGNED_COLUMNS, CELL_START_PT, COLUMN_EDGE_PT, CUT_ROW_MIN_PIECES, FITS_COLUMN_EM, GUTTER_CROSSING_SHARE, HEADER_STEP_EM, MAX_HEADER_ROWS, MAX_ROWS_UP, MAX_SCAN_WIDTH_PT, MIN_TABLE_GUTTER_PT, MOVED_ROW_STEP_LINES, MOVED_ROW_STEPS_SEEN, NEXT_COLUMN_SHARE, ROW_STEP_LINES, ROW_STEP_SLACK_PT, SIZE_CHANGE_PT, TABLE_LINE_GAP_EM, TABLE_LINE_STEP_EM, TABLE_LONG_LINE_SHARE, TABLE_MAX_ROW_CHARS, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_ROW_GAP_EM, TABLE_STEP_EM, UNDER_HEADER_PT, WRAPPED_GAP_EM, WRAPPED_INDENT_EM, WRAPPED_ROW_MIN_LINES, LABEL_ROWS_UNDER_HEADER } from './thresholds.js';
 
 /** A table found among a region's rows: its first and last row, and its columns. */
 export interface TableFound { start: number; end: number; columns: { x0: number; x1: number }[] }
@@ -486,7 +486,7 @@ export function spanHeaders(rows: Cell[][], width: number): void {
  * at the top of the next (or a table of one row on each side) read as one table. Returns the
  * regions as they are when no row is cut so.
  */
-export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] {
+export function joinRowsAcrossColumnBreaks(regions: Fragment[][], bodySize: number): Fragment[][] {
   const out = regions.slice();
   for (let k = 0; k + 1 < out.length; k++) {
     let a = rowsOf(out[k]!), b = rowsOf(out[k + 1]!);
@@ -494,6 +494,7 @@ export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] 
     const offset = leastOf(b, (r) => r.x0) - leastOf(a, (r) => r.x0);
     if (!isNextColumn(a, b, offset)) continue;
     if (b[0]!.fragments.length === 1) {
+      if (moveLabelRows(out, k, a, b, offset, bodySize)) continue;
       if (!moveRestOfCutRow(out, k, a, b, offset)) continue;
       a = rowsOf(out[k]!); b = rowsOf(out[k + 1]!);
     }
@@ -504,6 +505,35 @@ export function joinRowsAcrossColumnBreaks(regions: Fragment[][]): Fragment[][] 
     moveRows(out, k, b.slice(0, n), offset, dy);
   }
   return out;
+}
+
+/**
+ * Label rows of a table carried into the next column: rows whose cells right of the first are
+ * empty (a form's labels), the table at the foot of the column before (findTables, reaching its
+ * last line) being a header alone or already holding such rows. The next column opens with
+ * single lines in the table's type size, each starting where its first column does and ending
+ * before its second (shifted back by the column pitch), stepping as rows may (rowStepLimit);
+ * they are moved under the table a row step
+ * below (its widest step, or theirs). A header alone takes LABEL_ROWS_UNDER_HEADER of them at
+ * least: one short line after a table is more likely a note than a row.
+ */
+function moveLabelRows(out: Fragment[][], k: number, a: Row[], b: Row[], offset: number, bodySize: number): boolean {
+  const table = findTables(a, bodySize).find((t) => t.end === a.length - 1);
+  if (!table || table.columns.length < 2) return false;
+  const [first, second] = [table.columns[0]!, table.columns[1]!];
+  const inFirstColumn = (r: Row, dx: number) => r.fragments.every((f) => f.x1 - dx <= second.x0 + CELL_ALIGN_PT) && Math.abs(r.x0 - dx - first.x0) <= CELL_ALIGN_PT;
+  const rows = a.slice(table.start, table.end + 1);
+  const size = rows[0]!.size;
+  let step = 0;
+  for (let r = 1; r < rows.length; r++) step = Math.max(step, rows[r]!.base - rows[r - 1]!.base);
+  let n = 0;
+  while (n < b.length && b[n]!.fragments.length === 1 && inFirstColumn(b[n]!, offset) && Math.abs(b[n]!.size - size) <= SIZE_CHANGE_PT
+    && (n === 0 || b[n]!.base - b[n - 1]!.base <= rowStepLimit(step, b[n]!.size))) n++;
+  const hasLabels = rows.slice(1).some((r) => !isCellRow(r) && inFirstColumn(r, 0));
+  if (!n || (!hasLabels && n < LABEL_ROWS_UNDER_HEADER)) return false;
+  for (let r = 1; r < n; r++) step = Math.max(step, b[r]!.base - b[r - 1]!.base);
+  moveRows(out, k, b.slice(0, n), offset, a[a.length - 1]!.base + step - b[0]!.base);
+  return true;
 }
 
 /** A drawn table's stand-in among a row's pieces: a drawn table is never cut across a column break here (rules.ts joins its halves). */

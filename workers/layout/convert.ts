@@ -268,7 +268,7 @@ export function regionBlocks(p: PageLayout, bodySize: number): Block[][] {
   const fragments = rest.concat(tables.map((t) => ({
     x0: t.x0, x1: t.x1, y0: t.y0, y1: t.y1, size: bodySize, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0, table: t,
   })));
-  return joinRowsAcrossColumnBreaks(readingRegions(fragments, p.width)).map((region) => blocksOf(region, { bodySize }));
+  return joinRowsAcrossColumnBreaks(readingRegions(fragments, p.width), bodySize).map((region) => blocksOf(region, { bodySize }));
 }
 
 /** A run of blocks in reading order, or a page without a text layer that OCR did not read (`page` numbers it). */

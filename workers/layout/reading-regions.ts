@@ -588,7 +588,19 @@ interface Part { fragments: Fragment[]; group: boolean; cut?: Gutter }
 export function holdsColumnsAt(fragments: Fragment[], x: number): boolean {
   const b = bounds(fragments);
   const left = fragments.filter((f) => f.x1 <= x), right = fragments.filter((f) => f.x0 >= x);
-  return left.length + right.length === fragments.length && proseLines(left, b.x1 - b.x0) >= 1 && proseLines(right, b.x1 - b.x0) >= 1;
+  if (left.length + right.length !== fragments.length) return false;
+  const prose = (side: Fragment[]) => proseLines(side, b.x1 - b.x0) >= 1;
+  return (prose(left) || linesAtOneEdge(left)) && (prose(right) || linesAtOneEdge(right)) && (prose(left) || prose(right));
+}
+
+/**
+ * Lines of a column without running text: MIN_SIDE_ROWS rows or more, all starting at one x
+ * (within COLUMN_START_PT), as the labels of a table carried on at the top of a column do.
+ */
+export function linesAtOneEdge(side: Fragment[]): boolean {
+  const rows = rowsOf(side);
+  const edge = leastOf(rows, (r) => r.x0);
+  return rows.length >= MIN_SIDE_ROWS && rows.every((r) => r.x0 <= edge + COLUMN_START_PT);
 }
 
 /**

@@ -321,6 +321,8 @@ export const MOVED_ROW_STEP_LINES = 1.3;
 export const MOVED_ROW_STEPS_SEEN = 3;
 /** The last table row of a column is looked for at most this many rows up (a hostile page stays bounded). */
 export const MAX_ROWS_UP = 40;
+/** A table's header alone at the foot of a column takes at least this many label rows from the top of the next (one short line there is more likely a note). */
+export const LABEL_ROWS_UNDER_HEADER = 2;
 
 // ── Drawn rules and ruled tables (rules.ts, underlined-tables.ts) ─────────────────────────────
 

@@ -96,19 +96,19 @@ describe('layout: borderless tables', () => {
     const left = [...line(600, [['Name', 50, 80], ['Sites', 120, 150], ['Share', 200, 230]]), ...line(614, [['Ash', 50, 70], ['7', 120, 125], ['1%', 200, 210]])];
     const cut = line(100, [['Oak', 350, 370], ['12', 420, 430], ['7%', 500, 510]]);
     const after = piece('running text after the table', 350, 550, 140);
-    const [joined, rest] = joinRowsAcrossColumnBreaks([left, [...cut, after]]);
+    const [joined, rest] = joinRowsAcrossColumnBreaks([left, [...cut, after]], 10);
     const oak = joined!.find((f) => f.text === 'Oak')!;
     expect([oak.x0, oak.y0, oak.drawnAt]).to.equal([50, 628, [350, 100, 370, 110]]);
     expect(texts(joined!)).to.equal(['Name', 'Sites', 'Share', 'Ash', '7', '1%', 'Oak', '12', '7%']);
     expect(texts(rest!)).to.equal(['running text after the table']);
     const prosed = [left, [piece('running text at the top of the next column', 350, 550, 100)]];
-    expect(joinRowsAcrossColumnBreaks(prosed)).to.equal(prosed);
+    expect(joinRowsAcrossColumnBreaks(prosed, 10)).to.equal(prosed);
   });
 
   it('a table row moved from the next column is placed a row pitch below, read from the steps into the table\'s rows higher up when its last row wraps over many lines (joinRowsAcrossColumnBreaks: movedRowStep)', () => {
     const wrapped = [620, 634, 648, 662, 676].flatMap((y) => line(y, [['cell', 50, 80], ['text', 120, 150], ['wraps', 200, 230]]));
     const left = [...line(600, [['Name', 50, 80], ['Sites', 120, 150], ['Share', 200, 230]]), ...wrapped, piece('on', 200, 215, 690)];
-    const [joined] = joinRowsAcrossColumnBreaks([left, line(100, [['Oak', 350, 370], ['12', 420, 430], ['7%', 500, 510]])]);
+    const [joined] = joinRowsAcrossColumnBreaks([left, line(100, [['Oak', 350, 370], ['12', 420, 430], ['7%', 500, 510]])], 10);
     // The last line's foot is at 700; the step into the first body row is 20 points, the wrapped lines' 14.
     expect(joined!.find((f) => f.text === 'Oak')!.y0).to.equal(710);
     expect(cellTexts(buildTable(rowsOf(joined!), columnsOf(rowsOf(joined!)))).map((r) => r[0])).to.equal(['Name', 'cell cell cell cell cell', 'Oak']);
@@ -137,6 +137,29 @@ describe('layout: borderless tables', () => {
     ]);
     expect(stepFromAbove(rows, 4)).to.equal(14); // "candidates" under "number of", not 10 under "Number of" beside it
     expect(logicalRows(rows, []).map((group) => group.length)).to.equal([6, 2, 2]);
+  });
+
+  it('label rows of a table carried into the next column are moved under it, a row step below; one short line under a header alone stays (joinRowsAcrossColumnBreaks: moveLabelRows)', () => {
+    const header = [...line(500, [['Mitosis', 150, 190], ['Meiosis', 220, 260]]), ...line(514, [['(one cell)', 150, 200], ['(one cell)', 220, 270]])];
+    const labels = [piece('# chromosomes', 50, 120, 532), piece('# DNA', 50, 80, 550), piece('replications', 50, 110, 564)];
+    const next = [piece('purpose', 350, 390, 100), ...line(125, [['1.', 350, 358], ['Using your beads, strings and magnets', 362, 550]])];
+    const [joined, rest] = joinRowsAcrossColumnBreaks([[...header, ...labels], next], 10);
+    const purpose = joined!.find((f) => f.text === 'purpose')!;
+    expect([purpose.x0, purpose.y0]).to.equal([50, 582]);
+    expect(texts(rest!)).to.equal(['1.', 'Using your beads, strings and magnets']);
+    const rows = rowsOf(joined!);
+    const [found] = findTables(rows, 10);
+    expect(cellTexts(buildTable(rows.slice(found!.start, found!.end + 1), found!.columns)).map((r) => r[0])).to.equal(['', '# chromosomes', '# DNA replications', 'purpose']);
+    const note = [piece('Source: survey', 350, 390, 100), ...prose(3, 350, 550, 125)];
+    const [kept] = joinRowsAcrossColumnBreaks([header, note], 10);
+    expect(texts(kept!)).to.equal(texts(header));
+    // Under a header alone, two labels or more, at their own row step (18.7, wider than the header's 14).
+    const cations = ['K+', 'Na+', 'Ca2+'].map((t, k) => piece(t, 350, 370, 100 + 18.7 * k));
+    const added = [...line(500, [['Added', 50, 80], ['Relative size of', 150, 230]]), ...line(514, [['cation', 50, 80], ['floccules', 150, 200]])];
+    const [withLabels] = joinRowsAcrossColumnBreaks([added, cations], 10);
+    const labelRows = rowsOf(withLabels!);
+    const [table] = findTables(labelRows, 10);
+    expect(cellTexts(buildTable(labelRows.slice(table!.start, table!.end + 1), table!.columns)).map((r) => r[0])).to.equal(['Added cation', 'K+', 'Na+', 'Ca2+']);
   });
 
   it('prose set with wide spaces is no table: its rows average TABLE_MAX_ROW_CHARS or more (findTables)', () => {

@@ -184,6 +184,11 @@ describe('layout: reading regions', () => {
     expect(readingRegions(small, 600).map(texts)).to.equal([[first], fewLeft, fewRight, [third], moreLeft, moreRight].map(texts));
     // A row of a table's narrow cells holds no columns.
     expect(holdsColumnsAt(line(100, [['name', 50, 80], ['12', 320, 335]]), 300)).to.be.false();
+    // Beside running text, a column of lines all starting at one x (labels of a table carried on) holds too (linesAtOneEdge).
+    const labels = ['K+', 'Na+', 'Ca2+', 'Al3+', 'Check'].map((t, k) => piece(t, 320, 345, 90 + 18.7 * k));
+    const beside = [...prose(2, 50, 280, 100), ...line(130, [['Added', 50, 80], ['Relative size', 110, 270]])];
+    expect(holdsColumnsAt([...beside, ...labels], 300)).to.be.true();
+    expect(holdsColumnsAt([...line(130, [['Added', 50, 80], ['Relative', 110, 150]]), ...labels], 300)).to.be.false(); // no running text on either side
     expect(holdsColumnsAt([...fewLeft, ...fewRight], 300)).to.be.true();
   });
 
