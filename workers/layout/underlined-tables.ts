@@ -125,13 +125,15 @@ function ruledColumnsOf(lines: Row[]): { x0: number; x1: number }[] {
 }
 
 /**
- * The columns of a table ruled under its rows, from its text (ruledColumnsOf), and a column for
+ * The columns of a table ruled under its rows, from the text of its rows under the first rule
+ * when two lines or more lie there (ruledColumnsOf; a header cell spans the columns of its own
+ * cells below, and header lines as full as the rows would join those columns), and a column for
  * each stretch between two cell edges that every rule of the stack shows (each drawn cell by cell,
  * joints within RULE_JOIN_PT) where no text lies: a column left empty to fill in. Only where no
  * piece crosses those edges: the text keeps to the cells the rules draw.
  */
-function columnsWithEmpty(lines: Row[], stack: Rule[]): { x0: number; x1: number }[] {
-  const columns = ruledColumnsOf(lines);
+function columnsWithEmpty(lines: Row[], body: Row[], stack: Rule[]): { x0: number; x1: number }[] {
+  const columns = ruledColumnsOf(body.length >= 2 ? body : lines);
   const first = stack[0]!;
   const shared = (first.joints ?? []).filter((x) => stack.every((r) => (r.joints ?? []).some((y) => Math.abs(x - y) <= RULE_JOIN_PT)));
   // A piece across a joint is a cell spanning those the rules draw (a header over several levels).
@@ -235,7 +237,7 @@ export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { t
       for (const r of stack) used.add(r); // nor is any lower part of the stack a table of its own
       continue;
     }
-    const columns = columnsWithEmpty(allLines, stack);
+    const columns = columnsWithEmpty(allLines, [...bands.flat(), ...tail], stack);
     if (isFrame(columns, stack)) continue;
     for (const r of stack) used.add(r);
     tables.push(underlinedTable(stack, header, bands, tail, columns));

@@ -52,17 +52,19 @@ describe('layout: drawn rules and ruled tables', () => {
     expect(rest).to.equal([]);
   });
 
-  it('a header cell spanning two columns over the first rule does not unmake a table ruled under its rows (underlinedTables: piecesCrossCellStarts reads the body)', () => {
+  it('a header cell spanning two columns over the first rule neither unmakes a table ruled under its rows nor joins the columns below it (underlinedTables: piecesCrossCellStarts, columnsWithEmpty read the body)', () => {
     const text = [
-      ...line(87, [['No.', 50, 62], ['Registered in March', 100, 190]]),
-      ...line(101, [['', 0, 0], ['Seats', 100, 125], ['Votes', 150, 175]].filter(([t]) => t) as [string, number, number][]),
-      ...line(115, [['11', 50, 58], ['35', 100, 110], ['498', 150, 165]]),
-      ...line(129, [['12', 50, 58], ['32', 100, 110], ['435', 150, 165]]),
+      ...line(68, [['No.', 50, 62], ['Registered in', 100, 190], ['Change', 210, 240]]),
+      ...line(79, [['of', 50, 60], ['March 2020,', 100, 185], ['in seats', 210, 240]]),
+      ...line(90, [['list', 50, 60], ['by district', 100, 185], ['total', 210, 235]]),
+      ...line(101, [['Seats', 100, 125], ['Votes', 150, 175], ['Net', 210, 225]]),
+      ...line(115, [['11', 50, 58], ['35', 100, 110], ['498', 150, 165], ['+3', 210, 220]]),
+      ...line(129, [['12', 50, 58], ['32', 100, 110], ['435', 150, 165], ['-1', 210, 218]]),
     ];
-    const rules = rulesOf([112, 126, 140].map((y) => hline(y, 48, 200))).horizontal;
+    const rules = rulesOf([112, 126, 140].map((y) => hline(y, 48, 250))).horizontal;
     const { tables } = underlinedTables(text, rules);
     expect(tables).to.have.length(1);
-    expect(cellTexts(tables[0]!).slice(-2)).to.equal([['11', '35', '498'], ['12', '32', '435']]);
+    expect(cellTexts(tables[0]!).slice(-2)).to.equal([['11', '35', '498', '+3'], ['12', '32', '435', '-1']]);
   });
 
   it('a table ruled under its rows, too wide for its column and carried on over its own overrun, is read part by part (underlinedTablesOfPage: carriedOnRuleParts)', () => {
