@@ -5,7 +5,7 @@
 //   node dist/bench/layout-compare.js --out=/tmp/layout-before
 //   node dist/bench/layout-compare.js --out=/tmp/layout-after --against=/tmp/layout-before [--scanned] [--stext-cache=<dir>]
 //
-// Each benchmark page (bench/markdown/pages.ts: 100 ground-truth pages, each typeset in every style, tuning and held-out)
+// Each benchmark page (bench/markdown/pages.ts: 100 ground-truth pages, each typeset in every style: tuning, held-out and unseen)
 // is read once by mutool, as the engine reads it (readStextChunks), and the structured text and
 // drawings are cached in the temporary folder: what is compared is the layout engine alone. For
 // each PDF, <out>/<style>/<id>.md is the Markdown as /v1/pdf/markdown assembles it (scanned pages
@@ -15,8 +15,8 @@
 // read by the engine as the scanned path does (<out>/scanned/<style>/<id>.md).
 // Each document is also scored against its ground truth (bench/markdown/metrics.ts, scorePage:
 // the benchmark's overall, the mean of NID, TEDS and MHS) into <out>/scores.json; against an
-// earlier run, every page whose score fell is named, and each set of styles (tuning, held-out)
-// is summed up by column count. --styles=a,b limits the run to some styles.
+// earlier run, every page whose score fell is named, and each set of styles (tuning, held-out,
+// unseen) is summed up by column count. --styles=a,b limits the run to some styles.
 // Exits 1 when a file differs from, or is missing against, the earlier run.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
