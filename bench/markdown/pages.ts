@@ -19,14 +19,9 @@ export interface Style {
   id: string;
   engine: 'weasyprint' | 'chromium';
   /**
-   * 'tuning': the styles the layout engine's rules and thresholds were tuned on. 'held-out': styles
-   * kept aside from tuning that differ the way real documents do (fonts, sizes, gutters, table
-   * rules, spanning and wrapped headings, figures with text labels); their pages were read to find
-   * the shapes that fail, and each fix is a general rule shown by a small synthetic test, not a
-   * threshold fitted to them. 'unseen': styles added after the last rule change and never read
-   * while changing one: their scores say whether the rules hold on layouts nobody has looked at.
-   * Once a rule is changed from reading an unseen style's pages, that style becomes held-out, and
-   * a new unseen style is added.
+   * Which set the style is in: what each set is for, and what may be read while changing a rule,
+   * is STYLE_SETS_PROTOCOL. Once a rule is changed from reading an unseen style's pages, that style
+   * becomes held-out, and a new unseen style is added.
    */
   set: 'tuning' | 'held-out' | 'unseen';
   columns: 1 | 2;

@@ -477,6 +477,7 @@ export function overrunColumnEdge(fragments: Fragment[], box: Box, wholePage: bo
     if (n > most || (n === most && x < edge)) { most = n; edge = x; }
   }
   if (most < EDGE_MIN_PIECES) return undefined;
+  // Starts were counted at whole points; half a point more keeps every start that rounded into the window.
   const cut = edge - EDGE_ALIGN_PT - 0.5;
   const left = fragments.filter((f) => f.x0 < cut), right = fragments.filter((f) => f.x0 >= cut);
   const leftRows = rowsOf(left), rightRows = rowsOf(right);
