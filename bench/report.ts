@@ -317,7 +317,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
     const largest = (shape: Json) => (shape.sizes as Json[]).filter((s) => !s.service.refused).sort((a, b) => b.layoutUnits - a.layoutUnits)[0];
     const show = (t: Json) => !t ? '–' : t.stoppedAfterSeconds ? `stopped after ${t.stoppedAfterSeconds}` : t.cpuSeconds;
     L.push('## Hostile Markdown: the slowest input the pre-payment check accepts', '', fromMd.hostileNote ?? '', '');
-    L.push(...table(['Shape', 'Largest accepted (bytes)', 'Layout units', 'Service CPU s', 'Refused above it', 'Raw WeasyPrint CPU s at 40 KB'],
+    L.push(...table(['Shape', 'Largest accepted (bytes)', 'Estimated layout ms', 'Service CPU s', 'Refused above it', 'Raw WeasyPrint CPU s at 40 KB'],
       (fromMd.hostile as Json[]).map((shape) => {
         const top = largest(shape);
         const refused = (shape.sizes as Json[]).find((s) => s.service.refused);

@@ -73,71 +73,123 @@ export function decodeMarkdown(bytes: Uint8Array): string {
   return text;
 }
 
-// The layout budget. WeasyPrint's time and memory grow with the elements and the lines of text
-// it lays out, about 0.3-0.8 ms and 10-30 KB each (bench/from-markdown.ts), so 1 MB of one-letter
-// list items, paragraphs, headings or table cells ran for minutes and past the 1.5 GiB cap.
-// Counting elements exactly means parsing the Markdown, which takes up to 2 s for 1 MB of tiny
-// blocks: too long on the server's main thread for a request nobody has paid for. This scan of the
-// source lines counts at least about as much as a parse would find, in milliseconds:
-// - every line: its lines of text at CHARS_PER_LINE characters (half as many in a heading; at
-//   least 1, even blank, as in a code block; a tab counts 8, as in a code block), plus one per
-//   BOX_LIMIT characters (the renderer's new text nodes), plus 1 when it starts a block (a
-//   paragraph or heading: after a blank line or a heading, or a heading itself), and a heading
-//   HEADING_UNITS - 1 more;
-// - every `>` and list marker opening a line: CONTAINER_UNITS (a list and its item, or a quote and
-//   its paragraph);
-// - every `[` and `<` (a link, image or autolink needs one): LINK_UNITS; every `\`: 1; every two
-//   of `*`, `_` and `~` (an emphasis or strikethrough needs two): EMPHASIS_UNITS; every two
-//   `` ` ``: CODE_SPAN_UNITS; a line ending in `\` or two spaces: LINE_BREAK_UNITS more;
-// - every table cell: CELL_UNITS (cell and line), plus its lines of text in the narrowest width its column
-//   can get: columns are sized from their longest cell (4 to 40 characters), so a long cell has at
-//   least 1/columns of the width, and in a table of 22 columns or more, a character per line.
-// Code blocks are not told apart: their lines count like any other, marks included. On 400 README
-// and CHANGELOG files the scan counts 1.2-3.3 times what a parse finds (median 1.6).
-// Elements are weighed by what they cost to lay out (bench/from-markdown.ts, hostile shapes), so
-// that none costs much more per unit than the 100-page benchmark document (0.25 ms a unit): a
-// list item takes about 1.4 ms, a link or image 0.5-0.7 ms, a code span 0.65 ms, an emphasis
-// 0.5 ms, a line break 0.8 ms, a paragraph 0.2 ms. The budget is that document's count and
-// about a tenth more, so the slowest shape it accepts takes about 1.5 times as long as that document.
-export const LAYOUT_LIMIT = 35_000;
+// The layout budget. WeasyPrint's CPU time grows with the lines of text and the elements it lays
+// out: 1 MB of one-letter list items, paragraphs, headings or table cells ran for minutes and past
+// the 1.5 GiB cap, and 1 MB of plain prose takes 8 s. Counting elements exactly means parsing the
+// Markdown, which takes up to 2 s for 1 MB of tiny blocks: too long on the server's main thread for
+// a request nobody has paid for. This scan of the source lines estimates from above, in
+// milliseconds, what WeasyPrint will spend, and refuses more than LAYOUT_LIMIT before payment:
+// - every line outside a fenced code block: its lines of text at CHARS_PER_LINE columns (a wide
+//   East Asian character counts two, a tab eight; at least one, even blank), plus a text node per
+//   BOX_LIMIT characters (the renderer starts new ones), plus every character of a run longer than
+//   RUN_LIMIT without a space;
+// - every `>` and list marker opening a line; every heading, with its lines at half the width;
+// - every `[` and `<` (a link, image or autolink needs one), every run of `*`, `_` and `~` (an
+//   emphasis or strikethrough needs two), every `` ` `` (a code span needs two), every line ending
+//   in `\` or two spaces (a line break);
+// - every table, and every cell with its lines in the narrowest width its column can get: columns
+//   are sized from their longest cell (4 to 40 characters), so a long cell has at least 1/columns
+//   of the width, and in a table of 22 columns or more, a character per line;
+// - in a fenced code block opened at the left margin after a blank line (FENCE), every line at
+//   CODE_CHARS_PER_LINE columns, its characters and text nodes, and nothing else: marks in code are
+//   not elements. Lines of any other fence, and indented lines, are counted as code and as text,
+//   and weigh the more of the two.
+// Each is weighed by LAYOUT_COST_MS, WeasyPrint's CPU per item on the benchmark machine, fitted as
+// an upper bound (bench/from-markdown.ts, "Hostile Markdown"): 128 documents (66 hostile shapes, 27
+// README and CHANGELOG files from node_modules, the benchmark document) were each typeset, and the
+// weights are the least total estimate that is at least every measured time. The estimate is within
+// a few percent of the time for the slowest shapes, and 1.0 to 1.7 times it for real documents
+// (1.3 for the benchmark document). The limit keeps the slowest accepted Markdown to a few seconds
+// (with Python's start-up, about 4 s on the benchmark machine).
+export const LAYOUT_COST_MS = {
+  textLine: 0.48,
+  blankLine: 0.5,
+  textNode: 1.06,
+  runCharacter: 0.0012,
+  listItem: 1.84,
+  quote: 0.45,
+  heading: 0.33,
+  headingLine: 0.3,
+  link: 1.01,
+  emphasis: 0.41,
+  codeMark: 0.51,
+  lineBreak: 0.57,
+  table: 0.62,
+  cell: 0.91,
+  cellLine: 0.26,
+  fence: 0.45,
+  codeLine: 0.33,
+  codeCharacter: 0.0086,
+} as const;
+/** The most estimated layout time, in milliseconds, one job is given (LAYOUT_COST_MS). */
+export const LAYOUT_LIMIT = 3_500;
+/** What LAYOUT_LIMIT lets through, measured with the benchmark's documents. */
+export const LAYOUT_LIMIT_SIZE = 'about 35 pages mixing paragraphs, lists, code and tables, or 90 pages of running text';
 const TEXT_WIDTH_PT = 493; // A4 less the 18 mm side margins
 const ADVANCE_PT = 6; // DejaVu Sans at 10 pt: 5.5 pt a character on average in running text
 const CHARS_PER_LINE = Math.floor(TEXT_WIDTH_PT / ADVANCE_PT);
+const CODE_CHARS_PER_LINE = 93; // DejaVu Sans Mono at 8.5 pt (5.1 pt) in the block's 14 pt of padding
 const CELL_INSET_PT = 10.5;
 const MAX_COLUMN_WEIGHT = 40;
-const CONTAINER_UNITS = 5;
-const CELL_UNITS = 2;
-const LINK_UNITS = 3;
-const EMPHASIS_UNITS = 2.4;
-const CODE_SPAN_UNITS = 2.5;
-const LINE_BREAK_UNITS = 3;
-const HEADING_UNITS = 2;
+const TAB_COLUMNS = 8;
 
 const linesOf = (characters: number, perLine: number) => Math.max(1, Math.ceil(characters / Math.max(1, Math.floor(perLine))));
-const count = (text: string, marks: RegExp) => text.match(marks)?.length ?? 0;
-const marksIn = (text: string) => count(text, LINK_MARKS) * LINK_UNITS + count(text, ESCAPE_MARKS)
-  + count(text, EMPHASIS_MARKS) * EMPHASIS_UNITS / 2 + count(text, CODE_MARKS) * CODE_SPAN_UNITS / 2;
+// The characters a pattern matches, counted by what replacing them removes: matching would build
+// an array of every match, which took 80 ms for a 1 MB line.
+const count = (text: string, pattern: RegExp) => text.length - text.replace(pattern, '').length;
+const emphasisRuns = (text: string) => count(text.replace(EMPHASIS_RUNS, '*'), /\*/g);
+const cost = LAYOUT_COST_MS;
+const marksIn = (text: string) => count(text, LINK_MARKS) * cost.link
+  + emphasisRuns(text) * cost.emphasis + count(text, CODE_MARKS) * cost.codeMark;
 
-function cellUnits(cell: string, columns: number): number {
+function cellCost(cell: string, columns: number): number {
   const length = cell.trim().length;
   const share = Math.min(Math.max(length, 4), MAX_COLUMN_WEIGHT) / (MAX_COLUMN_WEIGHT * columns);
-  return CELL_UNITS + linesOf(length, (TEXT_WIDTH_PT * share - CELL_INSET_PT) / ADVANCE_PT) + marksIn(cell);
+  return cost.cell + linesOf(length, (TEXT_WIDTH_PT * share - CELL_INSET_PT) / ADVANCE_PT) * cost.cellLine + marksIn(cell);
 }
 
 const CONTAINER_PREFIX = /^(?:[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)))+/;
 const CONTAINER_MARK = />|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)/g;
 const LINK_MARKS = /[[<]/g;
-const ESCAPE_MARKS = /\\/g;
-const EMPHASIS_MARKS = /[*_~]/g;
+const EMPHASIS_RUNS = /[*_~]+/g;
 const CODE_MARKS = /`/g;
+const LONG_RUNS = new RegExp(`[^ \\t]{${RUN_LIMIT + 1},}`, 'g');
+// East Asian wide characters (Hangul, CJK, Kana, full-width forms) take two columns.
+const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/g;
 // Any line of pipes, dashes, colons and spaces with a pipe and a dash: every delimiter row of a
 // table is one.
 const DELIMITER_ROW = /^[ \t|:-]*\|[ \t|:-]*$/;
 const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
+// A fence at the left margin after a blank line (or first) is outside every list, quote, table,
+// paragraph and link definition, so only its closing fence or the end of the document ends it.
+// Any other fence may end with its container, or not be a fence, which a line alone does not
+// tell: its lines, like indented code, are counted both ways and weigh the more. A backtick
+// fence's info string holds no backtick (or the line is a code span).
+const FENCE = /^[ \t]*(`{3,}|~{3,})([^]*)$/;
+const FENCE_CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
+const INDENTED = /^(?: {4}|[ ]{0,3}\t)/;
 
 const withoutContainers = (line: string) => line.slice(CONTAINER_PREFIX.exec(line)?.[0].length ?? 0);
 const cellsOf = (row: string) => row.trim().replace(/^\|/, '').replace(/\|$/, '').split('|');
-const rowUnits = (row: string, columns: number) => cellsOf(row).reduce((sum, cell) => sum + cellUnits(cell, columns), 1);
+const rowCost = (row: string, columns: number) => cellsOf(row).reduce((sum, cell) => sum + cellCost(cell, columns), 0);
+const columnsOf = (line: string) => line.length + (TAB_COLUMNS - 1) * count(line, /\t/g) + count(line, WIDE);
+const codeCost = (width: number) => linesOf(width, CODE_CHARS_PER_LINE) * cost.codeLine + width * cost.codeCharacter;
+
+interface Fence { marker: string; atMargin: boolean }
+
+/** The fence the line opens, if it opens one. */
+function fenceOpenedBy(line: string, afterBlank: boolean): Fence | undefined {
+  const rest = withoutContainers(line);
+  const match = FENCE.exec(rest);
+  if (!match || (match[1]![0] === '`' && match[2]!.includes('`'))) return undefined;
+  return { marker: match[1]!, atMargin: afterBlank && rest === line && !/^[ \t]/.test(line) };
+}
+
+function closes(line: string, fence: Fence): boolean {
+  const match = FENCE_CLOSE.exec(fence.atMargin ? line : withoutContainers(line));
+  return !!match && match[1]![0] === fence.marker[0] && match[1]!.length >= fence.marker.length
+    && (!fence.atMargin || /^ {0,3}[`~]/.test(line));
+}
 
 /** The lines of the Markdown, at markdown-it's line ends, one at a time. */
 function* sourceLines(markdown: string): Generator<string> {
@@ -151,37 +203,53 @@ function* sourceLines(markdown: string): Generator<string> {
 }
 
 /**
- * The elements and lines of text the Markdown will typeset, counted from above: see
- * LAYOUT_LIMIT. Counting stops once past `stopAbove`.
+ * WeasyPrint's estimated CPU milliseconds for the Markdown, from above: see LAYOUT_COST_MS.
+ * Counting stops once past `stopAbove`.
  */
 export function layoutUnits(markdown: string, stopAbove = Infinity): number {
   let units = 0;
   let columns = 0; // of the table the line is in
-  let previous = { line: '', units: 0, endsBlock: true };
+  let fence: Fence | undefined; // of the code block the line is in
+  let previous = { line: '', units: 0, blank: true };
   for (const line of sourceLines(markdown)) {
     if (units > stopAbove) break;
-    // A tab in a code block is typeset as up to 8 spaces.
-    const width = line.length + 7 * (line.match(/\t/g)?.length ?? 0);
-    let lineUnits = linesOf(width, CHARS_PER_LINE) + Math.floor(width / BOX_LIMIT);
-    let endsBlock = line.trim() === '';
-    if (endsBlock) columns = 0;
-    else {
+    const width = columnsOf(line);
+    const text = Math.floor(width / BOX_LIMIT) * cost.textNode + count(line, LONG_RUNS) * cost.runCharacter;
+    if (fence?.atMargin) {
+      const closing = closes(line, fence);
+      units += closing ? cost.fence : codeCost(width) + text;
+      if (closing) fence = undefined;
+      previous = { line: '', units: 0, blank: false };
+      continue;
+    }
+    const inFence = fence !== undefined;
+    if (fence && closes(line, fence)) fence = undefined;
+    else if (!fence) fence = fenceOpenedBy(line, previous.blank);
+    let lineUnits = text;
+    if (fence?.atMargin) {
+      lineUnits += cost.fence;
+      columns = 0;
+    } else if (line.trim() === '') {
+      columns = 0;
+      lineUnits += cost.blankLine;
+    } else {
+      lineUnits += linesOf(width, CHARS_PER_LINE) * cost.textLine;
       const rest = withoutContainers(line);
-      lineUnits += CONTAINER_UNITS * (line.slice(0, line.length - rest.length).match(CONTAINER_MARK)?.length ?? 0);
+      for (const mark of line.slice(0, line.length - rest.length).match(CONTAINER_MARK) ?? []) lineUnits += mark === '>' ? cost.quote : cost.listItem;
       if (columns === 0 && rest.includes('-') && DELIMITER_ROW.test(rest)) {
         // A table: the line before was its header row; count that again as one.
         columns = cellsOf(rest).length;
-        units += rowUnits(withoutContainers(previous.line), columns) - previous.units;
+        units += cost.table + rowCost(withoutContainers(previous.line), columns) - previous.units;
       } else if (columns > 0) {
-        lineUnits += rowUnits(rest, columns);
+        lineUnits += rowCost(rest, columns);
       } else {
-        endsBlock = HEADING.test(rest);
-        if (endsBlock) lineUnits += HEADING_UNITS - 1 + linesOf(rest.length, CHARS_PER_LINE / 2);
-        lineUnits += (previous.endsBlock || endsBlock ? 1 : 0) + marksIn(rest) + (rest.endsWith('  ') || rest.endsWith('\\') ? LINE_BREAK_UNITS : 0);
+        if (HEADING.test(rest)) lineUnits += cost.heading + linesOf(columnsOf(rest), CHARS_PER_LINE / 2) * cost.headingLine;
+        lineUnits += marksIn(rest) + (rest.endsWith('  ') || rest.endsWith('\\') ? cost.lineBreak : 0);
       }
+      if (inFence || INDENTED.test(rest)) lineUnits = Math.max(lineUnits, codeCost(width) + text);
     }
     units += lineUnits;
-    previous = { line, units: lineUnits, endsBlock };
+    previous = { line, units: lineUnits, blank: line.trim() === '' };
   }
   return units;
 }
@@ -193,7 +261,7 @@ export function layoutUnits(markdown: string, stopAbove = Infinity): number {
 export function inspectMarkdown(bytes: Uint8Array): void {
   if (layoutUnits(decodeMarkdown(bytes), LAYOUT_LIMIT) > LAYOUT_LIMIT) {
     fail('LIMIT_EXCEEDED',
-      `the Markdown would typeset as more than ${LAYOUT_LIMIT} elements and lines of text, what one job typesets (about 100 pages mixing paragraphs, lists, code and tables; fewer of one-line paragraphs, list items or table cells); split it into smaller documents`,
+      `the Markdown is more than one job typesets: its estimated layout time passes the ${LAYOUT_LIMIT / 1000} s budget (${LAYOUT_LIMIT_SIZE}; fewer of one-line paragraphs, list items or table cells); split it into smaller documents`,
       { field: 'file' });
   }
 }
