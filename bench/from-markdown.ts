@@ -230,7 +230,7 @@ const LARGEST = 1024 * 1024 - 64;
 /** The largest size, up to the upload limit, whose layout estimate the check accepts. */
 function largestAccepted(make: (bytes: number) => string): number {
   const fits = (bytes: number) => layoutUnits(make(bytes)) <= LAYOUT_LIMIT;
-  let low = HOSTILE_SIZES[0]!;
+  let low = 100;
   let high = LARGEST;
   if (fits(high)) return high;
   while (high - low > low / 100) {

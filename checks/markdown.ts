@@ -109,12 +109,12 @@ export const LAYOUT_COST_MS = {
   listItem: 1.84,
   quote: 0.45,
   heading: 0.33,
-  headingLine: 0.3,
+  headingLine: 0.33,
   link: 1.01,
   emphasis: 0.41,
   codeMark: 0.51,
   lineBreak: 0.57,
-  table: 0.62,
+  table: 1.1,
   cell: 0.91,
   cellLine: 0.26,
   fence: 0.45,
@@ -122,9 +122,9 @@ export const LAYOUT_COST_MS = {
   codeCharacter: 0.0086,
 } as const;
 /** The most estimated layout time, in milliseconds, one job is given (LAYOUT_COST_MS). */
-export const LAYOUT_LIMIT = 3_500;
+export const LAYOUT_LIMIT = 3_200;
 /** What LAYOUT_LIMIT lets through, measured with the benchmark's documents. */
-export const LAYOUT_LIMIT_SIZE = 'about 35 pages mixing paragraphs, lists, code and tables, or 90 pages of running text';
+export const LAYOUT_LIMIT_SIZE = 'about 30 pages mixing paragraphs, lists, code and tables, or 80 pages of running text';
 const TEXT_WIDTH_PT = 493; // A4 less the 18 mm side margins
 const ADVANCE_PT = 6; // DejaVu Sans at 10 pt: 5.5 pt a character on average in running text
 const CHARS_PER_LINE = Math.floor(TEXT_WIDTH_PT / ADVANCE_PT);

