@@ -95,9 +95,10 @@ export function decodeMarkdown(bytes: Uint8Array): string {
 //   not elements. Lines of any other fence, and indented lines, are counted as code and as text,
 //   and weigh the more of the two.
 // Each is weighed by LAYOUT_COST_MS, WeasyPrint's CPU per item on the benchmark machine, fitted as
-// an upper bound (bench/from-markdown.ts, "Hostile Markdown"): 128 documents (66 hostile shapes, 27
+// an upper bound (bench/from-markdown.ts, "Hostile Markdown"): 128 documents (100 hostile shapes, 27
 // README and CHANGELOG files from node_modules, the benchmark document) were each typeset, and the
-// weights are the least total estimate that is at least every measured time. The estimate is within
+// weights are the least total estimate that is at least every measured time (tables and heading
+// lines weigh more, bench/notes/markdown-layout-cost.md). The estimate is within
 // a few percent of the time for the slowest shapes, and 1.0 to 1.7 times it for real documents
 // (1.3 for the benchmark document). The limit keeps the slowest accepted Markdown to a few seconds
 // (with Python's start-up, about 4 s on the benchmark machine).
@@ -134,13 +135,22 @@ const MAX_COLUMN_WEIGHT = 40;
 const TAB_COLUMNS = 8;
 
 const linesOf = (characters: number, perLine: number) => Math.max(1, Math.ceil(characters / Math.max(1, Math.floor(perLine))));
-// The characters a pattern matches, counted by what replacing them removes: matching would build
-// an array of every match, which took 80 ms for a 1 MB line.
-const count = (text: string, pattern: RegExp) => text.length - text.replace(pattern, '').length;
-const emphasisRuns = (text: string) => count(text.replace(EMPHASIS_RUNS, '*'), /\*/g);
 const cost = LAYOUT_COST_MS;
-const marksIn = (text: string) => count(text, LINK_MARKS) * cost.link
-  + emphasisRuns(text) * cost.emphasis + count(text, CODE_MARKS) * cost.codeMark;
+
+/** Link marks (`[`, `<`), code marks and runs of emphasis marks (`*`, `_`, `~`), weighed; one pass over the text. */
+function marksIn(text: string): number {
+  let units = 0;
+  let inEmphasisRun = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text.charAt(i);
+    const emphasis = char === '*' || char === '_' || char === '~';
+    if (emphasis && !inEmphasisRun) units += cost.emphasis;
+    inEmphasisRun = emphasis;
+    if (char === '[' || char === '<') units += cost.link;
+    else if (char === '`') units += cost.codeMark;
+  }
+  return units;
+}
 
 function cellCost(cell: string, columns: number): number {
   const length = cell.trim().length;
@@ -150,12 +160,11 @@ function cellCost(cell: string, columns: number): number {
 
 const CONTAINER_PREFIX = /^(?:[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)))+/;
 const CONTAINER_MARK = />|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)/g;
-const LINK_MARKS = /[[<]/g;
-const EMPHASIS_RUNS = /[*_~]+/g;
-const CODE_MARKS = /`/g;
-const LONG_RUNS = new RegExp(`[^ \\t]{${RUN_LIMIT + 1},}`, 'g');
 // East Asian wide characters (Hangul, CJK, Kana, full-width forms) take two columns.
-const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/g;
+const WIDE_RANGES = [[0x1100, 0x115f], [0x2e80, 0xa4cf], [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe30, 0xfe4f], [0xff00, 0xff60], [0xffe0, 0xffe6]] as const;
+const isWide = (code: number) => code >= 0x1100 && WIDE_RANGES.some(([first, last]) => code >= first && code <= last);
+const TAB = 0x09;
+const SPACE = 0x20;
 // Any line of pipes, dashes, colons and spaces with a pipe and a dash: every delimiter row of a
 // table is one.
 const DELIMITER_ROW = /^[ \t|:-]*\|[ \t|:-]*$/;
@@ -172,7 +181,24 @@ const INDENTED = /^(?: {4}|[ ]{0,3}\t)/;
 const withoutContainers = (line: string) => line.slice(CONTAINER_PREFIX.exec(line)?.[0].length ?? 0);
 const cellsOf = (row: string) => row.trim().replace(/^\|/, '').replace(/\|$/, '').split('|');
 const rowCost = (row: string, columns: number) => cellsOf(row).reduce((sum, cell) => sum + cellCost(cell, columns), 0);
-const columnsOf = (line: string) => line.length + (TAB_COLUMNS - 1) * count(line, /\t/g) + count(line, WIDE);
+
+/**
+ * A line's width in columns (a tab eight, a wide character two) and how many of its characters
+ * are in runs longer than RUN_LIMIT without a space or tab: one pass, since regular expressions
+ * over a 1 MB line of short words took 35 ms.
+ */
+function measureLine(line: string): { width: number; runCharacters: number } {
+  let width = 0;
+  let runCharacters = 0;
+  let run = 0;
+  for (let i = 0; i < line.length; i += 1) {
+    const code = line.charCodeAt(i);
+    width += code === TAB ? TAB_COLUMNS : isWide(code) ? 2 : 1;
+    if (code === SPACE || code === TAB) run = 0;
+    else if ((run += 1) > RUN_LIMIT) runCharacters += run === RUN_LIMIT + 1 ? run : 1;
+  }
+  return { width, runCharacters };
+}
 const codeCost = (width: number) => linesOf(width, CODE_CHARS_PER_LINE) * cost.codeLine + width * cost.codeCharacter;
 
 interface Fence { marker: string; atMargin: boolean }
@@ -213,8 +239,8 @@ export function layoutUnits(markdown: string, stopAbove = Infinity): number {
   let previous = { line: '', units: 0, blank: true };
   for (const line of sourceLines(markdown)) {
     if (units > stopAbove) break;
-    const width = columnsOf(line);
-    const text = Math.floor(width / BOX_LIMIT) * cost.textNode + count(line, LONG_RUNS) * cost.runCharacter;
+    const { width, runCharacters } = measureLine(line);
+    const text = Math.floor(width / BOX_LIMIT) * cost.textNode + runCharacters * cost.runCharacter;
     if (fence?.atMargin) {
       const closing = closes(line, fence);
       units += closing ? cost.fence : codeCost(width) + text;
@@ -243,7 +269,7 @@ export function layoutUnits(markdown: string, stopAbove = Infinity): number {
       } else if (columns > 0) {
         lineUnits += rowCost(rest, columns);
       } else {
-        if (HEADING.test(rest)) lineUnits += cost.heading + linesOf(columnsOf(rest), CHARS_PER_LINE / 2) * cost.headingLine;
+        if (HEADING.test(rest)) lineUnits += cost.heading + linesOf(measureLine(rest).width, CHARS_PER_LINE / 2) * cost.headingLine;
         lineUnits += marksIn(rest) + (rest.endsWith('  ') || rest.endsWith('\\') ? cost.lineBreak : 0);
       }
       if (inFence || INDENTED.test(rest)) lineUnits = Math.max(lineUnits, codeCost(width) + text);
