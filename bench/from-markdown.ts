@@ -146,7 +146,7 @@ async function chromium(binary: string, html: string, workDir: string): Promise<
 // ran past the 120 s job deadline. One run each: CPU seconds are the figure to read.
 const RAW_CAP_MS = 60_000;
 const HOSTILE_SIZES = [10_000, 40_000];
-const repeat = (unit: string, bytes: number) => unit.repeat(Math.max(1, Math.floor(bytes / unit.length)));
+const repeat = (unit: string, bytes: number) => unit.repeat(Math.max(1, Math.floor(bytes / Buffer.byteLength(unit))));
 const word = (bytes: number) => repeat('abcdefghij', bytes);
 const CODE_LINE = 'function total(rows) { return rows.reduce((sum, row) => sum + row.amount, 0); }';
 const HOSTILE: Array<{ shape: string; make: (bytes: number) => string; extraSizes?: number[] }> = [
