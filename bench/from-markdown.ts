@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
 import type { Job } from '../core/job.js';
 import { ServiceError } from '../core/errors.js';
-import { inspectMarkdown, layoutUnits, LAYOUT_LIMIT } from '../checks/markdown.js';
+import { inspectMarkdown, estimatedLayoutMs, LAYOUT_LIMIT } from '../checks/markdown.js';
 import { fromMarkdown, renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { PRINT_STYLESHEET } from '../workers/pdf/markdown-html.js';
 import { RunFailure, runTool, runToolsInThisProcess } from '../tools/process/run-tool.js';
@@ -229,7 +229,7 @@ const LARGEST = 1024 * 1024 - 64;
 
 /** The largest size, up to the upload limit, whose layout estimate the check accepts. */
 function largestAccepted(make: (bytes: number) => string): number {
-  const fits = (bytes: number) => layoutUnits(make(bytes)) <= LAYOUT_LIMIT;
+  const fits = (bytes: number) => estimatedLayoutMs(make(bytes)) <= LAYOUT_LIMIT;
   let low = 100;
   let high = LARGEST;
   if (fits(high)) return high;
@@ -243,17 +243,17 @@ function largestAccepted(make: (bytes: number) => string): number {
 async function hostile(workDir: string): Promise<unknown[]> {
   // The yardstick in the same run: the benchmark document at the most sections the check accepts.
   let sections = 1;
-  while (layoutUnits(document(sections + 1)) <= LAYOUT_LIMIT) sections += 1;
+  while (estimatedLayoutMs(document(sections + 1)) <= LAYOUT_LIMIT) sections += 1;
   const reference = document(sections);
   const referenceService = await service(reference, workDir);
   process.stdout.write(`the benchmark document, ${referenceService.pages} pages: service ${referenceService.cpuSeconds} s CPU\n`);
-  const results: unknown[] = [{ shape: `the benchmark document at the largest size accepted (${referenceService.pages} pages)`, sizes: [{ bytes: Buffer.byteLength(reference), layoutUnits: Math.round(layoutUnits(reference)), service: referenceService }] }];
+  const results: unknown[] = [{ shape: `the benchmark document at the largest size accepted (${referenceService.pages} pages)`, sizes: [{ bytes: Buffer.byteLength(reference), layoutUnits: Math.round(estimatedLayoutMs(reference)), service: referenceService }] }];
   for (const { shape, make, extraSizes = [] } of HOSTILE) {
     const sizes = [];
     const largest = largestAccepted(make);
     for (const target of [...HOSTILE_SIZES, ...extraSizes, largest, ...(largest < LARGEST ? [LARGEST] : [])]) {
       const markdown = make(target);
-      const measured: Record<string, unknown> = { bytes: Buffer.byteLength(markdown), layoutUnits: Math.round(layoutUnits(markdown)) };
+      const measured: Record<string, unknown> = { bytes: Buffer.byteLength(markdown), layoutUnits: Math.round(estimatedLayoutMs(markdown)) };
       measured.service = await service(markdown, workDir);
       if (target <= 150_000) measured.raw = await raw(markdown, workDir);
       const show = (t: { cpuSeconds?: number; stoppedAfterSeconds?: number; refused?: string } | undefined) => !t ? '–'
@@ -277,7 +277,7 @@ async function pageSizes(workDir: string): Promise<{ browser?: string; sizes: un
     process.stdout.write(`~${target} pages, WeasyPrint: ${weasyprint.pages} pages, median ${weasyprint.medianWallSeconds} s\n`);
     const chrome = browser ? await measure(() => chromium(browser, html, workDir)) : undefined;
     if (chrome) process.stdout.write(`~${target} pages, Chromium: ${chrome.pages} pages, median ${chrome.medianWallSeconds} s\n`);
-    sizes.push({ targetPages: Number(target), markdownBytes: Buffer.byteLength(markdown), layoutUnits: Math.round(layoutUnits(markdown)), weasyprint, chromium: chrome ?? null });
+    sizes.push({ targetPages: Number(target), markdownBytes: Buffer.byteLength(markdown), layoutUnits: Math.round(estimatedLayoutMs(markdown)), weasyprint, chromium: chrome ?? null });
   }
   return { browser, sizes };
 }

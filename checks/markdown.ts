@@ -232,7 +232,7 @@ function* sourceLines(markdown: string): Generator<string> {
  * WeasyPrint's estimated CPU milliseconds for the Markdown, from above: see LAYOUT_COST_MS.
  * Counting stops once past `stopAbove`.
  */
-export function layoutUnits(markdown: string, stopAbove = Infinity): number {
+export function estimatedLayoutMs(markdown: string, stopAbove = Infinity): number {
   let units = 0;
   let columns = 0; // of the table the line is in
   let fence: Fence | undefined; // of the code block the line is in
@@ -285,7 +285,7 @@ export function layoutUnits(markdown: string, stopAbove = Infinity): number {
  * or LIMIT_EXCEEDED (more to typeset than one job can: LAYOUT_LIMIT).
  */
 export function inspectMarkdown(bytes: Uint8Array): void {
-  if (layoutUnits(decodeMarkdown(bytes), LAYOUT_LIMIT) > LAYOUT_LIMIT) {
+  if (estimatedLayoutMs(decodeMarkdown(bytes), LAYOUT_LIMIT) > LAYOUT_LIMIT) {
     fail('LIMIT_EXCEEDED',
       `the Markdown is more than one job typesets: its estimated layout time passes the ${LAYOUT_LIMIT / 1000} s budget (${LAYOUT_LIMIT_SIZE}; fewer of one-line paragraphs, list items or table cells); split it into smaller documents`,
       { field: 'file' });

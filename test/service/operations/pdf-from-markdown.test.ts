@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../../../core/errors.js';
-import { BOX_LIMIT, RUN_LIMIT, RUN_STEP, firstInvalidUtf8Offset, inspectMarkdown, LAYOUT_LIMIT, LAYOUT_LIMIT_SIZE, layoutUnits } from '../../../checks/markdown.js';
+import { BOX_LIMIT, RUN_LIMIT, RUN_STEP, firstInvalidUtf8Offset, inspectMarkdown, LAYOUT_LIMIT, LAYOUT_LIMIT_SIZE, estimatedLayoutMs } from '../../../checks/markdown.js';
 import { plannedJob } from '../../support/jobs.js';
 import { renderHtmlToPdf, renderMarkdownHtml } from '../../../workers/pdf/from-markdown.js';
 import { LINK_LIMIT } from '../../../workers/pdf/markdown-html.js';
@@ -518,7 +518,7 @@ describe('fromMarkdown: deep lists and quotes', () => {
 describe('inspectMarkdown: the layout budget (before payment)', () => {
   const justOver = (unit: string, prefix = '') => {
     let count = 100;
-    while (layoutUnits(prefix + unit.repeat(count)) <= LAYOUT_LIMIT) count *= 2;
+    while (estimatedLayoutMs(prefix + unit.repeat(count)) <= LAYOUT_LIMIT) count *= 2;
     return prefix + unit.repeat(count);
   };
   const refuse = (markdown: string, name: string) => {
@@ -570,18 +570,18 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
     for (const [unit, cost] of milliseconds) {
       const markdown = unit.startsWith('| a') ? `| a | b |\n|---|---|\n${repeat(unit, 50_000)}` : unit === codeLine ? `\`\`\`\n${repeat(unit, 50_000)}\`\`\`\n` : repeat(unit, 50_000);
       const elements = Math.floor(50_000 / unit.length);
-      expect(layoutUnits(markdown) / elements, unit).to.be.at.least(cost);
+      expect(estimatedLayoutMs(markdown) / elements, unit).to.be.at.least(cost);
     }
   });
 
   it('counts every line of a code block that may have ended as code and as text, whichever weighs more', () => {
     const items = repeat('- a\n', 20_000);
     // After a link definition's label, a fence may be its destination: the lines after it are list items.
-    expect(layoutUnits(`[a]:\n\`\`\`\n${items}`)).to.be.at.least(layoutUnits(items));
+    expect(estimatedLayoutMs(`[a]:\n\`\`\`\n${items}`)).to.be.at.least(estimatedLayoutMs(items));
     // A fence in a list item ends with the item.
-    expect(layoutUnits(`- a\n\n  \`\`\`\n  x\nb\n${items}`)).to.be.at.least(layoutUnits(items));
+    expect(estimatedLayoutMs(`- a\n\n  \`\`\`\n  x\nb\n${items}`)).to.be.at.least(estimatedLayoutMs(items));
     // A fence at the margin after a blank line is code until its closing fence: its lines are code, not list items.
-    expect(layoutUnits(`a\n\n\`\`\`\n${items}`)).to.be.below(layoutUnits(items) / 2);
+    expect(estimatedLayoutMs(`a\n\n\`\`\`\n${items}`)).to.be.below(estimatedLayoutMs(items) / 2);
   });
 
   it('counts every element the renderer makes at 0.4 ms at least, so the budget bounds memory too (10-30 KB an element)', () => {
@@ -594,7 +594,7 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
     ];
     for (const markdown of shapes) {
       const elements = (bodyOf(renderMarkdownHtml(markdown)).match(/<[a-z]/g) ?? []).length - 1;
-      expect(layoutUnits(markdown), markdown.slice(0, 20)).to.be.at.least(0.4 * elements);
+      expect(estimatedLayoutMs(markdown), markdown.slice(0, 20)).to.be.at.least(0.4 * elements);
     }
   });
 });
