@@ -1,5 +1,7 @@
 // GET /v1/results/{token}: the one-time download of a result bought with delivery=link. The
-// bytes are answered once: the first complete download ends the link, as does its expiry.
+// bytes are answered once: the first complete download of the whole body ends the link, as does
+// its expiry. A HEAD (headers only) and a Range request (206, part of the body) leave it alive, so
+// a probe or a resumed download never spends what the buyer paid for.
 import type { Plugin } from '@hapi/hapi';
 import { ServiceError } from '../../core/errors.js';
 import type { App } from '../index.js';
@@ -37,8 +39,13 @@ export const resultsPlugin: Plugin<{ app: App }> = {
           }
           throw new ServiceError('RESULT_ELSEWHERE', 'this result link is held by another instance of the service; retry in a moment (a load balancer may send the retry to the instance holding it)', { retryAfterSeconds: 1 });
         }
-        // Ended by the first download that reached the client whole; a cut download can be tried again.
-        request.raw.res.once('finish', () => void endLink({ links: app.links, registry: app.gate.guard }, token, app.config.resultLinkTtlS));
+        // Ended by the first download of the whole body that reached the client; a cut download,
+        // a HEAD and a range (206) can be followed by the full GET.
+        const res = request.raw.res;
+        res.once('finish', () => {
+          if (request.method !== 'get' || res.statusCode !== 200) return;
+          void endLink({ links: app.links, registry: app.gate.guard }, token, app.config.resultLinkTtlS);
+        });
         return h.response(Buffer.from(output.body.buffer, output.body.byteOffset, output.body.byteLength))
           .type(output.mediaType)
           .header('cache-control', 'no-store')

@@ -219,6 +219,29 @@ describe('files in and out: JSON bodies, URL inputs, links and pushes', () => {
     expect((await fetch(link)).status).to.equal(410);
   });
 
+  it('delivery=link: a HEAD and a Range request spend nothing; the full GET after them gets the whole body, then 410', async () => {
+    const res = await (await t.payFetch())(`${t.url}/v1/image/resize`, json({ file: { data: jpeg.toString('base64') }, width: 48, delivery: 'link' }));
+    expect(res.status).to.equal(200);
+    const { result } = (await res.json()) as { result: { url: string; bytes: number; sha256: string } };
+    const head = await fetch(result.url, { method: 'HEAD' });
+    expect(head.status).to.equal(200);
+    expect(head.headers.get('content-length')).to.equal(String(result.bytes));
+    expect((await head.arrayBuffer()).byteLength).to.equal(0);
+    const range = await fetch(result.url, { headers: { range: 'bytes=0-9' } });
+    expect(range.status).to.equal(206);
+    expect((await range.arrayBuffer()).byteLength).to.equal(10);
+    const tail = await fetch(result.url, { headers: { range: `bytes=${result.bytes - 5}-` } });
+    expect(tail.status).to.equal(206);
+    expect((await tail.arrayBuffer()).byteLength).to.equal(5);
+    const full = await fetch(result.url);
+    expect(full.status).to.equal(200);
+    const bytes = Buffer.from(await full.arrayBuffer());
+    expect(createHash('sha256').update(bytes).digest('hex')).to.equal(result.sha256);
+    const again = await fetch(result.url);
+    expect(again.status).to.equal(410);
+    expect(await errorCode(again)).to.equal('RESULT_GONE');
+  });
+
   it('deliver_to: the result is PUT to the buyer\'s URL with its media type, settled after the 2xx; a refused PUT charges nothing', async () => {
     origin.requests.length = 0;
     origin.answers = [{ status: 201 }];
