@@ -7,7 +7,8 @@ import { requireProvider } from './content-route.js';
 import type { Operation } from '../operations/define.js';
 import type { JobOutput } from '../core/job.js';
 import { ServiceError } from '../core/errors.js';
-import { prepare, execute, type RawRequest } from './pipeline.js';
+import { prepare, execute, jobTimeoutMs, type RawRequest } from './pipeline.js';
+import { ABORT_GRACE_MS } from './pool.js';
 import { LazyJobDir } from './jobdir.js';
 import { prepareDelivery, type Deliverable, type Surface } from './delivery.js';
 import type { PaidOutcome, ResourceDescription } from './payment/gate.js';
@@ -62,7 +63,9 @@ export async function paidCall<T>(app: App, call: PaidCall<T>): Promise<PaidOutc
     const mediaType = op.resultMediaType?.(prepared.params as never);
     const resource = mediaType ? { ...call.resource, key: `${call.resource.key} ${mediaType}`, mimeType: mediaType } : call.resource;
     const { delivery, pushTo } = prepared;
-    return await app.gate.run(prepared.amount, resource, call.payment?.(), call.clientGone, async () => {
+    // The payment must outlive the job (the pool stops it a grace after its deadline) and a push.
+    const duration = { workMs: jobTimeoutMs(op, app.config) + ABORT_GRACE_MS, ...(pushTo ? { pushMs: app.config.urlFetchTimeoutMs } : {}) };
+    return await app.gate.run(prepared.amount, resource, call.payment?.(), call.clientGone, duration, async () => {
       app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
       let output: JobOutput;
       try {

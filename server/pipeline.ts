@@ -251,9 +251,14 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
   };
 }
 
+/** The job's deadline: the operation's own, within JOB_TIMEOUT_MS. */
+export function jobTimeoutMs(op: Operation, config: Pick<Config, 'jobTimeoutMs'>): number {
+  return Math.min(op.timeoutMs, config.jobTimeoutMs);
+}
+
 /** Hands the prepared job to the pool with its deadline. The bytes are transferred, so `prepared` is spent. */
 export async function execute(prepared: Prepared, config: Config, pool: WorkerPool, clientGone?: AbortSignal): Promise<JobOutput> {
-  const timeoutMs = Math.min(prepared.op.timeoutMs, config.jobTimeoutMs);
+  const timeoutMs = jobTimeoutMs(prepared.op, config);
   const input: JobInput = {
     operation: prepared.op.id,
     files: prepared.files.map((f) => ({ ...f, bytes: ownBuffer(f.bytes) })),

@@ -8,7 +8,7 @@ import { killProcessesIn } from './orphans.js';
 import type { JobInput, JobOutput, JobResult, WorkerSettings } from '../core/job.js';
 
 // The pool aborts a task this long after its deadline; the subprocess deadline sits inside it.
-const ABORT_GRACE_MS = 2000;
+export const ABORT_GRACE_MS = 2000;
 
 function clientGoneError(): ServiceError {
   return new ServiceError('CLIENT_GONE', 'the client closed the connection before the result was ready; the job was stopped and nothing was charged');

@@ -1,8 +1,8 @@
 // The x402 v2 gate, shared by HTTP routes and MCP tools. Built on @x402/core's resource server
 // (which routes each network to the facilitator that supports it); nothing here touches headers
 // or hapi. A paid call goes through named stages, each in its own file under stages/:
-//   payload (read and match) → ledger (what is known of it; claim) → verify → the work →
-//   settle → holding (deliver, or hold for the identical retry).
+//   payload (read and match) → ledger (what is known of it; claim) → lifetime (it outlives the
+//   call) → verify → the work → settle → holding (deliver, or hold for the identical retry).
 import { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
@@ -14,6 +14,7 @@ import type { Metrics } from '../metrics.js';
 import { readPayment, versionProblem, type Payment } from './stages/payload.js';
 import { MAX_TIMEOUT_SECONDS, PaymentLedger } from './stages/ledger.js';
 import { verifyPayment } from './stages/verify.js';
+import { lifetimeProblem, type CallDuration } from './stages/lifetime.js';
 import { settlePayment } from './stages/settle.js';
 import { ResultHolding, type GateResult, type PaidOutcome } from './stages/holding.js';
 import { ChainAuthorizationReader, ChainReaders } from './stages/authorization.js';
@@ -22,6 +23,7 @@ import { alreadySpent, describeFailure, facilitatorRefused, inProgress, unconfir
 
 export { MAX_TIMEOUT_SECONDS } from './stages/ledger.js';
 export type { GateResult, PaidOutcome } from './stages/holding.js';
+export type { CallDuration } from './stages/lifetime.js';
 
 // How long a facilitator call may take before its outcome counts as unknown (x402's default is 90 s).
 export const DEFAULT_FACILITATOR_TIMEOUT_MS = 30_000;
@@ -188,13 +190,15 @@ export class PaymentGate {
    * Runs one paid call: without a payload it answers the quote; with one it verifies, claims the
    * payment, runs the work, and settles only when the work succeeded and the client is still
    * there. A result whose settlement is not known, or that was not received, is held for the
-   * identical retry of the same payment, which gets it without a second charge.
+   * identical retry of the same payment, which gets it without a second charge. `duration` is how
+   * long the call may take once the payment is accepted: a payment that expires sooner is refused.
    */
   async run<R extends GateResult>(
     amount: bigint,
     resource: ResourceDescription,
     payload: PaymentPayload | undefined,
     clientGone: AbortSignal | undefined,
+    duration: CallDuration,
     work: () => Promise<R>,
   ): Promise<PaidOutcome<R>> {
     if (!payload) return { kind: 'payment-required', paymentRequired: await this.quote(amount, resource) };
@@ -218,6 +222,8 @@ export class PaymentGate {
     const held = this.holding.heldFor<R>(payment);
     if (held) return this.holding.redeliver(payment, held);
     await this.ledger.refuseKnown(payment);
+    const tooShort = lifetimeProblem(payment, duration);
+    if (tooShort) return refuse(tooShort);
 
     // 3. Verify with the facilitator, then claim it for this work.
     const verification = await this.verify(payment);

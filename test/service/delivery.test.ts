@@ -11,7 +11,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
 import { startTestService, form, signOnBase, type TestService } from '../support/service.js';
-import { balancesOf, errorCode, paidAt, quoteAt } from '../support/paying.js';
+import { balancesOf, errorCode, paidAt, quoteAt, signShortLived } from '../support/paying.js';
+import { startSvmRig } from '../../devchains/index.js';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { makePdf, textPages } from '../support/pdf-fixtures.js';
 
 export const lab = Lab.script();
@@ -267,6 +269,54 @@ describe('files in and out: JSON bodies, URL inputs, links and pushes', () => {
     expect(error.code).to.equal('DELIVERY_FAILED');
     expect(error.message).to.include('500');
     expect(await balances()).to.equal(mid);
+  });
+
+  it('deliver_to with a payment that expires before the work and the push can end: a 402 naming the time it needs, before the work; the target sees nothing', async () => {
+    origin.requests.length = 0;
+    origin.answers = [{ status: 200, delayMs: 5000 }];
+    const url = `${t.url}/v1/image/resize`;
+    const body = () => form([jpeg], { width: 24, deliver_to: `${origin.url}/bucket/short.jpg` });
+    const pr = await quoteAt(url, body());
+    const { payload } = await signShortLived(pr, t.evm.payerKey, 9);
+    const before = await balances();
+    const jobs = await t.metric('paydoc_jobs_total', { outcome: 'started' });
+    const res = await paidAt(url, body(), payload);
+    expect(res.status).to.equal(402);
+    const reason = decodePaymentRequiredHeader(res.headers.get('payment-required')!).error!;
+    expect(reason).to.match(/expires in [0-9] s .* needs it valid for at least \d+ s/);
+    expect(reason).to.contain('the push to deliver_to (20 s)');
+    expect(reason).to.contain('nothing was charged');
+    expect(origin.requests.filter((r) => r.method === 'PUT')).to.have.length(0);
+    expect(await t.metric('paydoc_jobs_total', { outcome: 'started' })).to.equal(jobs);
+    expect(await balances()).to.equal(before);
+    // Signed for the standard client's 300 s, the same request is pushed and charged once.
+    origin.answers = [{ status: 200 }];
+    const paid = await paidAt(url, body(), await signOnBase(pr, t.evm.payerKey));
+    expect(paid.status).to.equal(200);
+    expect(origin.requests.filter((r) => r.method === 'PUT')).to.have.length(1);
+    expect(before.payer - (await balances()).payer).to.equal(5000n);
+  });
+
+  it('deliver_to paid on Solana is refused before the work (its transaction lives about a minute); link delivery on Solana is paid as usual', async () => {
+    const svm = await startSvmRig();
+    const withSolana = await startTestService({ rigs: { evm: t.evm, svm }, config: { urlFetchAllow: origin.hostPort } });
+    try {
+      origin.requests.length = 0;
+      const pay = await withSolana.payFetch('solana');
+      const before = await svm.balanceOf(svm.payerAddress);
+      const pushed = await pay(`${withSolana.url}/v1/image/resize`, json({ file: { data: jpeg.toString('base64') }, width: 24, deliver_to: `${origin.url}/bucket/sol.jpg` }));
+      expect(pushed.status).to.equal(402);
+      const reason = decodePaymentRequiredHeader(pushed.headers.get('payment-required')!).error!;
+      expect(reason).to.contain('pay on Base (eip155:8453) for deliver_to, or ask for delivery=link');
+      expect(origin.requests.filter((r) => r.method === 'PUT')).to.have.length(0);
+      expect(await svm.balanceOf(svm.payerAddress)).to.equal(before);
+      const linked = await pay(`${withSolana.url}/v1/image/resize`, json({ file: { data: jpeg.toString('base64') }, width: 24, delivery: 'link' }));
+      expect(linked.status).to.equal(200);
+      expect(before - await svm.balanceOf(svm.payerAddress)).to.equal(5000n);
+    } finally {
+      await withSolana.stop();
+      await svm.stop();
+    }
   });
 
   it('MCP: a result past the inline limit is refused uncharged (413), and the same call with delivery link gets a resource_link', async () => {

@@ -13,7 +13,7 @@ import { startTestService, form, signOnBase, type TestService } from '../support
 import { makePdf, textPages } from '../support/pdf-fixtures.js';
 import { revertNextSettlement } from '../../devchains/index.js';
 import { createSvmClientSigner, registerSvmPayer } from '../../client/svm-payer.js';
-import { balancesOf, errorCode, paidAt, quoteAt } from '../support/paying.js';
+import { balancesOf, errorCode, paidAt, quoteAt, signShortLived } from '../support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -227,8 +227,11 @@ function baseOnly(service: () => TestService): void {
 
   const post = (path: string, body: FormData, headers: Record<string, string> = {}) => fetch(`${t.url}${path}`, { method: 'POST', body, headers });
   const balances = () => balancesOf(t.evm);
-  const jobsStarted = () => t.metric('paydoc_jobs_total', { outcome: 'started' });
+  const jobsStarted = (service: TestService = t) => service.metric('paydoc_jobs_total', { outcome: 'started' });
   const quote = (path: string, body: () => FormData): Promise<PaymentRequired> => quoteAt(`${t.url}${path}`, body());
+  // A payment valid for SHORT_LIVED_S covers a job of QUICK_JOB_MS, the pool's grace and the settlement.
+  const QUICK_JOB_MS = 3000;
+  const SHORT_LIVED_S = 18;
   const sign = (pr: PaymentRequired, key: string = t.evm.payerKey): Promise<PaymentPayload> => signOnBase(pr, key);
   const paidWith = (path: string, body: FormData, payload: PaymentPayload) => paidAt(`${t.url}${path}`, body, payload);
 
@@ -388,25 +391,6 @@ function baseOnly(service: () => TestService): void {
     expect(await balances()).to.equal(before);
   });
 
-  // The standard client's authorization with a validBefore a few seconds away, signed again as
-  // the payer (the nonce unchanged): a retry can come after it, as after a slow facilitator.
-  async function signShortLived(pr: PaymentRequired, seconds: number): Promise<{ payload: PaymentPayload; validBefore: number }> {
-    const signed = await sign(pr);
-    const auth = (signed.payload as { authorization: Record<string, string> }).authorization;
-    const validBefore = Math.floor(Date.now() / 1000) + seconds;
-    const short: Record<string, string> = { ...auth, validBefore: String(validBefore) };
-    const signature = await privateKeyToAccount(t.evm.payerKey).signTypedData({
-      domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: pr.accepts[0].asset as `0x${string}` },
-      types: { TransferWithAuthorization: [
-        { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
-      ] },
-      primaryType: 'TransferWithAuthorization',
-      message: { from: short.from as `0x${string}`, to: short.to as `0x${string}`, value: BigInt(short.value), validAfter: BigInt(short.validAfter), validBefore: BigInt(validBefore), nonce: short.nonce as `0x${string}` },
-    });
-    return { payload: { ...signed, payload: { signature, authorization: short } }, validBefore };
-  }
-
   // Waits until the authorization has expired on the chain: a block past validBefore is mined (Base
   // mines one every two seconds; anvil only when a transaction comes).
   async function pastValidBefore(validBefore: number): Promise<void> {
@@ -449,55 +433,67 @@ function baseOnly(service: () => TestService): void {
   });
 
   it('a held result retried after validBefore, its first settlement having landed: the chain says charged, so 200 with the held result, charged once', async () => {
-    const { payload, validBefore } = await signShortLived(await quote('/v1/pdf/extract', () => form([pdf3])), 10);
-    const before = await balances();
-    t.evm.facilitator.faults.settle = 'lost';
-    let res: Response;
+    // A service whose jobs end within 3 s accepts a payment valid for 18 s (work, grace, settlement).
+    const quick = await startTestService({ rigs: { evm: t.evm }, config: { jobTimeoutMs: QUICK_JOB_MS } });
     try {
-      res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+      const { payload, validBefore } = await signShortLived(await quote('/v1/pdf/extract', () => form([pdf3])), t.evm.payerKey, SHORT_LIVED_S);
+      const before = await balances();
+      t.evm.facilitator.faults.settle = 'lost';
+      let res: Response;
+      try {
+        res = await paidAt(`${quick.url}/v1/pdf/extract`, form([pdf3]), payload);
+      } finally {
+        delete t.evm.facilitator.faults.settle;
+      }
+      expect(res.status).to.equal(503);
+      expect(await errorCode(res)).to.equal('SETTLEMENT_UNCONFIRMED');
+      const charged = await balances();
+      expect(before.payer - charged.payer).to.equal(30000n);
+      await pastValidBefore(validBefore);
+      const jobs = await jobsStarted(quick);
+      const retry = await paidAt(`${quick.url}/v1/pdf/extract`, form([pdf3]), payload);
+      expect(retry.status).to.equal(200);
+      expect(((await retry.json()) as { pageCount: number }).pageCount).to.equal(3);
+      expect(decodePaymentResponseHeader(retry.headers.get('payment-response')!)).to.include({ success: true, network: 'eip155:8453' });
+      expect(await jobsStarted(quick)).to.equal(jobs);
+      expect(await balances()).to.equal(charged);
+      expect((await paidAt(`${quick.url}/v1/pdf/extract`, form([pdf3]), payload)).status).to.equal(410);
     } finally {
-      delete t.evm.facilitator.faults.settle;
+      await quick.stop();
     }
-    expect(res.status).to.equal(503);
-    expect(await errorCode(res)).to.equal('SETTLEMENT_UNCONFIRMED');
-    const charged = await balances();
-    expect(before.payer - charged.payer).to.equal(30000n);
-    await pastValidBefore(validBefore);
-    const jobs = await jobsStarted();
-    const retry = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-    expect(retry.status).to.equal(200);
-    expect(((await retry.json()) as { pageCount: number }).pageCount).to.equal(3);
-    expect(decodePaymentResponseHeader(retry.headers.get('payment-response')!)).to.include({ success: true, network: 'eip155:8453' });
-    expect(await jobsStarted()).to.equal(jobs);
-    expect(await balances()).to.equal(charged);
-    expect((await paidWith('/v1/pdf/extract', form([pdf3]), payload)).status).to.equal(410);
   });
 
   it('a held result retried after validBefore, never settled: the chain says expired unspent, so a 402 saying nothing was charged (pay again), and nothing moves', async () => {
-    const { payload, validBefore } = await signShortLived(await quote('/v1/pdf/extract', () => form([pdf3])), 10);
-    const before = await balances();
-    t.evm.facilitator.faults.settle = 'error';
-    let res: Response;
+    // A service whose jobs end within 3 s accepts a payment valid for 18 s (work, grace, settlement).
+    const quick = await startTestService({ rigs: { evm: t.evm }, config: { jobTimeoutMs: QUICK_JOB_MS } });
     try {
-      res = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
+      const { payload, validBefore } = await signShortLived(await quote('/v1/pdf/extract', () => form([pdf3])), t.evm.payerKey, SHORT_LIVED_S);
+      const before = await balances();
+      t.evm.facilitator.faults.settle = 'error';
+      let res: Response;
+      try {
+        res = await paidAt(`${quick.url}/v1/pdf/extract`, form([pdf3]), payload);
+      } finally {
+        delete t.evm.facilitator.faults.settle;
+      }
+      expect(res.status).to.equal(503);
+      expect(await errorCode(res)).to.equal('SETTLEMENT_UNCONFIRMED');
+      await pastValidBefore(validBefore);
+      const retry = await paidAt(`${quick.url}/v1/pdf/extract`, form([pdf3]), payload);
+      expect(retry.status).to.equal(402);
+      const body = (await retry.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).to.equal('SETTLEMENT_FAILED');
+      expect(body.error.message).to.contain('expired');
+      expect(body.error.message).to.contain('nothing was charged');
+      expect(body.error.message).to.contain('pay again');
+      expect(await balances()).to.equal(before);
+      // The held result is gone: the same payment again is told it could not be settled.
+      const again = await paidAt(`${quick.url}/v1/pdf/extract`, form([pdf3]), payload);
+      expect(again.status).to.equal(402);
+      expect(await balances()).to.equal(before);
     } finally {
-      delete t.evm.facilitator.faults.settle;
+      await quick.stop();
     }
-    expect(res.status).to.equal(503);
-    expect(await errorCode(res)).to.equal('SETTLEMENT_UNCONFIRMED');
-    await pastValidBefore(validBefore);
-    const retry = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-    expect(retry.status).to.equal(402);
-    const body = (await retry.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).to.equal('SETTLEMENT_FAILED');
-    expect(body.error.message).to.contain('expired');
-    expect(body.error.message).to.contain('nothing was charged');
-    expect(body.error.message).to.contain('pay again');
-    expect(await balances()).to.equal(before);
-    // The held result is gone: the same payment again is told it could not be settled.
-    const again = await paidWith('/v1/pdf/extract', form([pdf3]), payload);
-    expect(again.status).to.equal(402);
-    expect(await balances()).to.equal(before);
   });
 }
 

@@ -5,6 +5,8 @@ import { once } from 'node:events';
 import Code from '@hapi/code';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { privateKeyToAccount } from 'viem/accounts';
+import { signOnBase } from './service.js';
 
 const { expect } = Code;
 
@@ -45,4 +47,29 @@ export async function balancesOf(chain: Chain): Promise<{ payer: bigint; payTo: 
 /** The catalog code of an error response. */
 export async function errorCode(res: Response): Promise<string> {
   return ((await res.json()) as { error: { code: string } }).error.code;
+}
+
+/**
+ * The standard client's Base authorization re-signed as the payer (nonce unchanged) with a
+ * validBefore `seconds` from now: a payment about to expire.
+ */
+export async function signShortLived(pr: PaymentRequired, payerKey: `0x${string}`, seconds: number): Promise<{ payload: PaymentPayload; validBefore: number }> {
+  const signed = await signOnBase(pr, payerKey);
+  const auth = (signed.payload as { authorization: Record<string, string> }).authorization;
+  const validBefore = Math.floor(Date.now() / 1000) + seconds;
+  const short: Record<string, string> = { ...auth, validBefore: String(validBefore) };
+  const asset = pr.accepts.find((a) => a.network === 'eip155:8453')!.asset as `0x${string}`;
+  const signature = await privateKeyToAccount(payerKey).signTypedData({
+    domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: asset },
+    types: { TransferWithAuthorization: [
+      { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
+      { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+    ] },
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      from: short.from as `0x${string}`, to: short.to as `0x${string}`, value: BigInt(short.value),
+      validAfter: BigInt(short.validAfter), validBefore: BigInt(validBefore), nonce: short.nonce as `0x${string}`,
+    },
+  });
+  return { payload: { ...signed, payload: { signature, authorization: short } }, validBefore };
 }

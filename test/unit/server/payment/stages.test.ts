@@ -10,6 +10,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/
 import { MAX_PAYLOAD_DEPTH, payloadShapeProblem, readPayment, versionProblem, type Payment } from '../../../../server/payment/stages/payload.js';
 import { PaymentLedger } from '../../../../server/payment/stages/ledger.js';
 import { verifyPayment } from '../../../../server/payment/stages/verify.js';
+import { lifetimeProblem, SETTLEMENT_MARGIN_MS } from '../../../../server/payment/stages/lifetime.js';
 import { settlePayment } from '../../../../server/payment/stages/settle.js';
 import { ResultHolding } from '../../../../server/payment/stages/holding.js';
 import { authorizationOf, classify, type AuthorizationReader, type AuthorizationState } from '../../../../server/payment/stages/authorization.js';
@@ -146,6 +147,41 @@ describe('payment stage 2: the ledger of what is known', () => {
     expect((await thrown(ledger.claim(paymentOf()))).code).to.equal('GUARD_UNAVAILABLE');
     expect((await thrown(ledger.refuseKnown(paymentOf()))).code).to.equal('GUARD_UNAVAILABLE');
     await ledger.release(paymentOf());
+  });
+});
+
+describe('payment stage 2b: the payment outlives the call', () => {
+  const now = 1_770_000_000_000;
+  // Payloads of other schemes and chains, as the gate holds them once matched.
+  const unread = (payload: PaymentPayload): Payment => ({ id: 'id', digest: 'digest', payload, matched: payload.accepted });
+  const expiring = (seconds: number): Payment => {
+    const payload = payloadFor(requirement);
+    (payload.payload as { authorization: { validBefore: string } }).authorization.validBefore = String(now / 1000 + seconds);
+    return paymentOf(payload);
+  };
+
+  it('accepts a Base authorization valid for the work, the push and the settlement margin, and refuses one a second shorter', () => {
+    const duration = { workMs: 30_000, pushMs: 20_000 };
+    const exactly = (30_000 + 20_000 + SETTLEMENT_MARGIN_MS) / 1000;
+    expect(lifetimeProblem(expiring(exactly), duration, now)).to.be.undefined();
+    const reason = lifetimeProblem(expiring(exactly - 1), duration, now)!;
+    expect(reason).to.contain(`expires in ${exactly - 1} s`);
+    expect(reason).to.contain(`needs it valid for at least ${exactly} s`);
+    expect(reason).to.contain('the push to deliver_to (20 s)');
+    expect(lifetimeProblem(expiring(exactly - 1), { workMs: 30_000 }, now)).to.be.undefined();
+  });
+
+  it('reads a deposit\'s ERC-3009 authorization the same way, and leaves a voucher (which does not expire) alone', () => {
+    const deposit = unread({ ...payloadFor(requirement), payload: { type: 'deposit', deposit: { authorization: { erc3009Authorization: { validBefore: String(now / 1000 + 5) } } } } } as PaymentPayload);
+    expect(lifetimeProblem(deposit, { workMs: 30_000 }, now)).to.contain('expires in 5 s');
+    const voucher = unread({ ...payloadFor(requirement), payload: { type: 'voucher', voucher: { maxClaimableAmount: '5000' } } } as PaymentPayload);
+    expect(lifetimeProblem(voucher, { workMs: 30_000, pushMs: 20_000 }, now)).to.be.undefined();
+  });
+
+  it('refuses a push paid on Solana, whose transaction\'s life cannot be read, and accepts Solana without a push', () => {
+    const solana = unread({ ...payloadFor({ ...requirement, network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' }), payload: { transaction: 'AAAA' } } as PaymentPayload);
+    expect(lifetimeProblem(solana, { workMs: 30_000, pushMs: 20_000 }, now)).to.contain('pay on Base (eip155:8453) for deliver_to');
+    expect(lifetimeProblem(solana, { workMs: 30_000 }, now)).to.be.undefined();
   });
 });
 
