@@ -7,6 +7,10 @@ import path from 'node:path';
 import { MODEL_DPI, type WorkerSettings } from '../core/job.js';
 import { TESSERACT } from '../tools/engines/tesseract.js';
 
+// The channel contract's bounds on a channel's withdrawal delay (15 minutes to 30 days).
+export const MIN_WITHDRAW_DELAY_S = 900;
+export const MAX_WITHDRAW_DELAY_S = 30 * 86400;
+
 const schema = {
   port: { doc: 'TCP port to listen on.', format: 'port', default: 8080, env: 'PORT' },
   host: { doc: 'Address to listen on.', format: String, default: '0.0.0.0', env: 'HOST' },
@@ -45,7 +49,13 @@ const schema = {
   devChains: { doc: 'Chains the dev rig starts: evm, svm or both (comma-separated).', format: String, default: 'evm,svm', env: 'DEV_CHAINS' },
   facilitatorTimeoutMs: { doc: 'How long a facilitator call (verify, settle) may take, in milliseconds; a settlement past it counts as unconfirmed.', format: 'nat', default: 30000, env: 'FACILITATOR_TIMEOUT_MS' },
   replicaUrl: { doc: 'This replica\'s address as the other replicas reach it (e.g. http://10.0.0.5:8080), recorded in the shared store (REDIS_URL) with the results it holds: a retry or a result link download reaching another replica is passed on to it (empty: the others answer 503 until the load balancer sends it here).', format: String, default: '', env: 'REPLICA_URL' },
-  redisUrl: { doc: 'Redis for the payment guards shared by replicas (empty: in-process guards).', format: String, default: '', env: 'REDIS_URL' },
+  redisUrl: { doc: 'Redis for the payment guards and payment channels shared by replicas (empty: in-process guards, channels in CHANNEL_STORE_DIR).', format: String, default: '', env: 'REDIS_URL' },
+  batchReceiverAuthorizerKey: { doc: 'Private key (0x and 64 hex digits) that signs the claims and refunds of payment channels (batch-settlement on the EVM chain); its address is the channels\' receiverAuthorizer. Empty: channels are not offered (dev: the local chain\'s key).', format: String, default: '', env: 'BATCH_RECEIVER_AUTHORIZER_KEY', sensitive: true },
+  batchWithdrawDelayS: { doc: 'The withdrawal delay of the channels this service opens, in seconds (900 to 2592000): how long a buyer\'s timed withdrawal waits, during which unclaimed vouchers are claimed.', format: 'nat', default: 86400, env: 'BATCH_WITHDRAW_DELAY_S' },
+  batchClaimIntervalS: { doc: 'How often charged channel vouchers are claimed on the chain, in seconds (at most a third of BATCH_WITHDRAW_DELAY_S).', format: 'nat', default: 60, env: 'BATCH_CLAIM_INTERVAL_S' },
+  batchSettleIntervalS: { doc: 'How often claimed channel funds are swept to EVM_PAY_TO, in seconds.', format: 'nat', default: 300, env: 'BATCH_SETTLE_INTERVAL_S' },
+  batchIdleRefundS: { doc: 'A channel without a paid call for this long gets its unspent deposit back, in seconds (0: never).', format: 'nat', default: 604800, env: 'BATCH_IDLE_REFUND_S' },
+  channelStoreDir: { doc: 'Folder of the embedded channel store (one process; every charged voucher is flushed to it before the answer). Required for channels in live mode without REDIS_URL; dev: a fresh folder per run, as the local chain is new.', format: String, default: '', env: 'CHANNEL_STORE_DIR' },
 
   modelBaseUrl: { doc: 'OpenAI-compatible API base URL (with MODEL_API_KEY alone, OpenAI itself; with neither, the four model endpoints answer 503).', format: String, default: '', env: 'MODEL_BASE_URL' },
   modelApiKey: { doc: 'API key for the model provider.', format: String, default: '', env: 'MODEL_API_KEY', sensitive: true },
@@ -109,6 +119,20 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       throw new ConfigError('invalid configuration: REPLICA_URL (replicaUrl): must be an http or https origin, such as http://10.0.0.5:8080 (no path, no credentials)');
     }
     config.replicaUrl = replica.origin;
+  }
+  if (config.batchReceiverAuthorizerKey && !/^0x[0-9a-fA-F]{64}$/.test(config.batchReceiverAuthorizerKey)) {
+    throw new ConfigError('invalid configuration: BATCH_RECEIVER_AUTHORIZER_KEY (batchReceiverAuthorizerKey): must be a private key, 0x and 64 hex digits');
+  }
+  if (config.batchWithdrawDelayS < MIN_WITHDRAW_DELAY_S || config.batchWithdrawDelayS > MAX_WITHDRAW_DELAY_S) {
+    throw new ConfigError(`invalid configuration: BATCH_WITHDRAW_DELAY_S (batchWithdrawDelayS): must be between ${MIN_WITHDRAW_DELAY_S} and ${MAX_WITHDRAW_DELAY_S} (the channel contract's bounds)`);
+  }
+  // A buyer's timed withdrawal ends after the delay; vouchers must be claimed before, with room for a failed attempt or two.
+  if (config.batchClaimIntervalS < 1 || config.batchClaimIntervalS * 3 > config.batchWithdrawDelayS) {
+    throw new ConfigError('invalid configuration: BATCH_CLAIM_INTERVAL_S (batchClaimIntervalS): must be at least 1 and at most a third of BATCH_WITHDRAW_DELAY_S, so vouchers are claimed before a withdrawal can complete');
+  }
+  if (config.batchSettleIntervalS < 1) throw new ConfigError('invalid configuration: BATCH_SETTLE_INTERVAL_S (batchSettleIntervalS): must be at least 1');
+  if (config.payments === 'live' && config.batchReceiverAuthorizerKey && !config.redisUrl && !config.channelStoreDir) {
+    throw new ConfigError('invalid configuration: CHANNEL_STORE_DIR (channelStoreDir): payment channels (BATCH_RECEIVER_AUTHORIZER_KEY) need a durable store: a folder that outlives the process, or REDIS_URL');
   }
   if (config.modelConcurrency < 1) throw new ConfigError('invalid configuration: MODEL_CONCURRENCY (modelConcurrency): must be at least 1');
   if (config.modelDpi < MODEL_DPI.min || config.modelDpi > MODEL_DPI.max) {

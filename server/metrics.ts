@@ -11,11 +11,32 @@ export interface Metrics {
   inspectionCache: Counter<'result'>;
   queueDepth: Gauge;
   busyWorkers: Gauge;
+  channelClaims: Counter;
+  /** Reads the payment channels' totals at each scrape, once the gate has its channels. */
+  sampleChannels(read: () => Promise<ChannelSample>): void;
+}
+
+/** What /metrics shows of the payment channels. */
+export interface ChannelSample {
+  openChannels: number;
+  unclaimedUsd: number;
+  /** Unix seconds of the last claim this process made; 0 before the first. */
+  lastClaimAt: number;
 }
 
 export function createMetrics(sample: { queueDepth: () => number; busyWorkers: () => number }): Metrics {
   const registry = new Registry();
+  let channels: (() => Promise<ChannelSample>) | undefined;
+  const channelGauge = (name: string, help: string, pick: (sample: ChannelSample) => number) => new Gauge({
+    name, help, registers: [registry],
+    async collect() { if (channels) this.set(pick(await channels())); },
+  });
+  channelGauge('paydoc_channel_unclaimed_usd', 'USD charged through payment channels and not yet claimed on the chain.', (c) => c.unclaimedUsd);
+  channelGauge('paydoc_channels_open', 'Payment channels this service holds state for.', (c) => c.openChannels);
+  channelGauge('paydoc_channel_last_claim_timestamp_seconds', 'When this process last claimed vouchers on the chain (Unix seconds; 0: not yet).', (c) => c.lastClaimAt);
   return {
+    channelClaims: new Counter({ name: 'paydoc_channel_vouchers_claimed_total', help: 'Channel vouchers claimed on the chain.', registers: [registry] }),
+    sampleChannels(read) { channels = read; },
     registry,
     requests: new Counter({ name: 'paydoc_requests_total', help: 'Requests by operation and status.', labelNames: ['operation', 'status'], registers: [registry] }),
     duration: new Histogram({

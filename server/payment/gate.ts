@@ -4,7 +4,7 @@
 //   payload (read and match) → ledger (what is known of it; claim) → lifetime (it outlives the
 //   call) → verify → the work → settle → holding (deliver, or hold for the identical retry).
 import { x402ResourceServer } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { ServiceError } from '../../core/errors.js';
@@ -20,8 +20,12 @@ import { ResultHolding, type GateResult, type PaidOutcome } from './stages/holdi
 import { ChainAuthorizationReader, ChainReaders } from './stages/authorization.js';
 import { SolanaTransactionReader } from './stages/solana-transactions.js';
 import { alreadySpent, describeFailure, facilitatorRefused, inProgress, unconfirmed } from './stages/refusals.js';
+import { BATCH_SETTLEMENT, type PaymentChannels } from './channels/channels.js';
+import { channelPayloadType, withdrawalRequested } from './channels/payloads.js';
 
 export { MAX_TIMEOUT_SECONDS } from './stages/ledger.js';
+/** Where a buyer sends a channel's refund payload (x402's client asks it with GET). */
+export const CHANNEL_REFUND_PATH = '/v1/channels/refund';
 export type { GateResult, PaidOutcome } from './stages/holding.js';
 export type { CallDuration } from './stages/lifetime.js';
 
@@ -85,6 +89,9 @@ export class PaymentGate {
     private readonly metrics: Metrics,
     /** Where the other replicas reach this one (REPLICA_URL), if they can. */
     private readonly replicaUrl: () => string | undefined,
+    /** Payment channels on Base (batch-settlement), when the operator offers them. */
+    readonly channels: PaymentChannels | undefined,
+    clients: readonly AuthenticatedFacilitatorClient[],
   ) {
     this.ledger = new PaymentLedger(guard, replicaUrl);
     const evmRpcUrls = new Map(chains.filter((chain) => chain.network.startsWith('eip155:') && chain.rpcUrl).map((chain) => [chain.network, chain.rpcUrl!]));
@@ -92,10 +99,34 @@ export class PaymentGate {
     this.holding = new ResultHolding(server, this.ledger, metrics, new ChainReaders([new ChainAuthorizationReader(evmRpcUrls), new SolanaTransactionReader(svmRpcUrls)]));
     guard.onReconnect(() => void this.holding.announceHeld());
     this.announcing = setInterval(() => void this.holding.announceHeld(), ANNOUNCE_HELD_MS).unref();
+    if (channels) {
+      const facilitator = clients[chains.findIndex((chain) => chain.network === channels.settings.network)];
+      channels.start(facilitator, this.channelEvents);
+      metrics.sampleChannels(async () => {
+        const totals = await channels.totals();
+        return {
+          openChannels: totals.openChannels,
+          unclaimedUsd: Number(totals.unclaimedAtomic) / 1e6,
+          lastClaimAt: totals.lastClaimAt ? Math.floor(totals.lastClaimAt / 1000) : 0,
+        };
+      });
+    }
   }
 
+  private readonly channelEvents = {
+    onClaim: (vouchers: number) => this.metrics.channelClaims.inc(vouchers),
+    onError: () => this.metrics.payments.inc({ stage: 'channel_claim_failed' }),
+  };
+
   /** Connects to every facilitator; fails the boot when a chain has no facilitator that supports it. */
-  static async create(chains: readonly ChainConfig[], guard: PaymentGuard, metrics: Metrics, facilitatorTimeoutMs = DEFAULT_FACILITATOR_TIMEOUT_MS, replicaUrl: () => string | undefined = () => undefined): Promise<PaymentGate> {
+  static async create(
+    chains: readonly ChainConfig[],
+    guard: PaymentGuard,
+    metrics: Metrics,
+    facilitatorTimeoutMs = DEFAULT_FACILITATOR_TIMEOUT_MS,
+    replicaUrl: () => string | undefined = () => undefined,
+    channels?: PaymentChannels,
+  ): Promise<PaymentGate> {
     if (chains.length === 0) throw new Error('no payment chain is configured');
     const clients = chains.map((chain) => new AuthenticatedFacilitatorClient(chain.facilitatorUrl, facilitatorTimeoutMs, chain.facilitatorAuth));
     const server = new x402ResourceServer(clients);
@@ -104,6 +135,7 @@ export class PaymentGate {
       else if (chain.network.startsWith('solana:')) server.register(chain.network, new ExactSvmScheme());
       else throw new Error(`unsupported network ${chain.network}: only eip155:* and solana:* are known`);
     }
+    if (channels) server.register(channels.settings.network, channels.scheme);
     let unreachable: unknown;
     try {
       await server.initialize();
@@ -123,7 +155,10 @@ export class PaymentGate {
         throw new Error(`the facilitator at ${chain.facilitatorUrl} does not support the exact scheme on ${chain.network}`);
       }
     }
-    return new PaymentGate(server, chains, guard, metrics, replicaUrl);
+    if (channels && !server.getSupportedKind(2, channels.settings.network, BATCH_SETTLEMENT)) {
+      throw new Error(`the facilitator of ${channels.settings.network} does not support the batch-settlement scheme (payment channels); unset BATCH_RECEIVER_AUTHORIZER_KEY to offer exact payments only`);
+    }
+    return new PaymentGate(server, chains, guard, metrics, replicaUrl, channels, clients);
   }
 
   /**
@@ -148,28 +183,36 @@ export class PaymentGate {
     });
   }
 
-  /** One requirement per chain, all for the same amount. */
-  async requirements(amount: bigint): Promise<PaymentRequirements[]> {
+  /**
+   * One `exact` requirement per chain, all for the same amount, then a payment channel
+   * (`batch-settlement`) on Base where channels are offered: clients that know only `exact` pick
+   * the first they can pay.
+   */
+  async requirements(amount: bigint, schemes: readonly string[] = ['exact', BATCH_SETTLEMENT]): Promise<PaymentRequirements[]> {
     const all: PaymentRequirements[] = [];
-    for (const chain of this.chains) {
-      all.push(...await this.server.buildPaymentRequirements({
-        scheme: 'exact',
-        network: chain.network,
-        payTo: chain.payTo,
-        price: { amount: amount.toString(), asset: chain.asset, ...(chain.extra ? { extra: chain.extra } : {}) },
-        maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-      }));
-    }
+    const offer = async (scheme: string, chain: ChainConfig) => all.push(...await this.server.buildPaymentRequirements({
+      scheme,
+      network: chain.network,
+      payTo: chain.payTo,
+      price: { amount: amount.toString(), asset: chain.asset, ...(chain.extra ? { extra: chain.extra } : {}) },
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+    }));
+    if (schemes.includes('exact')) for (const chain of this.chains) await offer('exact', chain);
+    const channelChain = this.channels && this.chains.find((chain) => chain.network === this.channels!.settings.network);
+    if (channelChain && schemes.includes(BATCH_SETTLEMENT)) await offer(BATCH_SETTLEMENT, channelChain);
     return all;
   }
 
-  async paymentRequired(amount: bigint, resource: ResourceDescription, error?: string, built?: PaymentRequirements[]): Promise<PaymentRequired> {
+  /** A 402; given the refused payload, a channel's corrective 402 carries the channel's state. */
+  async paymentRequired(amount: bigint, resource: ResourceDescription, error?: string, built?: PaymentRequirements[], refused?: PaymentPayload): Promise<PaymentRequired> {
     const accepts = built ?? await this.requirements(amount);
     return this.server.createPaymentRequiredResponse(
       accepts,
       { url: resource.url, description: resource.description, mimeType: resource.mimeType },
       error,
       resource.extensions,
+      undefined,
+      refused,
     );
   }
 
@@ -206,7 +249,7 @@ export class PaymentGate {
     let requirements: PaymentRequirements[] | undefined;
     const refuse = async (reason: string): Promise<PaidOutcome<R>> => {
       this.metrics.payments.inc({ stage: 'refused' });
-      return { kind: 'payment-required', paymentRequired: await this.paymentRequired(amount, resource, reason, requirements) };
+      return { kind: 'payment-required', paymentRequired: await this.paymentRequired(amount, resource, reason, requirements, payload) };
     };
 
     // 1. Read: shape, version, the requirement it matches, its ids.
@@ -216,6 +259,9 @@ export class PaymentGate {
     const read = readPayment(this.server, requirements, payload);
     if ('refusal' in read) return refuse(read.refusal);
     const { payment } = read;
+    if (channelPayloadType(payment.payload) === 'refund') {
+      return refuse(`a refund payload buys nothing here: send it to GET ${CHANNEL_REFUND_PATH}, where the rest of the channel is returned`);
+    }
 
     // 2. Known: its result held here, or what became of it elsewhere.
     await this.ledger.checkClientId(payment);
@@ -267,6 +313,8 @@ export class PaymentGate {
       case 'settled':
         // 6. Hand it over, held until it has been sent.
         this.metrics.payments.inc({ stage: 'settled' });
+        // A buyer who asked for a timed withdrawal is owed nothing more: what it was charged is claimed now.
+        if (this.channels && withdrawalRequested(settlement.receipt)) this.channels.claimNow(this.channelEvents);
         return this.holding.deliver(payment, result, settlement.receipt);
     }
   }
@@ -289,6 +337,7 @@ export class PaymentGate {
     try {
       result = await work();
     } catch (err) {
+      await this.cancelVerified(payment);
       await this.ledger.release(payment);
       this.metrics.payments.inc({ stage: clientGone?.aborted ? 'cancelled_client_gone' : 'cancelled' });
       throw err;
@@ -296,11 +345,47 @@ export class PaymentGate {
     // A client that has gone would never receive the result: it is not charged for it.
     if (clientGone?.aborted && !result.received) {
       result.discard?.();
+      await this.cancelVerified(payment);
       await this.ledger.release(payment);
       this.metrics.payments.inc({ stage: 'cancelled_client_gone' });
       throw new ServiceError('CLIENT_GONE', 'the client closed the connection before the result was ready; nothing was charged');
     }
     return result;
+  }
+
+  /**
+   * A buyer's cooperative refund of its channel (x402's client asks with GET, then sends the
+   * refund payload): its zero-charge voucher must equal what the channel was charged; the
+   * facilitator then claims what is owed and returns the rest to the buyer in one transaction.
+   * No work is done and nothing is charged.
+   */
+  async refund(amount: bigint, resource: ResourceDescription, payload: PaymentPayload | undefined): Promise<PaidOutcome<never> | { kind: 'refunded'; receipt: SettleResponse }> {
+    const requirements = await this.requirements(amount, [BATCH_SETTLEMENT]);
+    const refuse = async (reason?: string) => ({ kind: 'payment-required' as const, paymentRequired: await this.paymentRequired(amount, resource, reason, requirements, payload) });
+    if (!payload) return refuse();
+    const read = readPayment(this.server, requirements, payload);
+    const problem = versionProblem(payload) ?? ('refusal' in read ? read.refusal : undefined);
+    if (problem || 'refusal' in read) return refuse(problem);
+    if (channelPayloadType(payload) !== 'refund') return refuse('only a channel\'s refund payload is taken here; pay for an operation at its own path');
+    const verification = await this.verify(read.payment);
+    if (verification.kind === 'invalid') return refuse(verification.reason);
+    const settlement = await settlePayment(this.server, read.payment, false);
+    switch (settlement.kind) {
+      case 'settled':
+        this.metrics.payments.inc({ stage: 'channel_refunded' });
+        return { kind: 'refunded', receipt: settlement.receipt };
+      case 'refused':
+        throw facilitatorRefused(settlement.error, 'nothing was refunded; the same refund can be asked again once the service is fixed');
+      case 'unknown':
+        throw new ServiceError('SETTLEMENT_UNCONFIRMED', `the refund's transaction could not be confirmed (${settlement.reason.slice(0, 200)}); read the channel on the chain, or ask for the refund again`, { retryAfterSeconds: 5 });
+      default:
+        return refuse(`the refund failed: ${settlement.reason}; nothing was refunded`);
+    }
+  }
+
+  /** The work failed: the scheme forgets what it reserved for this payment (a channel is free for the same voucher again). */
+  private async cancelVerified(payment: Payment): Promise<void> {
+    await this.server.createPaymentCancellationDispatcher(payment.payload, payment.matched).cancel({ reason: 'handler_failed' }).catch(() => undefined);
   }
 
   private async settlementFailed<R>(amount: bigint, resource: ResourceDescription, reason: string): Promise<PaidOutcome<R>> {
@@ -314,6 +399,7 @@ export class PaymentGate {
   async close(): Promise<void> {
     clearInterval(this.announcing);
     this.holding.clear();
+    await this.channels?.close().catch(() => undefined);
     await this.guard.close();
   }
 }

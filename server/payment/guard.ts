@@ -1,10 +1,11 @@
 // "One payment buys one result": a payment's unique id (the EIP-3009 nonce, the Solana
-// transaction signature) is claimed before any work starts and kept once settled. A claim is
+// transaction signature, a channel's voucher) is claimed before any work starts and kept once settled. A claim is
 // released when the work fails, so the unspent authorization can be retried honestly. What
 // became of a claimed payment (its result held for a retry, or delivered) is recorded on the
 // claim, so every replica answers a retry of it the same way.
 import type { PaymentPayload } from '@x402/core/types';
 import { solanaPaymentId } from './svm-payment-id.js';
+import { channelPayloadType, channelVoucherId } from './channels/payloads.js';
 
 export interface PaymentGuard {
   /** True when the id was free and now holds `value` (CLAIMED unless said) for ttlSeconds; false when something is recorded under it. */
@@ -65,6 +66,7 @@ export class MemoryGuard implements PaymentGuard {
 export function paymentId(payload: PaymentPayload): string | undefined {
   const network = payload.accepted?.network ?? '';
   const inner = payload.payload as Record<string, unknown> | undefined;
+  if (channelPayloadType(payload)) return channelVoucherId(payload);
   if (network.startsWith('eip155:')) {
     const auth = inner?.authorization as { nonce?: unknown; from?: unknown } | undefined;
     return typeof auth?.nonce === 'string' ? `${network}:${String(auth.from).toLowerCase()}:${auth.nonce.toLowerCase()}` : undefined;

@@ -2,6 +2,7 @@
 // If Redis cannot be reached, claim() throws and the gate answers 503 rather than risk a
 // payment being used twice.
 import { createClient, type RedisClientType } from 'redis';
+import { RedisChannelStorage, type RedisChannelStorageClient } from '@x402/evm/batch-settlement/server/redis-storage';
 import { CLAIMED, type PaymentGuard } from './guard.js';
 
 const KEY_PREFIX = 'paydoc:payment:';
@@ -25,6 +26,15 @@ export class RedisGuard implements PaymentGuard {
     connecting.catch(() => undefined);
     await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, CONNECT_WAIT_MS).unref())]);
     return new RedisGuard(client);
+  }
+
+  /**
+   * The payment channels' state, shared by the replicas on the same connection: x402's Redis store
+   * writes each update with a compare-and-set, so one channel serves one request at a time across
+   * the replicas.
+   */
+  channelStorage(): RedisChannelStorage {
+    return new RedisChannelStorage({ client: this.client as unknown as RedisChannelStorageClient, keyPrefix: 'paydoc:channel:' });
   }
 
   async claim(id: string, ttlSeconds: number, value = CLAIMED): Promise<boolean> {

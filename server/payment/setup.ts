@@ -1,6 +1,9 @@
 // Chooses the chains and facilitators the service offers. In dev mode (the embedded default of
 // `npm start`) it starts a local rig per chain, each with its own facilitator, as production
 // settles each chain through its own facilitator; in live mode it uses the configured URLs.
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { findDefaultAsset as findEvmAsset, getDefaultAsset as evmUsdc } from '@x402/evm';
 import { getDefaultAsset as svmUsdc } from '@x402/svm';
 import { ConfigError, type Config } from '../config.js';
@@ -9,6 +12,8 @@ import { MemoryGuard, type PaymentGuard } from './guard.js';
 import { RedisGuard } from './redis-guard.js';
 import { cdpFacilitator, fixedAuth, payaiFacilitator, type FacilitatorAuth } from './facilitators.js';
 import type { Metrics } from '../metrics.js';
+import { PaymentChannels } from './channels/channels.js';
+import { FileChannelStore } from './channels/file-store.js';
 
 /**
  * The local chains as the service uses them in dev mode. devchains/ makes them (its EvmRig and
@@ -26,6 +31,8 @@ export interface DevChain {
 }
 export interface DevEvmChain extends DevChain {
   payerKey: `0x${string}`;
+  /** Signs the local payment channels' claims and refunds (x402's channel contract is on the local chain). */
+  receiverAuthorizerKey?: `0x${string}`;
   balanceOf(address: string): Promise<bigint>;
 }
 export interface DevSvmChain extends DevChain {
@@ -147,12 +154,41 @@ export async function createGuard(config: Config): Promise<PaymentGuard> {
   return config.redisUrl ? RedisGuard.connect(config.redisUrl) : new MemoryGuard();
 }
 
+/**
+ * Payment channels (batch-settlement) on the EVM chain, when a receiver-authorizer key is set (in
+ * dev mode, the local chain's). Their state is in Redis when the replicas share one, else in the
+ * embedded store: CHANNEL_STORE_DIR, or in dev mode a fresh folder, as the local chain is new.
+ */
+function channelsFor(config: Config, chains: readonly ChainConfig[], rigs: DevRigs | undefined, guard: PaymentGuard): PaymentChannels | undefined {
+  const key = config.batchReceiverAuthorizerKey || (config.payments === 'dev' ? rigs?.evm?.receiverAuthorizerKey : undefined);
+  if (!key) return undefined;
+  const chain = chains.find((c) => c.network.startsWith('eip155:'));
+  if (!chain) {
+    if (config.payments === 'dev') return undefined;
+    throw new ConfigError('invalid configuration: BATCH_RECEIVER_AUTHORIZER_KEY is set, but no EVM chain is offered: payment channels need one');
+  }
+  const settings = {
+    network: chain.network, asset: chain.asset as `0x${string}`, payTo: chain.payTo as `0x${string}`, receiverAuthorizerKey: key as `0x${string}`,
+    withdrawDelayS: config.batchWithdrawDelayS, claimIntervalS: config.batchClaimIntervalS,
+    settleIntervalS: config.batchSettleIntervalS, idleRefundS: config.batchIdleRefundS,
+  };
+  if (guard instanceof RedisGuard) return new PaymentChannels(settings, guard.channelStorage());
+  const store = config.channelStoreDir
+    ? FileChannelStore.open(config.channelStoreDir)
+    : FileChannelStore.open(mkdtempSync(path.join(os.tmpdir(), 'paydoc-channels-')), { removeOnClose: true });
+  return new PaymentChannels(settings, store);
+}
+
 export async function createPaymentGate(config: Config, rigs: DevRigs | undefined, metrics: Metrics): Promise<PaymentGate> {
   const guard = await createGuard(config);
+  let channels: PaymentChannels | undefined;
   try {
+    const chains = await chainsFor(config, rigs);
+    channels = channelsFor(config, chains, rigs, guard);
     // Read when a result is held, not now: a test learns its own address only once it listens.
-    return await PaymentGate.create(await chainsFor(config, rigs), guard, metrics, config.facilitatorTimeoutMs, () => config.replicaUrl || undefined);
+    return await PaymentGate.create(chains, guard, metrics, config.facilitatorTimeoutMs, () => config.replicaUrl || undefined, channels);
   } catch (err) {
+    await channels?.close().catch(() => undefined);
     await guard.close().catch(() => undefined);
     throw err;
   }
