@@ -31,8 +31,9 @@ export interface DevChain {
 }
 export interface DevEvmChain extends DevChain {
   payerKey: `0x${string}`;
-  /** Signs the local payment channels' claims and refunds (x402's channel contract is on the local chain). */
-  receiverAuthorizerKey?: `0x${string}`;
+  /** Signs the dev service's batch-settlement claims and refunds (anvil dev account #8). */
+  receiverAuthorizerKey: `0x${string}`;
+  receiverAuthorizerAddress: `0x${string}`;
   balanceOf(address: string): Promise<bigint>;
 }
 export interface DevSvmChain extends DevChain {

@@ -32,7 +32,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 // local chains, the tests, the benchmarks and the rig contracts' cache, and package.json. The
 // engines' programs that are not TypeScript (MuPDF's .js, WeasyPrint's .py) are in dist/ too.
 const builtOutputLeftOut = new Set(['devchains', 'test', 'bench', 'container-test', 'vendor'].map((dir) => path.join(root, 'dist', dir)));
-const DEV_ONLY_PACKAGES = ['litesvm', 'solc', '@foundry-rs/anvil-linux-amd64/package.json'];
+const DEV_ONLY_PACKAGES = ['litesvm', 'solc', 'solc-0.8.28', '@openzeppelin/contracts/package.json', '@foundry-rs/anvil-linux-amd64/package.json'];
 // npm's cache, filled by the project's own install, makes this a copy rather than a download.
 const INSTALL_TIMEOUT_MS = 180_000;
 const START_TIMEOUT_MS = 30_000;
