@@ -16,6 +16,7 @@ import { freePlugin } from './plugins/free.js';
 import { mcpPlugin } from './plugins/mcp.js';
 import { webPlugin } from './plugins/web.js';
 import { resultsPlugin } from './plugins/results.js';
+import { channelsPlugin } from './plugins/channels.js';
 import { bodyPrecheckPlugin } from './plugins/body.js';
 import { checkBinaries, type BinaryStatus } from './binaries.js';
 import { localEngineBinaries } from './content-route.js';
@@ -112,6 +113,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     { plugin: operationsPlugin, options: { app } },
     { plugin: mcpPlugin, options: { app } },
     { plugin: resultsPlugin, options: { app } },
+    ...(gate.channels ? [{ plugin: channelsPlugin, options: { app } }] : []),
     { plugin: webPlugin, options: { app } },
   ]);
   // The /dev/ routes (the page's demo payer) exist only in dev mode; live mode never loads them.

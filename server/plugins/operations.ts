@@ -2,11 +2,10 @@
 // size limit, then the one paid-call path; this plugin only translates to and from HTTP.
 import type { Readable } from 'node:stream';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { encodePaymentResponseHeader } from '@x402/core/http';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
-import { ServiceError, fail } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import Bourne from '@hapi/bourne';
 import type { JobOutput } from '../../core/job.js';
 import type { RawRequest } from '../pipeline.js';
@@ -14,6 +13,7 @@ import { readArguments } from '../arguments.js';
 import type { Surface } from '../delivery.js';
 import { MCP_MAX_DECODED_BYTES } from '../../client/protocol.js';
 import { readMultipart } from './multipart.js';
+import { quoteResponse, readPayment } from './x402-http.js';
 import { withBody, streamedPayload } from './body.js';
 import { paidCall, probePrice } from '../paid-call.js';
 import { watchConnection } from './connection.js';
@@ -24,35 +24,6 @@ import type { App } from '../index.js';
 
 // Multipart framing and small text fields on top of the files themselves.
 const MULTIPART_OVERHEAD = 1024 * 1024;
-
-// A quote is shared and frozen (see the gate), so its header is encoded once.
-const encodedQuotes = new WeakMap<PaymentRequired, string>();
-
-function paymentRequiredHeader(paymentRequired: PaymentRequired): string {
-  let header = encodedQuotes.get(paymentRequired);
-  if (header === undefined) {
-    header = encodePaymentRequiredHeader(paymentRequired);
-    if (Object.isFrozen(paymentRequired)) encodedQuotes.set(paymentRequired, header);
-  }
-  return header;
-}
-
-function readPayment(request: Request): PaymentPayload | undefined {
-  const header = request.headers['payment-signature'] ?? request.headers['x-payment'];
-  if (header === undefined) return undefined;
-  try {
-    return decodePaymentSignatureHeader(String(Array.isArray(header) ? header[0] : header));
-  } catch {
-    throw new ServiceError('PAYMENT_INVALID', 'the PAYMENT-SIGNATURE header is not base64-encoded x402 PaymentPayload JSON');
-  }
-}
-
-function quoteResponse(h: ResponseToolkit, paymentRequired: PaymentRequired) {
-  return h.response(paymentRequired)
-    .code(402)
-    .header('payment-required', paymentRequiredHeader(paymentRequired))
-    .header('cache-control', 'no-store');
-}
 
 // An HTTP answer carries any result the service makes (ZIPs stop at MAX_ZIP_BYTES, files at their limits).
 const HTTP_SURFACE: Surface<JobOutput> = { maxInlineBytes: Number.MAX_SAFE_INTEGER, linkHint: 'send delivery=link', encode: (output) => output, heldBytesOf: (output) => output.body.byteLength };
