@@ -129,4 +129,36 @@ describe('payment channels (batch-settlement on Base)', () => {
     expect(refund.success).to.equal(true);
     expect(await usdc(t.evm.payerAddress) - payerBeforeRefund).to.equal(deposited - PRICE * 21n);
   });
+
+  it('two calls signed on one channel for the same total at once: one is served and charged, the other is refused uncharged', async () => {
+    const { scheme, pay } = channelBuyer();
+    expect((await pay(`${t.url}/v1/image/resize`, resize(30))).status).to.equal(200);
+    const quote = decodePaymentRequiredHeader((await fetch(`${t.url}/v1/image/resize`, resize(31))).headers.get('payment-required')!);
+    const client = new x402Client().register('eip155:8453', scheme);
+    const [a, b] = [await client.createPaymentPayload(quote), await client.createPaymentPayload(quote)];
+    const voucher = (p: PaymentPayload) => (p.payload as { voucher: { maxClaimableAmount: string } }).voucher.maxClaimableAmount;
+    expect(voucher(a)).to.equal(voucher(b));
+    const paid = (payload: PaymentPayload, width: number) => fetch(`${t.url}/v1/image/resize`, { ...resize(width), headers: { 'content-type': 'application/json', 'payment-signature': encodePaymentSignatureHeader(payload) } });
+    const answers = await Promise.all([paid(a, 31), paid(b, 31)]);
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses[0]).to.equal(200);
+    expect(statuses[1]).to.be.within(402, 409);
+    const served = answers.find((r) => r.status === 200)!;
+    const state = (decodePaymentResponseHeader(served.headers.get('payment-response')!).extra as { channelState: { chargedCumulativeAmount: string } }).channelState;
+    expect(state.chargedCumulativeAmount).to.equal(voucher(a));
+  });
+
+  it('MCP: the tool\'s 402 offers the channel too', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const mcp = new Client({ name: 'channels-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    try {
+      const quote = await mcp.callTool({ name: 'svc_image_resize', arguments: { file: { data: jpeg.toString('base64') }, width: 20 } });
+      const accepts = (quote.structuredContent as unknown as PaymentRequired).accepts;
+      expect(accepts.map((a) => `${a.scheme} ${a.network}`)).to.include('batch-settlement eip155:8453');
+    } finally {
+      await mcp.close();
+    }
+  });
 });

@@ -2,10 +2,9 @@
 // the real service process stopped with SIGTERM in the middle of a paid job.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +23,7 @@ import { createPayer } from '../../client/payer.js';
 import { leftoverJobDirs } from '../../server/jobdir.js';
 import { paymentId } from '../../server/payment/guard.js';
 import { balancesOf, errorCode, freePort, paidAt, quoteAt } from '../support/paying.js';
+import { RedisProcess, connectionRefused, metricFrom, waitFor } from '../support/processes.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -32,64 +32,6 @@ const { expect } = Code;
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const BASE = 'eip155:8453';
 const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** A throwaway redis-server on loopback with persistence off. */
-class RedisProcess {
-  private child?: ChildProcess;
-  constructor(readonly port: number, private readonly dir: string) {}
-  get url() { return `redis://127.0.0.1:${this.port}`; }
-  get running() { return this.child !== undefined; }
-
-  async start(): Promise<void> {
-    const child = spawn('redis-server', [
-      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir,
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-    await waitFor('redis-server to accept connections', async () => {
-      if (child.exitCode !== null) throw new Error(`redis-server exited: ${out.slice(-500)}`);
-      return out.includes('Ready to accept connections') ? true : undefined;
-    }, 10_000);
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null) return;
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-  }
-}
-
-function connectionRefused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(false); });
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
-  });
-}
-
-function metricFrom(text: string, name: string, labels: Record<string, string>): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    const m = /^([a-z_]+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries((m[2] ?? '').split(',').filter(Boolean).map((kv) => { const [k, v] = kv.split('='); return [k, v.replace(/"/g, '')]; }));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[3]);
-  }
-  return sum;
-}
 
 /** Entries in a ZIP, from its end-of-central-directory record. */
 function zipEntryCount(bytes: Buffer): number {
