@@ -5,10 +5,11 @@ import { operations } from '../../operations/index.js';
 import { priceRange } from '../payment/pricing.js';
 import { toUsd } from '../../client/usd.js';
 import { resolveContent } from '../content-route.js';
-import type { PublicView } from './view.js';
+import { channelSentence, type PublicView } from './view.js';
 
-export function wellKnownX402(app: PublicView): { version: 1; resources: string[] } {
-  return { version: 1, resources: operations.map((op) => `${app.config.baseUrl}${op.path}`) };
+export function wellKnownX402(app: PublicView): { version: 1; resources: string[]; instructions?: string } {
+  const channels = channelSentence(app);
+  return { version: 1, resources: operations.map((op) => `${app.config.baseUrl}${op.path}`), ...(channels ? { instructions: channels } : {}) };
 }
 
 export function llmsTxt(app: PublicView): string {
@@ -43,6 +44,7 @@ export function llmsTxt(app: PublicView): string {
     `- POST the request without payment: every check runs first (sizes, fields, file type, page and pixel limits), then a 402 answers with a PAYMENT-REQUIRED header (base64 JSON PaymentRequired) offering ${app.gate.chains.map((c) => c.network).join(' and ')}.`,
     '- Sign one offer and send the identical request again with the PAYMENT-SIGNATURE header; any standard x402 v2 client (for example `wrapFetchWithPayment` from `@x402/fetch`) does both steps.',
     '- A 200 carries the result and a PAYMENT-RESPONSE receipt. Nothing is charged for a request that fails, and a client that leaves before settlement is not charged.',
+    ...(channelSentence(app) ? [`- ${channelSentence(app)} Register x402's batch-settlement client scheme (\`@x402/evm/batch-settlement/client\`) beside exact.`] : []),
     '- A POST with no body (or the JSON {}) is a price probe: a 402 with the minimum price.',
     `- MCP: \`${base}/mcp\` (stateless streamable HTTP); the payment goes in \`_meta["x402/payment"]\` of tools/call.`,
     '',

@@ -10,7 +10,7 @@ import { PAYMENT_META_KEY } from '../../client/protocol.js';
 import { MAX_TIMEOUT_SECONDS } from '../payment/gate.js';
 import { resolveContent } from '../content-route.js';
 import { operationDescription } from './descriptions.js';
-import type { PublicView } from './view.js';
+import { channelSentence, paymentSchemes, type PublicView } from './view.js';
 
 export const MCP_PROTOCOL_VERSION = '2025-11-25';
 
@@ -48,13 +48,14 @@ export function catalogItem(op: Operation, app: PublicView): Record<string, unkn
   const thirdParty = thirdPartyInfo(op, app);
   const note = pricingNote(op);
   return {
-    accepts: app.gate.chains.map((chain) => ({
+    accepts: paymentSchemes(app).map(({ scheme, network }) => ({
       amount: rate.toString(),
       asset: 'USDC',
       maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-      network: chain.network,
-      payTo: chain.payTo,
-      scheme: 'exact',
+      network,
+      payTo: app.gate.chains.find((chain) => chain.network === network)!.payTo,
+      scheme,
+      ...(scheme === 'batch-settlement' ? { extra: { receiverAuthorizer: app.gate.channelTerms!.receiverAuthorizer, withdrawDelay: app.gate.channelTerms!.withdrawDelay } } : {}),
     })),
     category: op.category,
     metadata: {
@@ -99,6 +100,8 @@ export function catalog(app: PublicView): Record<string, unknown> {
       documentation: `${app.config.baseUrl}/openapi.json`,
       network: app.gate.chains[0]?.network,
       networks: app.gate.chains.map((c) => c.network),
+      schemes: paymentSchemes(app),
+      ...(app.gate.channelTerms ? { channels: { ...app.gate.channelTerms, refund: `${app.config.baseUrl}${app.gate.channelTerms.refundPath}`, about: channelSentence(app) } } : {}),
       mcp: {
         paymentMetaKey: PAYMENT_META_KEY,
         protocolVersion: MCP_PROTOCOL_VERSION,

@@ -11,7 +11,7 @@ import { priceRange } from '../payment/pricing.js';
 import { toUsd } from '../../client/usd.js';
 import { thirdPartyInfo } from './catalog.js';
 import { operationDescription, sendsContent } from './descriptions.js';
-import type { PublicView } from './view.js';
+import { channelSentence, paymentSchemes, type PublicView } from './view.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -121,6 +121,7 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
         : undefined,
       asset: 'USDC',
       networks: app.gate.chains.map((c) => c.network),
+      schemes: paymentSchemes(app),
       category: op.category,
       ...(thirdParty ? { thirdParty } : {}),
     },
@@ -135,7 +136,8 @@ function guidance(app: PublicView, llms: string): string {
       ? 'Send JSON { "file": { "url": "https://..." } or { "data": "<standard base64>" }, ...fields } ("files": [...] for the merges), or a multipart form.'
       : 'Send JSON { "file": { "data": "<standard base64>" }, ...fields } ("files": [...] for the merges), or a multipart form.',
     `Results come back in the answer; add "delivery": "link" for a one-time download link instead${app.config.urlInputs === 'on' ? ', or "deliver_to": "<https URL>" to have the result PUT there' : ''}.`,
-  ].join(' ');
+    channelSentence(app),
+  ].filter(Boolean).join(' ');
 }
 
 export function openapiDocument(app: PublicView): Record<string, unknown> {
@@ -148,6 +150,13 @@ export function openapiDocument(app: PublicView): Record<string, unknown> {
   paths['/openapi.json'] = free({ operationId: 'openapi', summary: 'This document (canonical)', description: 'The OpenAPI 3.0.3 description of every route, derived from the operation table.', responses: { 200: json('OpenAPI 3.0.3') } });
   paths['/v1/openapi.json'] = free({ operationId: 'openapiV1', summary: 'This document under /v1', description: 'The same document as /openapi.json.', responses: { 200: json('OpenAPI 3.0.3') } });
   paths['/v1/discovery'] = free({ operationId: 'discovery', summary: 'Catalog of paid endpoints with live prices', description: 'Every paid endpoint with its price model, live price per chain, input schema and output.', responses: { 200: json('The catalog.') } });
+  if (app.gate.channelTerms) {
+    paths[app.gate.channelTerms.refundPath] = free({
+      operationId: 'channelRefund', summary: 'Refund the rest of a payment channel (x402 batch-settlement)',
+      description: 'Without payment: 402 with the channel\'s terms. With a refund payload in PAYMENT-SIGNATURE (x402\'s batch-settlement client, refund(url)): what is left of the deposit returns to the buyer on the chain; nothing is charged.',
+      responses: { 200: json('The refund\'s transaction, amount and the channel\'s state; the PAYMENT-RESPONSE header carries the receipt.'), 402: json('The channel\'s terms, or why the refund was refused.') },
+    });
+  }
   paths['/.well-known/x402'] = free({ operationId: 'wellKnownX402', summary: 'x402 discovery document: the paid resources as full URLs', description: 'What x402 crawlers and agent wallets read first.', responses: { 200: json('{ version: 1, resources: [URL] }') } });
   paths['/v1/results/{token}'] = free({
     operationId: 'resultLink', summary: 'Download a result bought with delivery=link (once)',

@@ -28,7 +28,7 @@ export const PAYMENT_REQUIRED_SCHEMA: Record<string, unknown> = {
       items: {
         type: 'object', required: ['scheme', 'network', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds'],
         properties: {
-          scheme: { type: 'string', enum: ['exact'] }, network: { type: 'string' }, amount: { type: 'string' },
+          scheme: { type: 'string', enum: ['exact', 'batch-settlement'] }, network: { type: 'string' }, amount: { type: 'string' },
           asset: { type: 'string' }, payTo: { type: 'string' }, maxTimeoutSeconds: { type: 'integer' },
           extra: { type: 'object', additionalProperties: true },
         },

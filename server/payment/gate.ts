@@ -49,6 +49,14 @@ export interface ChainConfig {
   rpcUrl?: string;
 }
 
+/** What a buyer needs to know of the payment channels before the first 402. */
+export interface ChannelTerms {
+  network: string;
+  receiverAuthorizer: string;
+  withdrawDelay: number;
+  refundPath: string;
+}
+
 export interface ResourceDescription {
   /** Names what is sold (an HTTP route, an MCP tool) apart from others at the same URL: quotes are kept by it. */
   key: string;
@@ -171,6 +179,13 @@ export class PaymentGate {
     if (!id || this.holding.holdsHere(id)) return undefined;
     const holder = await this.ledger.holderOf({ id });
     return holder !== undefined && holder !== this.replicaUrl() ? holder : undefined;
+  }
+
+  /** The terms of the payment channels offered (batch-settlement), for the discovery documents; none when not offered. */
+  get channelTerms(): ChannelTerms | undefined {
+    if (!this.channels) return undefined;
+    const { network, withdrawDelayS } = this.channels.settings;
+    return { network, receiverAuthorizer: this.channels.receiverAuthorizer, withdrawDelay: withdrawDelayS, refundPath: CHANNEL_REFUND_PATH };
   }
 
   /** Each chain's facilitator (its URL without any credentials) and whether its /supported lists the chain. */

@@ -270,7 +270,7 @@ function baseOnly(service: () => TestService): void {
         const res = await fetch(`${t.url}${path}`, { method: 'POST', ...init });
         expect(res.status, path).to.equal(402);
         const pr = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
-        expect(pr.accepts.map((a) => a.amount), path).to.equal([min]);
+        expect(pr.accepts.map((a) => `${a.scheme} ${a.amount}`), path).to.equal([`exact ${min}`, `batch-settlement ${min}`]);
         expect(pr.resource.url).to.equal(`${t.url}${path}`);
       }
     }
@@ -511,9 +511,9 @@ function solanaOnly(service: () => TestService): void {
 
   it('every 402 offers Base and Solana for the same amount, Solana with the mint and the fee payer', async () => {
     const pr = await quote('/v1/pdf/extract', () => form([pdf2]));
-    expect(pr.accepts.map((a) => a.network)).to.equal(['eip155:8453', SOLANA]);
-    expect(pr.accepts[0].amount).to.equal('20000');
-    expect(pr.accepts[1].amount).to.equal('20000');
+    // exact on both chains, then a payment channel on Base.
+    expect(pr.accepts.map((a) => `${a.scheme} ${a.network}`)).to.equal(['exact eip155:8453', `exact ${SOLANA}`, 'batch-settlement eip155:8453']);
+    expect(pr.accepts.map((a) => a.amount)).to.equal(['20000', '20000', '20000']);
     expect(pr.accepts[1]).to.include({ asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', payTo: t.svm!.payTo, maxTimeoutSeconds: 300 });
     expect((pr.accepts[1].extra as { feePayer: string }).feePayer).to.equal(t.svm!.feePayerAddress);
   });

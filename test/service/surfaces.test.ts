@@ -50,7 +50,7 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
   after(async () => { await t?.stop(); });
 
   it('agree on every operation, field, bound, default and price', () => {
-    const free = new Set(['/v1/health', '/openapi.json', '/v1/openapi.json', '/v1/discovery', '/.well-known/x402', '/llms.txt', '/v1/results/{token}']);
+    const free = new Set(['/v1/health', '/openapi.json', '/v1/openapi.json', '/v1/discovery', '/.well-known/x402', '/llms.txt', '/v1/results/{token}', '/v1/channels/refund']);
     expect(Object.keys(openapi.paths).filter((p) => !free.has(p)).sort())
       .to.equal(operations.map((op) => op.path).sort());
     expect(catalog.items.length).to.equal(operations.length);
@@ -86,8 +86,8 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
         expect(Object.keys(schema.properties!).sort(), op.path).to.equal([...files, ...op.fields.map((f) => f.name), 'delivery', 'deliver_to'].sort());
       }
       // Prices: the catalog's per-chain amount is the rate; OpenAPI carries the same and the dynamic range.
-      expect(item.accepts.map((a) => a.network)).to.equal(['eip155:8453', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
-      for (const a of item.accepts) expect(a).to.include({ amount: String(op.price.rate), asset: 'USDC', maxTimeoutSeconds: 300, scheme: 'exact' });
+      expect(item.accepts.map((a) => `${a.scheme} ${a.network}`)).to.equal(['exact eip155:8453', 'exact solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'batch-settlement eip155:8453']);
+      for (const a of item.accepts) expect(a).to.include({ amount: String(op.price.rate), asset: 'USDC', maxTimeoutSeconds: 300 });
       expect(item.metadata).to.include({ bodyType: 'multipart/form-data', pricingModel: op.price.model, priceUsd: toUsd(BigInt(op.price.rate)) });
       expect(item).to.include({ category: op.category, method: 'POST', type: 'http', x402Version: 2 });
       expect(item.metadata.thirdParty !== undefined, op.path).to.equal('provider' in op.content);
@@ -117,7 +117,12 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
   it('agents find the service: /.well-known/x402 lists every paid URL, /llms.txt every operation with its price, server.json names the MCP remote', async () => {
     const wellKnown = await fetch(`${t.url}/.well-known/x402`);
     expect(wellKnown.status).to.equal(200);
-    expect(await wellKnown.json()).to.equal({ version: 1, resources: operations.map((op) => `${t.url}${op.path}`) });
+    const discovery = await wellKnown.json() as { version: number; resources: string[]; instructions: string };
+    expect(discovery.version).to.equal(1);
+    expect(discovery.resources).to.equal(operations.map((op) => `${t.url}${op.path}`));
+    // The payment channels are named where crawlers look first, with where the rest comes back.
+    expect(discovery.instructions).to.contain('batch-settlement');
+    expect(discovery.instructions).to.contain(`${t.url}/v1/channels/refund`);
     const llms = await fetch(`${t.url}/llms.txt`);
     expect(llms.headers.get('content-type')).to.contain('text/markdown');
     const text = await llms.text();
@@ -125,6 +130,11 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
     for (const op of operations) expect(text).to.contain(`](${t.url}${op.path}): ${toUsd(BigInt(op.price.rate))} USD per ${op.price.model === 'flat' ? 'call' : 'page'}`);
     expect(text).to.contain(`${t.url}/mcp`);
     expect(text).to.contain('PAYMENT-SIGNATURE');
+    expect(text).to.contain('Payment channels (x402 batch-settlement) on eip155:8453');
+    expect((catalog.service.channels as { refund: string }).refund).to.equal(`${t.url}/v1/channels/refund`);
+    const paths = openapi.paths as unknown as Record<string, Record<string, { operationId?: string; 'x-x402'?: { schemes: unknown[] } }>>;
+    expect(paths['/v1/channels/refund'].get.operationId).to.equal('channelRefund');
+    expect(paths['/v1/image/resize'].post['x-x402']!.schemes).to.include({ scheme: 'batch-settlement', network: 'eip155:8453' });
     const server = JSON.parse(await readFile(path.join(root, 'server.json'), 'utf8')) as { name: string; version: string; description: string; remotes: Array<{ type: string; url: string }> };
     const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
     // The registry's rules: a namespaced name, the package's version, at most 100 characters of description.

@@ -1,7 +1,9 @@
 // The embedded channel store for one process: a JSON file per channel under CHANNEL_STORE_DIR,
-// each update written to a temporary file, flushed to the disk, renamed over the old one and the
-// folder flushed, before the update returns. So a voucher the service has charged is on the disk
-// before the answer leaves, and survives a SIGKILL, a restart and a power cut.
+// each update written to a temporary file and renamed over the old one before it returns; one
+// that changes what was charged or claimed is flushed to the disk first, and the folder after. So
+// a voucher the service has charged is on the disk before the answer leaves, and survives a
+// SIGKILL, a restart and a power cut. A request's reservation alone is not flushed: a reopened
+// store clears reservations anyway.
 // x402's own file store keeps a lock file per update that a killed process leaves behind (the
 // channel then waits for it forever) and does not flush; replicas share channels through Redis.
 import { closeSync, rmSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync, constants } from 'node:fs';
@@ -71,21 +73,25 @@ export class FileChannelStore implements ChannelStorage {
       fsyncDir(this.dir);
       return { channel: undefined, status: 'deleted' };
     }
-    this.write(id, next);
+    this.write(id, next, charges(current) !== charges(next));
     return { channel: next, status: 'updated' };
   }
 
-  private write(id: string, channel: Channel): void {
+  /**
+   * Writes the record whole (a temporary file renamed over it). What it owes is flushed to the
+   * disk first; a request's reservation alone is not, as a reopened store clears reservations.
+   */
+  private write(id: string, channel: Channel, flush = true): void {
     const temporary = path.join(this.dir, `${id}.${process.pid}.tmp`);
     const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
     try {
       writeFileSync(fd, JSON.stringify(channel));
-      fsyncSync(fd);
+      if (flush) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
     renameSync(temporary, this.file(id));
-    fsyncDir(this.dir);
+    if (flush) fsyncDir(this.dir);
   }
 
   private read(id: string): Channel | undefined {
@@ -107,6 +113,14 @@ export class FileChannelStore implements ChannelStorage {
   private file(id: string): string {
     return path.join(this.dir, `${id}.json`);
   }
+}
+
+/**
+ * What a record says was charged and claimed, the part that must never be lost (a charge is
+ * written together with the voucher that covers it).
+ */
+function charges(channel: Channel | undefined): string {
+  return channel ? `${channel.chargedCumulativeAmount} ${channel.totalClaimed}` : '';
 }
 
 function idOf(channelId: string): string {
