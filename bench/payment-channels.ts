@@ -112,10 +112,12 @@ async function main(): Promise<void> {
       label, run: () => timedCall(chains[name], () => chains[name].paidCall(ROUTE, body, 'base')),
     });
     const calls = await compare('channel call, 2 s blocks vs instant chain',
-      channelSide('slow', 'channel (batch-settlement), a block every 2 s'), channelSide('instant', 'channel (batch-settlement), instant chain'), { warmup: 1, runs },
+      channelSide('slow', 'channel (batch-settlement), a block every 2 s'),
+      channelSide('instant', 'channel (batch-settlement), instant chain'), { warmup: 1, runs },
       [exactSide('instant', 'exact, instant chain'), exactSide('slow', 'exact, a block every 2 s')]);
     const channelCalls = await compare('channel call, 2 s blocks vs instant chain (many pairs)',
-      channelSide('slow', 'channel, a block every 2 s'), channelSide('instant', 'channel, instant chain'), { warmup: 0, runs: channelPairs });
+      channelSide('slow', 'channel, a block every 2 s'), channelSide('instant', 'channel, instant chain'),
+      { warmup: 0, runs: channelPairs });
     const storeUpdatesMs = summarize([...stores.instant.ms.slice(storeMsBefore.instant), ...stores.slow.ms.slice(storeMsBefore.slow)]);
     const rows = [calls.a, calls.b, ...calls.also];
     for (const row of rows) progress(`${row.label}: median ${row.ms.median} ms (p95 ${row.ms.p95}, n ${row.ms.n})`);
@@ -132,6 +134,8 @@ async function main(): Promise<void> {
     const fromBlock = (await rpc.getBlockNumber()) + 1n;
     const merchantBefore = await slow.evm.balanceOf(slow.evm.payTo);
     const callMs: number[] = [];
+    /** When each later call started and ended (ms since the epoch), to set the slow ones beside the claims and sweeps. */
+    const callSpans: Array<[number, number]> = [];
     let firstCallMs = 0;
     const manyStarted = performance.now();
     let stoppedEarly = false;
@@ -141,10 +145,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < manyCalls; i++) {
       if (performance.now() - manyStarted > MANY_CALLS_BUDGET_MS) { stoppedEarly = true; break; }
       const t = performance.now();
+      const startedAt = Date.now();
       const res = await pay(`${slow.url}${ROUTE}`, { method: 'POST', body: body() });
       await res.arrayBuffer();
       if (i === 0) firstCallMs = performance.now() - t;
-      else callMs.push(performance.now() - t);
+      else { callMs.push(performance.now() - t); callSpans.push([startedAt, Date.now()]); }
       if (res.status !== 200) throw new Error(`call ${i + 1} through the channel answered ${res.status}`);
       lastReceipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
       if (lastReceipt.transaction) callsWithTransaction += 1;
@@ -197,7 +202,8 @@ async function main(): Promise<void> {
       manyCalls: {
         chain: `a block every ${BLOCK_TIME_MS / 1000} s`,
         planned: manyCalls, made: callsMade, stoppedEarly, seconds: Math.round(manySeconds * 10) / 10,
-        firstCallMs: Math.round(firstCallMs), callMs: summarize(callMs), slowCalls: callMs.filter((ms) => ms > 500).length,
+        firstCallMs: Math.round(firstCallMs), callMs: summarize(callMs), slowCalls: callMs.filter((ms) => ms > SLOW_CALL_MS).length,
+        besideClaims: besideClaims(callSpans, callMs, transactions.claimAndSettleBlockTimes),
         callsWithTransaction, chargedAtomic: String(charged), merchantGainedAtomic: String(merchantGained), serviceStopMs: stopMs,
         blocks: { from: Number(fromBlock), to: Number(toBlock) },
         transactions,
@@ -210,6 +216,22 @@ async function main(): Promise<void> {
   }
 }
 
+const SLOW_CALL_MS = 500;
+
+/**
+ * Whether the slow calls gather around the claims and sweeps: the share of slow calls (and of all
+ * calls) that overlap the 4 s before a block holding a claim or sweep (while it was signed, sent and
+ * waited for; a block's timestamp has whole seconds).
+ */
+function besideClaims(spans: Array<[number, number]>, ms: number[], blockTimes: number[]) {
+  const near = ([from, to]: [number, number]) => blockTimes.some((t) => from <= t * 1000 + 1000 && to >= t * 1000 - 4000);
+  const slow = spans.filter((_, i) => ms[i]! > SLOW_CALL_MS);
+  return {
+    slowCalls: slow.length, slowNearClaims: slow.filter(near).length,
+    calls: spans.length, callsNearClaims: spans.filter(near).length,
+  };
+}
+
 interface TransactionCount {
   total: number;
   blocksWithTransactions: number;
@@ -218,6 +240,8 @@ interface TransactionCount {
   byKind: Record<string, number>;
   /** Who sent them. */
   bySender: Record<string, number>;
+  /** Timestamps (s) of the blocks that hold a claim or a sweep. */
+  claimAndSettleBlockTimes: number[];
 }
 
 type Rpc = ReturnType<typeof createPublicClient>;
@@ -233,7 +257,7 @@ async function countTransactions(rpc: Rpc, fromBlock: bigint, toBlock: bigint, p
     ]),
   };
   const blocks = Number(toBlock - fromBlock + 1n);
-  const count: TransactionCount = { total: 0, blocksWithTransactions: 0, blocks, byKind: {}, bySender: {} };
+  const count: TransactionCount = { total: 0, blocksWithTransactions: 0, blocks, byKind: {}, bySender: {}, claimAndSettleBlockTimes: [] };
   for (let n = fromBlock; n <= toBlock; n++) {
     const block = await rpc.getBlock({ blockNumber: n, includeTransactions: true });
     if (block.transactions.length) count.blocksWithTransactions += 1;
@@ -248,6 +272,7 @@ async function countTransactions(rpc: Rpc, fromBlock: bigint, toBlock: bigint, p
         } catch { kind = `unknown call to ${to}`; }
       }
       count.byKind[kind] = (count.byKind[kind] ?? 0) + 1;
+      if (/^(claim|settle)/.test(kind)) count.claimAndSettleBlockTimes.push(Number(block.timestamp));
       const from = getAddress(tx.from);
       const sender = from === getAddress(ANVIL_DEV_ACCOUNT_0) ? 'facilitator' : from === getAddress(payer) ? 'payer' : from;
       count.bySender[sender] = (count.bySender[sender] ?? 0) + 1;
