@@ -183,7 +183,7 @@ async function main(): Promise<void> {
         + 'not in the table). '
         + 'The four sides alternate in each round after a warm-up; then the two channel sides alone alternate in '
         + `${channelPairs} more pairs, `
-        + `which give the ratio held against the target. Then ${manyCalls} calls through one new channel on the 2 s chain `
+        + `which give the ratio held against the target. Then ${manyCalls.toLocaleString('en-US')} calls through one new channel on the 2 s chain `
         + `(claims every ${CLAIM_INTERVAL_S} s, sweeps every ${SETTLE_INTERVAL_S} s, instead of the defaults 60 s and 300 s, so that a `
         + `minute-long run shows claims following the clock rather than the calls), the service stopped (it claims and sweeps what it is `
         + 'owed), and every transaction in the blocks from the deposit to the end counted and decoded.',
