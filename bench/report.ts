@@ -41,6 +41,11 @@ const x = (v: number | undefined | null) => (v === undefined || v === null || !N
 const pct = (r: number | undefined | null) => (r === undefined || r === null || !Number.isFinite(r) ? '–' : `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(0)} %`);
 const loadText = (l: number[]) => l.map((v) => v.toFixed(2)).join(', ');
 
+/** Transactions by kind: `deposit ×1, claim ×6`. */
+function kinds(byKind: Record<string, number>): string {
+  return Object.entries(byKind).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ×${v}`).join(', ') || 'none';
+}
+
 function table(headers: string[], rows: Array<Array<string | number>>, align?: string[]): string[] {
   return [`| ${headers.join(' | ')} |`, `|${headers.map((_, i) => align?.[i] ?? '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
 }
@@ -91,6 +96,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
 
   const ops = load('operations.json', 'operations');
   const pay = load('payment.json', 'payment');
+  const channels = load('payment-channels.json', 'payment-channels');
   const thr = load('throughput.json', 'throughput');
   const mem = load('memory.json', 'memory');
   const comp = load('pdf-compress.json', 'pdf-compress');
@@ -125,6 +131,15 @@ export async function buildReport(input: ReportInput): Promise<string> {
   if (quoteCmp) {
     const base = pay.comparisons.find((c: Json) => c.name.includes('base'));
     headlines.push(`Payment path: the 402 quote takes ${f1(quoteCmp.a.ms.median)} ms (p95 ${f1(quoteCmp.a.ms.p95)}) on a tiny image; verify + settle through the local facilitator add ${f1(base?.a.parts.verifyMs.median)} + ${f1(base?.a.parts.settleMs.median)} ms on the local Base chain.`);
+  }
+  if (channels) {
+    const [exactInstant, exactSlow] = channels.calls.also;
+    const many = channels.manyCalls;
+    const channelSlow = (channels.channelCalls ?? channels.calls).a;
+    headlines.push(`On a chain mining a block every ${channels.blockTimeMs / 1000} s, a tiny paid call through a payment channel takes ${f1(channelSlow.ms.median)} ms, `
+      + `${x(channels.channelRatio)} the same call on an instant chain (target ≤ ${x(channels.channelRatioTarget)}: ${channels.channelRatio <= channels.channelRatioTarget ? 'met' : 'missed'}); `
+      + `through exact it takes ${f1(exactSlow.ms.median)} ms against ${f1(exactInstant.ms.median)} ms (${x(channels.exactRatio)}). `
+      + `${many.made.toLocaleString('en-US')} calls through one channel made ${many.transactions.total} transactions: ${kinds(many.transactions.byKind)}.`);
   }
   const c8 = thr?.levels?.find((l: Json) => l.concurrency === 8);
   if (c8) {
@@ -203,6 +218,47 @@ export async function buildReport(input: ReportInput): Promise<string> {
       L.push('');
     }
     if (pay.solanaNote) L.push(pay.solanaNote, '');
+  }
+
+  // ---- Payment channels -------------------------------------------------------------------
+  if (channels) {
+    const c = channels.calls;
+    L.push('## Payment channels on a chain that mines every 2 s', '', channels.method, '');
+    L.push(`Measured ${when(channels.measured)} UTC on its own (\`npm run bench -- --only payment-channels\`), load average ${loadText(channels.machine.loadAverageAtStart)} at its start `
+      + `(${channels.machine.cpus} cores shared with other work): the absolute times are inflated; the ratios are of sides measured alternately.`, '');
+    // Every channel call of the timed part: the warm-ups and the rounds of both comparisons.
+    const channelCallsMade = c.a.ms.n + c.b.ms.n + 2 * c.warmup + (channels.channelCalls ? channels.channelCalls.a.ms.n + channels.channelCalls.b.ms.n : 0);
+    const perCall = (s: Json, part: string) => (s.parts[part] ? `${s.parts[part].median} (max ${s.parts[part].max})` : '–');
+    L.push(...table(['Paid call (tiny resize)', 'Median ms', 'p95 ms', 'IQR ms', 'Runs', 'Paid request ms', 'verify ms', 'settle ms', 'Facilitator requests', 'Buyer\'s chain requests'],
+      [c.b, c.a, ...c.also, ...(channels.channelCalls ? [channels.channelCalls.b, channels.channelCalls.a] : [])].map((s: Json) => [s.label, f1(s.ms.median), f1(s.ms.p95), f1(s.ms.iqr), s.ms.n, f1(s.parts.paidMs?.median), f1(s.parts.verifyMs?.median),
+        f1(s.parts.settleMs?.median), s.parts.facilitatorVerifies ? `${perCall(s, 'facilitatorVerifies')} verify, ${perCall(s, 'facilitatorSettles')} settle` : '–', perCall(s, 'buyerRpcRequests')])));
+    L.push('', `A channel call on the 2 s chain takes ${x(channels.channelRatio)} the same call on the instant chain`
+    + `${channels.channelCalls ? ` over the ${channels.channelCalls.pairs} pairs of the last two rows (${x(c.ratio)} in the ${c.pairs} four-way rounds)` : ''} (target ≤ ${x(channels.channelRatioTarget)}: `
+    + `${channels.channelRatio <= channels.channelRatioTarget ? 'met' : '**missed**'}); exact takes ${x(channels.exactRatio)}. `
+    + `verify and settle are the resource server's calls timed inside the gate (for a channel: the voucher checked locally and the channel `
+    + `reserved, then the charge recorded). Each update of the channel store (a file written, flushed, renamed and its folder flushed) took a median `
+    + `${f1(channels.channelStoreUpdateMs.median)} ms (p95 ${f1(channels.channelStoreUpdateMs.p95)}, ${channels.channelStoreUpdateMs.n} updates, `
+    + `${(channels.channelStoreUpdateMs.n / channelCallsMade).toFixed(1)} per channel call: the reservation inside verify, the charge inside settle), `
+    + 'on both chains alike: no chain and no facilitator is between a voucher and its answer, the store\'s flushes to the disk are. '
+    + `The first call of each channel, with the deposit, took ${channels.firstCall.instant.ms} ms on the instant chain (the process's first paid call, `
+    + `its warm-up included) and ${channels.firstCall.slow.ms} ms on the 2 s chain.`, '');
+    const many = channels.manyCalls;
+    const t = many.transactions;
+    L.push(...table(['Calls through one channel', 'Chain', 'Seconds', 'First call (deposit) ms', 'Later calls median (p95, max) ms', 'Later calls over 500 ms',
+      'Calls that sent a transaction', 'Transactions on the chain', 'Of them', 'Blocks with a transaction'], [[
+      `${many.made.toLocaleString('en-US')}${many.stoppedEarly ? ` of ${many.planned} (time budget)` : ''}`, many.chain, many.seconds, many.firstCallMs,
+      `${f1(many.callMs.median)} (${f1(many.callMs.p95)}, ${f1(many.callMs.max)})`, many.slowCalls, many.callsWithTransaction,
+      t.total, kinds(t.byKind), `${t.blocksWithTransactions} of ${t.blocks}`,
+    ]]));
+    L.push('', `Claims every ${channels.claimIntervalS} s and sweeps every ${channels.settleIntervalS} s; the count runs from the block after the channel's payer was funded `
+    + `to the chain's head after the service stopped (it claims and sweeps what it is owed), so it includes the claims of the other channel of the run. `
+    + `Charged ${(Number(many.chargedAtomic) / 1e6).toFixed(3)} USDC; the merchant received ${(Number(many.merchantGainedAtomic) / 1e6).toFixed(3)} USDC over the same blocks `
+    + `(its sweeps include the calls of the table above). Senders: ${Object.entries(t.bySender).map(([k, v]) => `${k} ×${v}`).join(', ')}.`, '');
+    const near = many.besideClaims;
+    if (near) {
+      L.push(`Of the ${near.slowCalls} later calls over 500 ms, ${near.slowNearClaims} overlapped the 4 s before a block holding a claim or a sweep; `
+        + `of all ${near.calls} later calls, ${near.callsNearClaims} (${((near.callsNearClaims / near.calls) * 100).toFixed(0)} %) did.`, '');
+    }
   }
 
   // ---- Image resize and throughput --------------------------------------------------------
@@ -352,6 +408,7 @@ export async function buildReport(input: ReportInput): Promise<string> {
 
   L.push('## Reproducing', '', '```sh', 'npm run bench                 # the whole suite (15 minutes here on 2 cores shared with other work)', 'npm run bench -- --quick      # a subset in a few minutes, written under bench/quick/',
     'npm run bench -- --only operations,payment   # some steps; the report shows the others from their last results',
+    'npm run bench -- --only payment-channels      # channels vs exact on a chain mining every 2 s, 1,000 calls in one channel (about 4 minutes; --quick: 200)',
     'npm run bench -- --only chaos                 # three replicas behind HAProxy under faults (2,000 paid calls, about 10 minutes here; --quick: 200)',
     'npm run bench -- --report-only                # rebuild this report and the charts from bench/results', '```', '');
   L.push('Raw results: `bench/results/*.json` (each carries the machine, the load average and the method).', '');

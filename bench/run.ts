@@ -29,6 +29,8 @@ interface Step {
 const STEPS: Step[] = [
   { name: 'operations', title: 'Every operation, paid, vs the raw tool', script: 'dist/bench/operations.js', results: ['operations.json'], quick: 'own', timeoutMinutes: 12 },
   { name: 'payment', title: 'Payment path: quote, verify, settle', script: 'dist/bench/payment.js', results: ['payment.json'], quick: 'own', timeoutMinutes: 5 },
+  // Two local Base chains (one mining a block every 2 s) and a service on each; 1,000 calls through one channel (200 with --quick).
+  { name: 'payment-channels', title: 'Payment channels vs exact on a chain mining a block every 2 s; 1,000 calls through one channel', script: 'dist/bench/payment-channels.js', results: ['payment-channels.json'], quick: 'own', timeoutMinutes: 12 },
   { name: 'throughput', title: 'Throughput at concurrency 1, 2, 8 (12 MP JPEG to 1024 px WebP)', script: 'dist/bench/throughput.js', results: ['throughput.json'], quick: 'own', timeoutMinutes: 8 },
   { name: 'memory', title: 'Peak memory under eight concurrent 50 MB uploads', script: 'dist/bench/memory.js', results: ['memory.json'], quick: 'own', timeoutMinutes: 8 },
   { name: 'pdf-compress', title: 'PDF compression table', script: 'dist/bench/pdf-compress.js', results: ['pdf-compress.json'], quick: 'own', timeoutMinutes: 8 },

@@ -4,10 +4,11 @@
 // into quote, verify, work and settle without changing what the service does.
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { x402Client } from '@x402/core/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { createServer, type Service } from '../../server/index.js';
 import type { Config } from '../../server/config.js';
-import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../../devchains/index.js';
+import { startEvmRig, startSvmRig, type EvmRig, type EvmRigOptions, type SvmRig } from '../../devchains/index.js';
 import { createPayer, type PayChain } from '../../client/payer.js';
 
 /** Milliseconds spent in each stage, summed over the calls since the last reset. */
@@ -37,15 +38,21 @@ export interface BenchService {
   svm?: SvmRig;
   /** One paid call with the standard client: 402, sign, paid retry. Throws unless the answer is 200. */
   paidCall(route: string, body: () => FormData, chain?: PayChain): Promise<PaidResult>;
+  /** The same with another x402 client (another scheme, another payer). */
+  paidCallWith(client: x402Client, route: string, body: () => FormData): Promise<PaidResult>;
   /** Stage times summed over every call since the last reset (for concurrent runs). */
   stages: StageTimes;
   resetStages(): void;
+  /** Stops the service alone (a channel service claims and sweeps what it is owed), leaving the chain up to be read. */
+  stopService(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export interface BenchServiceOptions {
   config?: Partial<Config>;
   solana?: boolean;
+  /** The local Base chain's options (a block time, the facilitator's receipt polling). */
+  evm?: EvmRigOptions;
 }
 
 type AnyAsync = (...args: any[]) => Promise<any>;
@@ -64,7 +71,7 @@ export function timeMethod(obj: Record<string, unknown>, name: string, add: (ms:
 }
 
 export async function startBenchService(options: BenchServiceOptions = {}): Promise<BenchService> {
-  const evm = await startEvmRig();
+  const evm = await startEvmRig(options.evm);
   const svm = options.solana ? await startSvmRig() : undefined;
   const tmpDir = await mkdtemp(path.join('/dev/shm', 'paydoc-bench-'));
   const service = await createServer({
@@ -87,35 +94,39 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
   payers.set('base', await createPayer({ chain: 'base', evmKey: evm.payerKey, maxUsd: '20' }));
   if (svm) payers.set('solana', await createPayer({ chain: 'solana', svmKey: svm.payerSecretKey, svmRpcUrl: svm.rpcUrl, maxUsd: '20' }));
 
+  let serviceStopped: Promise<void> | undefined;
+  const stopService = () => { serviceStopped ??= service.stop(); return serviceStopped; };
+  const paidCallWith = async (client: x402Client, route: string, body: () => FormData): Promise<PaidResult> => {
+    const marks: number[] = [];
+    const timedFetch: typeof fetch = async (input, init) => {
+      marks.push(performance.now());
+      const res = await fetch(input, init);
+      marks.push(performance.now());
+      return res;
+    };
+    const before = { ...stages };
+    const pay = wrapFetchWithPayment(timedFetch, client);
+    const res = await pay(`${url}${route}`, { method: 'POST', body: body() });
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const done = performance.now();
+    if (res.status !== 200) {
+      const text = Buffer.from(bytes.subarray(0, 300)).toString('utf8');
+      throw new Error(`${route} answered ${res.status}: ${text}`);
+    }
+    if (marks.length !== 4) throw new Error(`${route}: expected a quote and one paid request, saw ${marks.length / 2} requests`);
+    return {
+      status: res.status, body: bytes, mediaType: res.headers.get('content-type') ?? '',
+      quoteMs: marks[1]! - marks[0]!, signMs: marks[2]! - marks[1]!, paidMs: done - marks[2]!,
+      verifyMs: stages.verifyMs - before.verifyMs, settleMs: stages.settleMs - before.settleMs, workMs: stages.workMs - before.workMs,
+    };
+  };
+
   return {
-    service, url, evm, svm, stages,
+    service, url, evm, svm, stages, paidCallWith, stopService,
     resetStages() { stages.verifyMs = 0; stages.settleMs = 0; stages.workMs = 0; },
-    async paidCall(route, body, chain = 'base') {
-      const marks: number[] = [];
-      const timedFetch: typeof fetch = async (input, init) => {
-        marks.push(performance.now());
-        const res = await fetch(input, init);
-        marks.push(performance.now());
-        return res;
-      };
-      const before = { ...stages };
-      const pay = wrapFetchWithPayment(timedFetch, payers.get(chain)!);
-      const res = await pay(`${url}${route}`, { method: 'POST', body: body() });
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      const done = performance.now();
-      if (res.status !== 200) {
-        const text = Buffer.from(bytes.subarray(0, 300)).toString('utf8');
-        throw new Error(`${route} answered ${res.status}: ${text}`);
-      }
-      if (marks.length !== 4) throw new Error(`${route}: expected a quote and one paid request, saw ${marks.length / 2} requests`);
-      return {
-        status: res.status, body: bytes, mediaType: res.headers.get('content-type') ?? '',
-        quoteMs: marks[1]! - marks[0]!, signMs: marks[2]! - marks[1]!, paidMs: done - marks[2]!,
-        verifyMs: stages.verifyMs - before.verifyMs, settleMs: stages.settleMs - before.settleMs, workMs: stages.workMs - before.workMs,
-      };
-    },
+    paidCall: (route, body, chain = 'base') => paidCallWith(payers.get(chain)!, route, body),
     async stop() {
-      await service.stop();
+      await stopService();
       await evm.stop();
       await svm?.stop();
       await rm(tmpDir, { recursive: true, force: true });
