@@ -40,6 +40,13 @@ export interface StringField extends FieldBase {
   default?: string;
   /** Never logged, never echoed (passwords, schemas). */
   secret?: boolean;
+  /**
+   * A password: every character must count, so control characters (U+0000 to U+001F, U+007F to
+   * U+009F) and lone surrogate halves are refused before payment, naming the first one. qpdf, like
+   * any C program, ends a password at a NUL; no reader's password box takes a tab or a line break;
+   * a lone surrogate has no UTF-8 form.
+   */
+  password?: boolean;
   /** A value a caller might send (shown to discovery services when the field is required). */
   example?: string;
 }
