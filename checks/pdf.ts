@@ -181,7 +181,7 @@ export async function normalisePdf(file: string, pages: number, password?: strin
     if (!qpdfSucceeded(written)) unreadable('qpdf could not rebuild it');
     const reread = await inspectRun(() => showPageCount(rewritten, run, password));
     const count = printedPageCount(reread);
-    if (reread.exitCode !== QPDF_EXIT.ok) unreadable('its rebuilt form still needs repairs to be read');
+    if (!qpdfSucceeded(reread) || qpdfRepaired(reread)) unreadable('its rebuilt form still needs repairs to be read');
     if (count !== pages) unreadable(`its rebuilt form has ${count} pages where ${pages} were counted`);
     await rename(rewritten, file);
     return await readFile(file);
