@@ -86,6 +86,11 @@ export interface InputSpec {
   maxPages?: number;
   /** /v1/pdf/unlock takes encrypted PDFs; every other PDF operation refuses them. */
   acceptsEncrypted?: boolean;
+  /**
+   * The work reads the pages with MuPDF (their text, or draws them): the quote asks MuPDF to read
+   * every page where that is cheap, and refuses a page it cannot read (checks/pdf.ts).
+   */
+  pagesReadByMupdf?: boolean;
 }
 
 export interface PriceSpec {

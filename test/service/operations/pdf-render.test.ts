@@ -5,9 +5,12 @@ import sharp from 'sharp';
 import { makePdf, textPages } from '../../support/pdf-fixtures.js';
 import { runOperation } from '../../support/jobs.js';
 import { zipEntries } from '../../support/independent-tools.js';
+import { realFile } from '../../support/real-files.js';
+import { form, startTestService, type TestService } from '../../support/service.js';
+import { balancesOf } from '../../support/paying.js';
 
 export const lab = Lab.script();
-const { describe, it } = lab;
+const { describe, it, before, after } = lab;
 const { expect } = Code;
 
 describe('pdf.render on generated fixtures', () => {
@@ -38,5 +41,27 @@ describe('pdf.render on generated fixtures', () => {
     const tooBig = await runOperation('pdf.render', [pdf], { dpi: 300 }, { maxZipBytes: 10_000 });
     expect(tooBig.error!.code).to.equal('LIMIT_EXCEEDED');
     expect(tooBig.leftovers).to.equal([]);
+  });
+});
+
+describe('pdf.render of a page MuPDF cannot read', () => {
+  let t: TestService;
+  before(async () => { t = await startTestService(); });
+  after(async () => { await t?.stop(); });
+
+  it('qpdf\'s issue-1688b.pdf (Flate predictor parameters MuPDF refuses) is refused before any payment, naming the page and MuPDF; a paid attempt is not charged', async () => {
+    const pdf = await realFile('issue-1688b.pdf');
+    const before = await balancesOf(t.evm);
+    const payFetch = await t.payFetch('base');
+    const send = () => ({ method: 'POST', body: form([pdf], { dpi: 72 }) });
+    for (const res of [await fetch(`${t.url}/v1/pdf/render`, send()), await payFetch(`${t.url}/v1/pdf/render`, send())]) {
+      expect(res.status).to.equal(422);
+      expect(res.headers.get('payment-required')).to.be.null();
+      expect(await res.json()).to.equal({ error: {
+        code: 'CORRUPT_INPUT', status: 422, field: 'file',
+        message: 'page 1 of the PDF cannot be read by MuPDF, which /v1/pdf/render reads pages with: its content is damaged or uses parameters MuPDF does not support',
+      } });
+    }
+    expect((await balancesOf(t.evm)).payer).to.equal(before.payer);
   });
 });

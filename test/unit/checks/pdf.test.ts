@@ -4,7 +4,7 @@ import Code from '@hapi/code';
 import sharp from 'sharp';
 import { readdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { inspectPdf, normalisePdf } from '../../../checks/pdf.js';
+import { checkMupdfReadsPages, inspectPdf, normalisePdf } from '../../../checks/pdf.js';
 import { ServiceError } from '../../../core/errors.js';
 import { runTool } from '../../../tools/process/run-tool.js';
 import { makePdf, photographedPage, textPages, sampleFile } from '../../support/pdf-fixtures.js';
@@ -76,6 +76,16 @@ describe('inspectPdf', () => {
     const rewritten = await normalisePdf(shifted, inspected.pages);
     expect(Buffer.from(rewritten).includes('Som#ething')).to.be.true();
     expect((await tool('pdftotext', [shifted, '-'])).out).to.contain('Potato');
+  });
+
+  it('refuses, for an operation that reads pages with MuPDF, a page MuPDF cannot read that qpdf accepts (qpdf\'s issue-1688b.pdf), naming the page', async () => {
+    const file = await write('issue-1688b.pdf', await realFile('issue-1688b.pdf'));
+    expect(await inspectPdf(file, { acceptsEncrypted: false })).to.equal({ pages: 1, encrypted: false, needsRewrite: false });
+    const err = await expect(checkMupdfReadsPages(file, 1, '/v1/pdf/render')).to.reject(ServiceError);
+    expect(err.code).to.equal('CORRUPT_INPUT');
+    expect(err.message).to.equal('page 1 of the PDF cannot be read by MuPDF, which /v1/pdf/render reads pages with: its content is damaged or uses parameters MuPDF does not support');
+    await checkMupdfReadsPages(await write('fine.pdf', makePdf(textPages(3))), 3, '/v1/pdf/render');
+    await checkMupdfReadsPages(await write('bad21-mupdf.pdf', await realFile('bad21.pdf')), 1, '/v1/pdf/render');
   });
 
   it('refuses a password-protected PDF, except for unlock with the right password', async () => {
