@@ -254,7 +254,7 @@ export async function checkMupdfReadsPages(file: string, pages: number, reader: 
   if (pages > DEEP_CHECK_MAX_PAGES || (await stat(file)).size > DEEP_CHECK_MAX_BYTES) return;
   let page: number | undefined;
   try {
-    page = await firstUnreadablePage(file, { cwd: path.dirname(file), timeoutMs: MUPDF_CHECK_TIMEOUT_MS });
+    page = await firstUnreadablePage(file, pages, { cwd: path.dirname(file), timeoutMs: MUPDF_CHECK_TIMEOUT_MS });
   } catch (err) {
     if (err instanceof RunFailure) return;
     throw err;

@@ -56,13 +56,16 @@ function lastJsonLine(result: RunResult): unknown {
 }
 
 /**
- * The first page MuPDF cannot read (page-check.js: a content stream it cannot decode, an operator
- * it gives up on), 1-based, or undefined when it reads them all. A run that does not complete
- * throws its RunFailure; an answer that is not the program's counts as no verdict (undefined).
+ * The first of `pages` pages MuPDF cannot read (page-check.js: a content stream it cannot decode,
+ * an operator it gives up on, or a page past those it finds), 1-based, or undefined when it reads
+ * them all. A run that does not complete throws its RunFailure; an answer that is not the
+ * program's counts as no verdict (undefined).
  */
-export async function firstUnreadablePage(file: string, options: RunOptions): Promise<number | undefined> {
-  const answer = lastJsonLine(await runMupdfProgram('page-check', [file], options)) as { unreadable?: unknown } | undefined;
-  return typeof answer?.unreadable === 'number' && answer.unreadable > 0 ? answer.unreadable : undefined;
+export async function firstUnreadablePage(file: string, pages: number, options: RunOptions): Promise<number | undefined> {
+  const answer = lastJsonLine(await runMupdfProgram('page-check', [file], options)) as { pages?: unknown; unreadable?: unknown } | undefined;
+  if (typeof answer?.unreadable !== 'number' || typeof answer.pages !== 'number') return undefined;
+  if (answer.unreadable > 0) return answer.unreadable;
+  return answer.pages < pages ? answer.pages + 1 : undefined;
 }
 
 export interface Navigation { outline: number; links: number }

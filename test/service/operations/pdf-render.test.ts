@@ -38,6 +38,11 @@ describe('pdf.render on generated fixtures', () => {
     const userUnit = await runOperation('pdf.render', [makePdf([{ text: 'a', size: [200, 200], userUnit: 100 }])], { dpi: 36 });
     expect(userUnit.error!.code).to.equal('LIMIT_EXCEEDED');
     expect(userUnit.error!.message).to.contain('10000 x 10000 pixels');
+    // An unknown operator (mutool reports it and exits 1, having drawn every page as viewers show it) renders.
+    const unknownOperator = Buffer.from(pdf.toString('latin1').replace(' Tj', ' Tx'), 'latin1');
+    const drawn = await runOperation('pdf.render', [unknownOperator], { dpi: 36 });
+    expect(drawn.error).to.not.exist();
+    expect((await zipEntries(drawn.output!.body)).map((e) => e.name)).to.equal(['page-0001.png', 'page-0002.png']);
     const tooBig = await runOperation('pdf.render', [pdf], { dpi: 300 }, { maxZipBytes: 10_000 });
     expect(tooBig.error!.code).to.equal('LIMIT_EXCEEDED');
     expect(tooBig.leftovers).to.equal([]);
