@@ -189,8 +189,16 @@ const MAX_SECTOR = 0xfffffffa;
 
 interface CfbStream { name: string; type: number; start: number; size: number }
 
+interface CfbDirectory {
+  streams: CfbStream[];
+  sectorBytes: number;
+  fat: number[];
+  /** Sector `id`'s bytes; an id outside the file is CORRUPT_INPUT. */
+  sectorAt(id: number): Buffer;
+}
+
 /** The compound file's directory entries, read through its FAT; damage is CORRUPT_INPUT. */
-function cfbDirectory(bytes: Buffer): { streams: CfbStream[]; sectorBytes: number; fat: number[] } {
+function cfbDirectory(bytes: Buffer): CfbDirectory {
   if (bytes.length < 512) corrupt('the file is an OLE2 compound file cut short');
   const shift = bytes.readUInt16LE(0x1e);
   if (shift !== 9 && shift !== 12) corrupt('the OLE2 compound file has an invalid sector size: it is damaged');
@@ -240,30 +248,77 @@ function cfbDirectory(bytes: Buffer): { streams: CfbStream[]; sectorBytes: numbe
       });
     }
   }
-  return { streams, sectorBytes, fat };
+  return { streams, sectorBytes, fat, sectorAt };
+}
+
+/** Streams smaller than this live in the mini stream, in 64-byte mini sectors (MS-CFB 2.2: always 4096). */
+const MINI_STREAM_CUTOFF = 4096;
+const MINI_SECTOR_BYTES = 64;
+
+/**
+ * The first bytes of a stream, all the encryption checks need: its first sector (at least 512
+ * bytes) or, for a stream in the mini stream, its first mini sector (64 bytes), found by following
+ * the root entry's chain (the mini stream) as far as that mini sector, with a loop check.
+ */
+function streamHead(dir: CfbDirectory, stream: CfbStream): Buffer {
+  if (stream.size === 0) return Buffer.alloc(0);
+  const head = stream.size >= MINI_STREAM_CUTOFF ? dir.sectorAt(stream.start) : miniSector(dir, stream.start);
+  return head.subarray(0, Math.min(head.length, stream.size));
+}
+
+/** Mini sector `id`: the root entry's chain holds the mini stream, followed as far as that sector. */
+function miniSector(dir: CfbDirectory, id: number): Buffer {
+  const root = dir.streams.find((s) => s.type === 5);
+  if (!root || id > MAX_SECTOR) corrupt('the OLE2 compound file\'s mini stream is missing: it is damaged');
+  const offset = id * MINI_SECTOR_BYTES;
+  let sector = root.start;
+  for (let hops = Math.floor(offset / dir.sectorBytes); hops > 0; hops -= 1) {
+    // No chain has more links than the FAT has entries; a longer walk is a loop or a lie.
+    if (hops > dir.fat.length) corrupt('the OLE2 compound file\'s mini stream loops: it is damaged');
+    sector = dir.fat[sector] ?? END_OF_CHAIN;
+  }
+  const at = offset % dir.sectorBytes;
+  return dir.sectorAt(sector).subarray(at, at + MINI_SECTOR_BYTES);
 }
 
 /** Word 97's FIB says whether the document is encrypted (fEncrypted, bit 8 of the flags at offset 10). */
-function wordEncrypted(bytes: Buffer, stream: CfbStream, sectorBytes: number): boolean {
-  // Streams under 4096 bytes live in the mini stream; a Word document's is never that small.
-  if (stream.size < 4096) return false;
-  const at = (stream.start + 1) * sectorBytes;
-  if (at + 12 > bytes.length) corrupt('the Word document\'s main stream points outside the file: it is damaged');
-  return (bytes.readUInt16LE(at + 10) & 0x0100) !== 0;
+function wordEncrypted(head: Buffer): boolean {
+  return head.length >= 12 && (head.readUInt16LE(10) & 0x0100) !== 0;
+}
+
+/** The Current User atom's header token of an encrypted presentation (MS-PPT 2.3.2; 0xE391C05F when not). */
+const PPT_ENCRYPTED_TOKEN = 0xf3d1c4df;
+
+/** A PowerPoint file is encrypted when its Current User stream says so (the RC4 CryptoAPI of MS-PPT 2.3.7). */
+function presentationEncrypted(head: Buffer): boolean {
+  return head.length >= 16 && head.readUInt32LE(12) === PPT_ENCRYPTED_TOKEN;
+}
+
+function the(format: OfficeFormat): string {
+  return OFFICE_FORMATS[format].name.replace(/^an? /, 'the ');
 }
 
 function cfbFormat(bytes: Buffer): OfficeFormat {
-  const { streams, sectorBytes } = cfbDirectory(bytes);
+  const dir = cfbDirectory(bytes);
+  const { streams } = dir;
   const names = new Set(streams.filter((s) => s.type === 2 || s.type === 1).map((s) => s.name));
+  const stream = (...candidates: string[]) => streams.find((s) => s.type === 2 && candidates.includes(s.name));
   // An encrypted OOXML document is a compound file holding the package encrypted (MS-OFFCRYPTO).
   if (names.has('EncryptionInfo') && names.has('EncryptedPackage')) encrypted('the document (an encrypted OOXML package)');
-  const word = streams.find((s) => s.name === 'WordDocument' && s.type === 2);
+  const word = stream('WordDocument');
   if (word) {
-    if (wordEncrypted(bytes, word, sectorBytes)) encrypted(OFFICE_FORMATS.doc.name.replace(/^a /, 'the '));
+    if (wordEncrypted(streamHead(dir, word))) encrypted(the('doc'));
     return 'doc';
   }
+  // A workbook's FILEPASS record is not refused here: Excel's default password (write protection
+  // only) sets it too, and LibreOffice opens those; telling them apart means checking the verifier
+  // of each of three encryption schemes. A protected XLS fails its conversion, uncharged.
   if (names.has('Workbook') || names.has('Book')) return 'xls';
-  if (names.has('PowerPoint Document')) return 'ppt';
+  if (names.has('PowerPoint Document')) {
+    const currentUser = stream('Current User');
+    if (currentUser && presentationEncrypted(streamHead(dir, currentUser))) encrypted(the('ppt'));
+    return 'ppt';
+  }
   if (names.has('VisioDocument')) unsupported('a Visio drawing');
   if (names.has('__substg1.0_0037001F') || names.has('__nameid_version1.0')) unsupported('an Outlook message');
   return unsupported('an OLE2 compound file holding no Word, Excel or PowerPoint stream');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fail } from '../core/errors.js';
 import { RunFailure, type RunResult } from '../tools/process/run-tool.js';
 import { checkStreams, isWrongPassword, printedPageCount, QPDF_EXIT, qpdfRepaired, qpdfSucceeded, rewritePdf, showPageCount, surveyPdf, type QpdfSurvey } from '../tools/engines/qpdf.js';
-import { listPages } from '../tools/engines/mutool.js';
+import { firstUnreadablePage, listPages } from '../tools/engines/mutool.js';
 
 /** Each inspection step gets this long; a PDF that qpdf cannot count in 10 s is treated as unreadable. */
 const INSPECT_TIMEOUT_MS = 10_000;
@@ -181,7 +181,7 @@ export async function normalisePdf(file: string, pages: number, password?: strin
     if (!qpdfSucceeded(written)) unreadable('qpdf could not rebuild it');
     const reread = await inspectRun(() => showPageCount(rewritten, run, password));
     const count = printedPageCount(reread);
-    if (reread.exitCode !== QPDF_EXIT.ok) unreadable('its rebuilt form still needs repairs to be read');
+    if (!qpdfSucceeded(reread) || qpdfRepaired(reread)) unreadable('its rebuilt form still needs repairs to be read');
     if (count !== pages) unreadable(`its rebuilt form has ${count} pages where ${pages} were counted`);
     await rename(rewritten, file);
     return await readFile(file);
@@ -238,6 +238,30 @@ async function deepCheck(file: string, cwd: string, password: string | undefined
     throw err;
   }
   if (result.exitCode === QPDF_EXIT.failed) fail('CORRUPT_INPUT', 'the PDF is damaged: qpdf --check found errors it cannot repair', { field: 'file' });
+}
+
+// MuPDF reads a small PDF's pages in tens of milliseconds; past this it gives no verdict (as the deep check).
+const MUPDF_CHECK_TIMEOUT_MS = 800;
+
+/**
+ * For an operation whose work reads the pages with MuPDF (its text, or draws them): refuses a PDF
+ * with a page MuPDF cannot read, which other readers may read (qpdf's issue-1688b.pdf declares Flate
+ * predictor parameters MuPDF refuses to decode), before payment rather than failing the paid job.
+ * It runs where the deep check does (≤ 2 MB and ≤ 50 pages); too slow to tell is no verdict, and
+ * the paid job then fails uncharged. `reader` names the operation for the message.
+ */
+export async function checkMupdfReadsPages(file: string, pages: number, reader: string): Promise<void> {
+  if (pages > DEEP_CHECK_MAX_PAGES || (await stat(file)).size > DEEP_CHECK_MAX_BYTES) return;
+  let page: number | undefined;
+  try {
+    page = await firstUnreadablePage(file, pages, { cwd: path.dirname(file), timeoutMs: MUPDF_CHECK_TIMEOUT_MS });
+  } catch (err) {
+    if (err instanceof RunFailure) return;
+    throw err;
+  }
+  if (page !== undefined) {
+    fail('CORRUPT_INPUT', `page ${page} of the PDF cannot be read by MuPDF, which ${reader} reads pages with: its content is damaged or uses parameters MuPDF does not support`, { field: 'file' });
+  }
 }
 
 export interface PageBox {

@@ -40,6 +40,13 @@ export interface StringField extends FieldBase {
   default?: string;
   /** Never logged, never echoed (passwords, schemas). */
   secret?: boolean;
+  /**
+   * A password: every character must count, so control characters (U+0000 to U+001F, U+007F to
+   * U+009F) and lone surrogate halves are refused before payment, naming the first one. qpdf, like
+   * any C program, ends a password at a NUL; no reader's password box takes a tab or a line break;
+   * a lone surrogate has no UTF-8 form.
+   */
+  password?: boolean;
   /** A value a caller might send (shown to discovery services when the field is required). */
   example?: string;
 }
@@ -79,6 +86,11 @@ export interface InputSpec {
   maxPages?: number;
   /** /v1/pdf/unlock takes encrypted PDFs; every other PDF operation refuses them. */
   acceptsEncrypted?: boolean;
+  /**
+   * The work reads the pages with MuPDF (their text, or draws them): the quote asks MuPDF to read
+   * every page where that is cheap, and refuses a page it cannot read (checks/pdf.ts).
+   */
+  pagesReadByMupdf?: boolean;
 }
 
 export interface PriceSpec {

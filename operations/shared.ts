@@ -7,7 +7,8 @@ const FILE_BYTES = 50 * MB;
 export const IMAGE_INPUT: InputSpec = { kind: 'image', maxBytes: FILE_BYTES, count: { min: 1, max: 1 }, maxTotalBytes: FILE_BYTES };
 export const PDF_INPUT: InputSpec = { kind: 'pdf', maxBytes: FILE_BYTES, count: { min: 1, max: 1 }, maxTotalBytes: FILE_BYTES };
 export const MERGE_INPUT: InputSpec = { kind: 'pdf', maxBytes: FILE_BYTES, count: { min: 2, max: 20 }, maxTotalBytes: 95 * MB };
-export const MODEL_PDF_INPUT: InputSpec = { ...PDF_INPUT, maxPages: 30 };
+/** The model operations send pages drawn by MuPDF (or read by local engines from those drawings). */
+export const MODEL_PDF_INPUT: InputSpec = { ...PDF_INPUT, maxPages: 30, pagesReadByMupdf: true };
 
 export const IMAGE_TIMEOUT_MS = 30_000;
 export const PDF_TIMEOUT_MS = 120_000;

@@ -12,7 +12,7 @@ import { requireProvider } from './content-route.js';
 import { readImageHeader } from '../checks/image.js';
 import { inspectOffice, type DeclaredType } from '../checks/office.js';
 import { INPUT_KINDS } from '../operations/input-kinds.js';
-import { inspectPdf, normalisePdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
+import { checkMupdfReadsPages, inspectPdf, normalisePdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
 import type { InspectionCache } from '../checks/cache.js';
 import { inspectMarkdown } from '../checks/markdown.js';
 import type { WorkerPool } from './pool.js';
@@ -215,6 +215,8 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
         // Every tool after the count reads what was counted: a repaired or prefixed upload is
         // replaced by qpdf's rewrite of it (the same on the quote and on the paid retry).
         const work = info.needsRewrite ? await normalisePdf(filePath, info.pages, password) : bytes;
+        // Like the deep check, on the quote only: a paid retry's job fails uncharged instead.
+        if (op.input.pagesReadByMupdf && !paid) await checkMupdfReadsPages(filePath, info.pages, op.path);
         files.push({ kind: 'pdf', bytes: work, path: filePath, pages: info.pages, encrypted: info.encrypted });
         digests.push(digest);
       }

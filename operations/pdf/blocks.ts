@@ -61,7 +61,7 @@ export const pdfBlocks = defineOperation({
       description: 'Also group the blocks into chunks of at most this many characters (Unicode code points of the chunk\'s text and of its Markdown). A longer block is cut at sentence ends, code between lines, a table between rows (never inside a row); a single table row longer than this is a chunk of its own, marked oversized.',
     },
   ],
-  input: PDF_INPUT, price: { model: 'per-page', rate: 20000 },
+  input: { ...PDF_INPUT, pagesReadByMupdf: true }, price: { model: 'per-page', rate: 20000 },
   output: {
     mediaType: 'application/json', description: 'JSON { pageCount, pages, blocks, chunks? }.',
     jsonSchema: {

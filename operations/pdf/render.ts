@@ -7,7 +7,7 @@ export const pdfRender = defineOperation({
   description: 'Renders every page (at most 50) to PNG at dpi; a page is bounded to 50 megapixels (larger pages are refused with 413 naming the page).',
   category: 'pdf-processing',
   fields: [{ name: 'dpi', type: 'integer', minimum: 36, maximum: 300, default: 150, description: 'Resolution in dots per inch.' }],
-  input: { ...PDF_INPUT, maxPages: 50 }, price: { model: 'per-page', rate: 10000 },
+  input: { ...PDF_INPUT, maxPages: 50, pagesReadByMupdf: true }, price: { model: 'per-page', rate: 10000 },
   output: { mediaType: 'application/zip', description: 'ZIP with page-NNNN.png per page, in page order.' },
   content: { local: true }, binaries: ['mutool'], timeoutMs: PDF_TIMEOUT_MS,
   plan: async ({ fields, pageBoxes }) => {

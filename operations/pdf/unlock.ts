@@ -7,7 +7,7 @@ export const pdfUnlock = defineOperation({
   category: 'pdf-processing',
   // Not limited to AES-256's 127 bytes as protect is: readers (qpdf among them) cut a password to
   // what the file's encryption uses, so a longer one whose beginning is right does open the file.
-  fields: [{ name: 'password', type: 'string', required: true, minLength: 1, maxLength: 1024, secret: true, description: 'The current password, at most 1024 characters. As in any PDF reader, only the part the file\'s encryption uses counts: the first 32 bytes for RC4 and AES-128, the first 127 bytes in UTF-8 for AES-256.', example: 'the-current-password' }],
+  fields: [{ name: 'password', type: 'string', required: true, minLength: 1, maxLength: 1024, secret: true, password: true, description: 'The current password, at most 1024 characters. As in any PDF reader, only the part the file\'s encryption uses counts: the first 32 bytes for RC4 and AES-128, the first 127 bytes in UTF-8 for AES-256. Every character counts: control characters (a NUL, a tab, a line break) are refused (422).', example: 'the-current-password' }],
   input: { ...PDF_INPUT, acceptsEncrypted: true }, price: { model: 'flat', rate: 20000, note: 'Flat: an encrypted PDF cannot be page-counted before payment.' },
   output: { mediaType: 'application/pdf', description: 'The decrypted PDF.' },
   content: { local: true }, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,

@@ -38,6 +38,22 @@ function joiFor(field: FieldSpec): Joi.Schema {
   return field.required ? s.required() : s;
 }
 
+/** What a password field refuses: control characters (Unicode's Cc) and lone surrogate halves (Cs). */
+const NOT_IN_PASSWORD = /[\p{Cc}\p{Cs}]/u;
+/** The same rule as a JSON Schema pattern (ECMA-262 without the u flag: each half is its own unit). */
+const PASSWORD_PATTERN = '^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])*$';
+
+/** Refuses a password holding a character that would not count, naming it and where it is (never the password). */
+function checkPasswordCharacters(field: FieldSpec, value: unknown): void {
+  if (field.type !== 'string' || !field.password || typeof value !== 'string') return;
+  const found = NOT_IN_PASSWORD.exec(value);
+  if (!found) return;
+  const code = `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  const at = [...value.slice(0, found.index)].length + 1;
+  const why = /\p{Cs}/u.test(found[0]) ? 'a lone surrogate half is not a character' : 'control characters are not allowed';
+  fail('FIELD_INVALID', `"${field.name}" holds ${code} at character ${at}; ${why}`, { field: field.name });
+}
+
 const cache = new WeakMap<Operation, Joi.ObjectSchema>();
 
 function schemaFor(op: Operation): Joi.ObjectSchema {
@@ -100,7 +116,10 @@ export function validateFields(op: Operation, raw: Record<string, unknown>): Fie
     fail('FIELD_INVALID', `"${name}" must be ${expectation(field)}; received ${describeReceived(field, raw[name])}`, { field: name });
   }
   const fields: FieldValues = {};
-  for (const f of op.fields) fields[f.name] = ((value as Record<string, unknown>)[f.name] as string | number | undefined) ?? f.default;
+  for (const f of op.fields) {
+    fields[f.name] = ((value as Record<string, unknown>)[f.name] as string | number | undefined) ?? f.default;
+    checkPasswordCharacters(f, fields[f.name]);
+  }
   op.checkFields?.(fields);
   return fields;
 }
@@ -125,6 +144,7 @@ export function fieldJsonSchema(field: FieldSpec): Record<string, unknown> {
     ...(field.maxUtf8Bytes !== undefined ? { maxLength: field.maxUtf8Bytes } : {}),
     ...(field.default !== undefined ? { default: field.default } : {}),
     ...(field.secret ? { format: 'password' } : {}),
+    ...(field.password ? { pattern: PASSWORD_PATTERN } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import { balancesOf, quoteAt } from '../support/paying.js';
 import { runOperation } from '../support/jobs.js';
 import { pdfFacts, zipEntries, withFile, tool } from '../support/independent-tools.js';
 import { labelledDocument, postscriptBeforePdf, twoDocuments } from '../support/hostile-pdf-structure.js';
+import { realFile } from '../support/real-files.js';
 import { operations } from '../../operations/index.js';
 import type { OperationId } from '../../operations/index.js';
 
@@ -117,6 +118,29 @@ describe('the document that was priced is the document processed', () => {
     expect(facts.text).to.include('REAL page 1');
     expect(facts.text).to.not.include('INJECTED');
     expect(Buffer.from(body).includes('INJECTED')).to.equal(false);
+  });
+
+  it('a file whose only flaw is a stray # in a trailer name (qpdf\'s bad21.pdf, which every reader reads alike) is quoted and processed by six operations, each charged its price', async () => {
+    const bad21 = await realFile('bad21.pdf');
+    const calls: Array<[string, Record<string, string>, (res: Response) => Promise<void>]> = [
+      ['/v1/pdf/markdown', {}, async (res) => { expect(await res.text()).to.contain('Potato'); }],
+      ['/v1/pdf/extract', {}, async (res) => { expect(((await res.json()) as { text: string }).text).to.contain('Potato'); }],
+      ['/v1/pdf/compress', {}, async (res) => { expect((await pdfFacts(new Uint8Array(await res.arrayBuffer()))).text).to.contain('Potato'); }],
+      ['/v1/pdf/pages', { pages: '1' }, async (res) => { expect((await pdfFacts(new Uint8Array(await res.arrayBuffer()))).text).to.contain('Potato'); }],
+      ['/v1/pdf/sanitize', {}, async (res) => { expect((await pdfFacts(new Uint8Array(await res.arrayBuffer()))).text).to.contain('Potato'); }],
+      ['/v1/pdf/render', { dpi: '36' }, async (res) => { expect((await zipEntries(new Uint8Array(await res.arrayBuffer()))).map((e) => e.name)).to.equal(['page-0001.png']); }],
+    ];
+    const payFetch = await t.payFetch();
+    const before = await balancesOf(t.evm);
+    let quoted = 0n;
+    for (const [route, fields, check] of calls) {
+      quoted += BigInt((await quoteAt(`${t.url}${route}`, form([bad21], fields))).accepts[0].amount);
+      const res = await payFetch(`${t.url}${route}`, { method: 'POST', body: form([bad21], fields) });
+      expect(res.status, route).to.equal(200);
+      await check(res);
+    }
+    const after = await balancesOf(t.evm);
+    expect(before.payer - after.payer).to.equal(quoted);
   });
 
   it('merge-compress of a polyglot runs Ghostscript on the PDF alone', async () => {

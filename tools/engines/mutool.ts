@@ -31,7 +31,7 @@ async function runForJob(args: readonly string[], options: RunOptions): Promise<
 // ---- The programs (mutool run) ----------------------------------------------------------------
 
 /** The MuPDF JavaScript programs in ./mupdf/, by file name without .js (each file's header says what it does). */
-export const MUPDF_PROGRAMS = ['page-text', 'merge-outline', 'count-navigation', 'draw-form-fields'] as const;
+export const MUPDF_PROGRAMS = ['page-text', 'merge-outline', 'count-navigation', 'draw-form-fields', 'page-check'] as const;
 export type MupdfProgram = typeof MUPDF_PROGRAMS[number];
 
 /** Where a program lives: beside this module, in sources and in dist/ (copied there by bin/build-assets.ts). */
@@ -53,6 +53,19 @@ function lastJsonLine(result: RunResult): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The first of `pages` pages MuPDF cannot read (page-check.js: a content stream it cannot decode,
+ * an operator it gives up on, or a page past those it finds), 1-based, or undefined when it reads
+ * them all. A run that does not complete throws its RunFailure; an answer that is not the
+ * program's counts as no verdict (undefined).
+ */
+export async function firstUnreadablePage(file: string, pages: number, options: RunOptions): Promise<number | undefined> {
+  const answer = lastJsonLine(await runMupdfProgram('page-check', [file], options)) as { pages?: unknown; unreadable?: unknown } | undefined;
+  if (typeof answer?.unreadable !== 'number' || typeof answer.pages !== 'number') return undefined;
+  if (answer.unreadable > 0) return answer.unreadable;
+  return answer.pages < pages ? answer.pages + 1 : undefined;
 }
 
 export interface Navigation { outline: number; links: number }

@@ -25,9 +25,26 @@ export function qpdfSucceeded(result: RunResult): boolean {
   return result.exitCode === QPDF_EXIT.ok || result.exitCode === QPDF_EXIT.repaired;
 }
 
-/** qpdf read the file only by repairing it. */
+/**
+ * Warnings about how a token is spelled, which qpdf reads as every other reader does and keeps as
+ * it is in any rewrite: nothing was repaired, and no reader sees another document.
+ */
+const SPELLING_WARNINGS: readonly RegExp[] = [
+  // A `#` not followed by two hex digits in a name: PDF 1.1 spelling; qpdf, poppler and MuPDF keep it literally.
+  /: name with stray # will not work with PDF >= 1\.2$/,
+];
+
+/**
+ * qpdf read the file only by repairing it (a rebuilt cross-reference table, a recovered stream
+ * length, a guessed object): exit 3 with a warning other than a spelling one. Unless every warning
+ * was captured (qpdf's closing line is there: stderr is cut at 64 KiB), the run counts as repaired.
+ */
 export function qpdfRepaired(result: RunResult): boolean {
-  return result.exitCode === QPDF_EXIT.repaired;
+  if (result.exitCode !== QPDF_EXIT.repaired) return false;
+  const lines = result.stderr.trimEnd().split('\n');
+  if (!lines.at(-1)?.startsWith('qpdf: operation succeeded with warnings')) return true;
+  const warnings = lines.filter((line) => line.startsWith('WARNING: '));
+  return warnings.length === 0 || warnings.some((line) => !SPELLING_WARNINGS.some((spelling) => spelling.test(line)));
 }
 
 export function isWrongPassword(result: RunResult): boolean {

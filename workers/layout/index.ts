@@ -10,6 +10,7 @@ import path from 'node:path';
 import { readPageText } from '../../tools/engines/mutool.js';
 import { timeLeft, type JobInput, type WorkFunction } from '../../core/job.js';
 import { fail } from '../../core/errors.js';
+import { damaged } from '../../tools/process/tool-errors.js';
 import { layoutStext, markdownOf, type PageDrawing } from './convert.js';
 import { newOcrBudget, readScannedPages } from './scanned.js';
 import { documentBlocks, type LaidOutBlock, type PageOut } from './blocks.js';
@@ -71,7 +72,7 @@ export async function* readStextChunks(input: JobInput, pdfPath: string, pageCou
     const size = (await stat(path.join(cwd, stextFile))).size;
     if (size > MAX_STEXT_BYTES) fail('LIMIT_EXCEEDED', tooMuchText, { field: 'file' });
     const xml = await readFile(path.join(cwd, stextFile), 'utf8');
-    if (run.exitCode !== 0 || !xml.includes('<page')) fail('CORRUPT_INPUT', 'The PDF could not be read.', { field: 'file' });
+    if (run.exitCode !== 0 || !xml.includes('<page')) damaged(first === last ? `MuPDF could not read page ${first}` : `MuPDF could not read pages ${first} to ${last}`);
     yield { xml, drawings: parseDrawings(run.stdout), first, last };
   }
 }

@@ -2,7 +2,7 @@
 // are produced only as fast as they are sent and a job never holds more than a few in memory.
 import { fail } from '../../core/errors.js';
 import { MODEL_DPI, timeLeft, type JobFile, type Job } from '../../core/job.js';
-import { showPageCount, QPDF_EXIT } from '../../tools/engines/qpdf.js';
+import { qpdfRepaired, qpdfSucceeded, showPageCount } from '../../tools/engines/qpdf.js';
 import { drawPagePng } from '../../tools/engines/mutool.js';
 import { toolFailure } from '../../tools/process/tool-errors.js';
 import { drawFormFieldValues } from '../pdf/forms.js';
@@ -40,7 +40,7 @@ export async function pdfPageCount(input: Job, file: JobFile): Promise<number> {
     toolFailure(err, 'counting the pages');
   }
   const pages = Number(Buffer.from(out.stdout).toString('utf8').trim());
-  if (out.exitCode !== QPDF_EXIT.ok || !Number.isInteger(pages) || pages < 1) fail('CORRUPT_INPUT', 'the PDF cannot be read: its pages cannot be counted');
+  if (!qpdfSucceeded(out) || qpdfRepaired(out) || !Number.isInteger(pages) || pages < 1) fail('CORRUPT_INPUT', 'the PDF cannot be read: its pages cannot be counted');
   return pages;
 }
 

@@ -35,10 +35,12 @@ export const render: WorkFunction<{ dpi: number }> = async (input): Promise<JobO
     const maxWidth = Math.max(...sizes.map((s) => s.width)) + 1;
     const maxHeight = Math.max(...sizes.map((s) => s.height)) + 1;
     // One mutool run for all pages: the file is parsed once. Page numbers in the names come from mutool.
-    const completed = await drawAllPages(source, { dpi, maxWidth, maxHeight, outPattern: path.join(dir, 'page-%d.png') }, { cwd: dir, timeoutMs: timeLeft(input) });
+    // mutool exits 1 for content errors it recovered from (an unknown operator), having drawn the
+    // page as viewers show it; a page it cannot draw stops the run and leaves no PNG of it.
+    await drawAllPages(source, { dpi, maxWidth, maxHeight, outPattern: path.join(dir, 'page-%d.png') }, { cwd: dir, timeoutMs: timeLeft(input) });
     const rendered = (await readdir(dir)).map((name) => /^page-(\d+)\.png$/.exec(name)).filter((m): m is RegExpExecArray => m !== null)
       .map((m) => Number(m[1])).sort((a, b) => a - b);
-    if (!completed || rendered.length !== boxes.length) damaged('some pages could not be rendered');
+    if (rendered.length !== boxes.length) damaged('some pages could not be rendered');
     const entries: ZipEntry[] = [];
     for (const page of rendered) {
       entries.push({ name: renderEntryName(page), bytes: await readBytes(path.join(dir, `page-${page}.png`)) });

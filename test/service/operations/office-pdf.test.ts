@@ -15,6 +15,7 @@ import { runOperation } from '../../support/jobs.js';
 import { pdfFacts } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
+import { realFile } from '../../support/real-files.js';
 import { inspectOffice } from '../../../checks/office.js';
 import { OFFICE_MAX_PAGES } from '../../../operations/office/pdf.js';
 
@@ -103,6 +104,22 @@ describe('converting paid over HTTP on the local Base chain, and over MCP', () =
     const charged = await balancesOf(t.evm);
     expect(before.payer - charged.payer).to.equal(20000n);
     expect(charged.payTo - before.payTo).to.equal(20000n);
+  });
+
+  it('an encrypted PowerPoint 97-2003 file (Apache POI\'s RC4 CryptoAPI test file) is refused before any payment, naming the password; a paid attempt is not charged', async () => {
+    const presentation = await realFile('Password_Protected-hello.ppt');
+    const send = () => form([{ bytes: presentation, name: 'Password_Protected-hello.ppt', type: 'application/vnd.ms-powerpoint' }]);
+    const before = await balancesOf(t.evm);
+    const payFetch = await t.payFetch('base');
+    for (const res of [await fetch(`${t.url}/v1/office/pdf`, { method: 'POST', body: send() }), await payFetch(`${t.url}/v1/office/pdf`, { method: 'POST', body: send() })]) {
+      expect(res.status).to.equal(422);
+      expect(res.headers.get('payment-required')).to.be.null();
+      expect(((await res.json()) as { error: Record<string, unknown> }).error).to.equal({
+        code: 'UNSUPPORTED_TYPE', status: 422, field: 'file',
+        message: 'the PowerPoint 97-2003 presentation (PPT) is password-protected (encrypted): it cannot be converted without its password; remove the protection and send it again',
+      });
+    }
+    expect((await balancesOf(t.evm)).payer).to.equal(before.payer);
   });
 
   it('MCP: svc_office_pdf quotes 0.02 USD, and the paid call returns the PDF as a resource', { timeout: 60_000 }, async () => {

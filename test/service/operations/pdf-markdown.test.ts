@@ -10,6 +10,10 @@ import { markdown } from '../../../workers/layout/index.js';
 import { convertStext } from '../../../workers/layout/convert.js';
 import { blocksOf } from '../../../workers/layout/structure.js';
 import { plannedJob, TEST_SETTINGS } from '../../support/jobs.js';
+import { realFile } from '../../support/real-files.js';
+import { form, startTestService, type TestService } from '../../support/service.js';
+import { balancesOf, quoteAt } from '../../support/paying.js';
+import { pdfFacts } from '../../support/independent-tools.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -410,5 +414,37 @@ describe('pdf.markdown on hyphens at line ends', () => {
 
   it('leaves a dash standing apart from its words alone', () => {
     expect(paragraph('the result -', 'as expected')).to.equal('the result - as expected');
+  });
+});
+
+describe('pdf.markdown of a page MuPDF cannot read', () => {
+  let t: TestService;
+  before(async () => { t = await startTestService(); });
+  after(async () => { await t?.stop(); });
+
+  it('qpdf\'s issue-1688b.pdf is refused by markdown and blocks before any payment, naming the page and MuPDF, nothing charged; extract, compress, pages and sanitize (other readers) take it and are charged', async () => {
+    const pdf = await realFile('issue-1688b.pdf');
+    const payFetch = await t.payFetch('base');
+    const before = await balancesOf(t.evm);
+    for (const route of ['/v1/pdf/markdown', '/v1/pdf/blocks']) {
+      for (const res of [await fetch(`${t.url}${route}`, { method: 'POST', body: form([pdf]) }), await payFetch(`${t.url}${route}`, { method: 'POST', body: form([pdf]) })]) {
+        expect(res.status, route).to.equal(422);
+        expect(res.headers.get('payment-required')).to.be.null();
+        expect(await res.json()).to.equal({ error: {
+          code: 'CORRUPT_INPUT', status: 422, field: 'file',
+          message: `page 1 of the PDF cannot be read by MuPDF, which ${route} reads pages with: its content is damaged or uses parameters MuPDF does not support`,
+        } });
+      }
+    }
+    expect((await balancesOf(t.evm)).payer).to.equal(before.payer);
+    let quoted = 0n;
+    for (const [route, fields] of [['/v1/pdf/extract', {}], ['/v1/pdf/compress', {}], ['/v1/pdf/pages', { pages: '1' }], ['/v1/pdf/sanitize', {}]] as const) {
+      quoted += BigInt((await quoteAt(`${t.url}${route}`, form([pdf], fields))).accepts[0].amount);
+      const res = await payFetch(`${t.url}${route}`, { method: 'POST', body: form([pdf], fields) });
+      expect(res.status, route).to.equal(200);
+      if (route !== '/v1/pdf/extract') expect((await pdfFacts(new Uint8Array(await res.arrayBuffer()))).pages, route).to.equal(1);
+      else await res.arrayBuffer();
+    }
+    expect(before.payer - (await balancesOf(t.evm)).payer).to.equal(quoted);
   });
 });

@@ -5,9 +5,12 @@ import sharp from 'sharp';
 import { makePdf, textPages } from '../../support/pdf-fixtures.js';
 import { runOperation } from '../../support/jobs.js';
 import { zipEntries } from '../../support/independent-tools.js';
+import { realFile } from '../../support/real-files.js';
+import { form, startTestService, type TestService } from '../../support/service.js';
+import { balancesOf } from '../../support/paying.js';
 
 export const lab = Lab.script();
-const { describe, it } = lab;
+const { describe, it, before, after } = lab;
 const { expect } = Code;
 
 describe('pdf.render on generated fixtures', () => {
@@ -35,8 +38,35 @@ describe('pdf.render on generated fixtures', () => {
     const userUnit = await runOperation('pdf.render', [makePdf([{ text: 'a', size: [200, 200], userUnit: 100 }])], { dpi: 36 });
     expect(userUnit.error!.code).to.equal('LIMIT_EXCEEDED');
     expect(userUnit.error!.message).to.contain('10000 x 10000 pixels');
+    // An unknown operator (mutool reports it and exits 1, having drawn every page as viewers show it) renders.
+    const unknownOperator = Buffer.from(pdf.toString('latin1').replace(' Tj', ' Tx'), 'latin1');
+    const drawn = await runOperation('pdf.render', [unknownOperator], { dpi: 36 });
+    expect(drawn.error).to.not.exist();
+    expect((await zipEntries(drawn.output!.body)).map((e) => e.name)).to.equal(['page-0001.png', 'page-0002.png']);
     const tooBig = await runOperation('pdf.render', [pdf], { dpi: 300 }, { maxZipBytes: 10_000 });
     expect(tooBig.error!.code).to.equal('LIMIT_EXCEEDED');
     expect(tooBig.leftovers).to.equal([]);
+  });
+});
+
+describe('pdf.render of a page MuPDF cannot read', () => {
+  let t: TestService;
+  before(async () => { t = await startTestService(); });
+  after(async () => { await t?.stop(); });
+
+  it('qpdf\'s issue-1688b.pdf (Flate predictor parameters MuPDF refuses) is refused before any payment, naming the page and MuPDF; a paid attempt is not charged', async () => {
+    const pdf = await realFile('issue-1688b.pdf');
+    const before = await balancesOf(t.evm);
+    const payFetch = await t.payFetch('base');
+    const send = () => ({ method: 'POST', body: form([pdf], { dpi: 72 }) });
+    for (const res of [await fetch(`${t.url}/v1/pdf/render`, send()), await payFetch(`${t.url}/v1/pdf/render`, send())]) {
+      expect(res.status).to.equal(422);
+      expect(res.headers.get('payment-required')).to.be.null();
+      expect(await res.json()).to.equal({ error: {
+        code: 'CORRUPT_INPUT', status: 422, field: 'file',
+        message: 'page 1 of the PDF cannot be read by MuPDF, which /v1/pdf/render reads pages with: its content is damaged or uses parameters MuPDF does not support',
+      } });
+    }
+    expect((await balancesOf(t.evm)).payer).to.equal(before.payer);
   });
 });

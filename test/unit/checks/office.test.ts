@@ -7,6 +7,7 @@ import Code from '@hapi/code';
 import { compoundFile, declaringUnpackedSize, docx, xlsx, zipOf } from '../../support/office-fixtures.js';
 import { inspectOffice, OFFICE_ZIP_LIMITS } from '../../../checks/office.js';
 import { ServiceError } from '../../../core/errors.js';
+import { realFile } from '../../support/real-files.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
@@ -55,6 +56,24 @@ describe('the Office checks before payment', () => {
     expect(await refusal(compoundFile(['EncryptionInfo', 'EncryptedPackage']))).to.equal({
       code: 'UNSUPPORTED_TYPE',
       message: 'the document (an encrypted OOXML package) is password-protected (encrypted): it cannot be converted without its password; remove the protection and send it again',
+    });
+  });
+
+  it('legacy encryption is refused before payment: Apache POI\'s RC4 CryptoAPI PowerPoint (its Current User token) and its encrypted Word document (the FIB flag)', async () => {
+    const presentation = await realFile('Password_Protected-hello.ppt');
+    expect(await refusal(presentation, { extension: 'ppt' })).to.equal({
+      code: 'UNSUPPORTED_TYPE',
+      message: 'the PowerPoint 97-2003 presentation (PPT) is password-protected (encrypted): it cannot be converted without its password; remove the protection and send it again',
+    });
+    // The same file with the Current User atom's token of an unencrypted presentation is taken: the token is what is read.
+    const token = Buffer.from(presentation).indexOf(Buffer.from([0xdf, 0xc4, 0xd1, 0xf3]));
+    expect(token).to.be.above(0);
+    const cleared = Buffer.from(presentation);
+    cleared.writeUInt32LE(0xe391c05f, token);
+    expect(await inspectOffice(cleared, { extension: 'ppt' })).to.equal('ppt');
+    expect(await refusal(await realFile('PasswordProtected.doc'))).to.equal({
+      code: 'UNSUPPORTED_TYPE',
+      message: 'the Word 97-2003 document (DOC) is password-protected (encrypted): it cannot be converted without its password; remove the protection and send it again',
     });
   });
 

@@ -4,12 +4,13 @@ import Code from '@hapi/code';
 import sharp from 'sharp';
 import { readdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { inspectPdf } from '../../../checks/pdf.js';
+import { checkMupdfReadsPages, inspectPdf, normalisePdf } from '../../../checks/pdf.js';
 import { ServiceError } from '../../../core/errors.js';
 import { runTool } from '../../../tools/process/run-tool.js';
 import { makePdf, photographedPage, textPages, sampleFile } from '../../support/pdf-fixtures.js';
 import { jobRoot } from '../../support/jobs.js';
 import { tool } from '../../support/independent-tools.js';
+import { realFile } from '../../support/real-files.js';
 
 export const lab = Lab.script();
 const { describe, it, before } = lab;
@@ -61,6 +62,30 @@ describe('inspectPdf', () => {
     expect(longHeavy.byteLength).to.be.within(512 * 1024, 2 * 1024 * 1024);
     expect(await inspectPdf(await write('d-long-heavy.pdf', longHeavy), { acceptsEncrypted: false })).to.equal({ pages: 62, encrypted: false, needsRewrite: true });
     expect((await expect(inspectPdf(path.join(dir, 'd-long-heavy.pdf'), { acceptsEncrypted: false, deep: true })).to.reject(ServiceError)).code).to.equal('CORRUPT_INPUT');
+  });
+
+  it('takes a PDF whose only qpdf warning is how a name is spelled (qpdf\'s bad21.pdf: a stray # in its trailer) as it is, and rewrites one that also needs a repair', async () => {
+    const bad21 = await realFile('bad21.pdf');
+    expect((await tool('qpdf', ['--show-npages', await write('bad21-raw.pdf', bad21)])).code).to.equal(3);
+    expect(await inspectPdf(await write('bad21.pdf', bad21), { acceptsEncrypted: false })).to.equal({ pages: 1, encrypted: false, needsRewrite: false });
+    // The same file with every object moved (its cross-reference table no longer fits): a repair,
+    // so it is rewritten; qpdf's rewrite keeps the stray #, and that alone does not refuse it.
+    const shifted = await write('bad21-shifted.pdf', Buffer.concat([bad21.subarray(0, 9), Buffer.from('% moves every object\n'), bad21.subarray(9)]));
+    const inspected = await inspectPdf(shifted, { acceptsEncrypted: false });
+    expect(inspected).to.equal({ pages: 1, encrypted: false, needsRewrite: true });
+    const rewritten = await normalisePdf(shifted, inspected.pages);
+    expect(Buffer.from(rewritten).includes('Som#ething')).to.be.true();
+    expect((await tool('pdftotext', [shifted, '-'])).out).to.contain('Potato');
+  });
+
+  it('refuses, for an operation that reads pages with MuPDF, a page MuPDF cannot read that qpdf accepts (qpdf\'s issue-1688b.pdf), naming the page', async () => {
+    const file = await write('issue-1688b.pdf', await realFile('issue-1688b.pdf'));
+    expect(await inspectPdf(file, { acceptsEncrypted: false })).to.equal({ pages: 1, encrypted: false, needsRewrite: false });
+    const err = await expect(checkMupdfReadsPages(file, 1, '/v1/pdf/render')).to.reject(ServiceError);
+    expect(err.code).to.equal('CORRUPT_INPUT');
+    expect(err.message).to.equal('page 1 of the PDF cannot be read by MuPDF, which /v1/pdf/render reads pages with: its content is damaged or uses parameters MuPDF does not support');
+    await checkMupdfReadsPages(await write('fine.pdf', makePdf(textPages(3))), 3, '/v1/pdf/render');
+    await checkMupdfReadsPages(await write('bad21-mupdf.pdf', await realFile('bad21.pdf')), 1, '/v1/pdf/render');
   });
 
   it('refuses a password-protected PDF, except for unlock with the right password', async () => {

@@ -6,10 +6,11 @@ import Code from '@hapi/code';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { appendOutlines, countNavigation, drawFormFields, MUPDF_PROGRAMS, mupdfProgramPath, readPageText, runMupdfProgram } from '../../../../tools/engines/mutool.js';
+import { appendOutlines, countNavigation, drawFormFields, firstUnreadablePage, MUPDF_PROGRAMS, mupdfProgramPath, readPageText, runMupdfProgram } from '../../../../tools/engines/mutool.js';
 import { encryptPdf, mergeFiles } from '../../../../tools/engines/qpdf.js';
 import { ServiceError } from '../../../../core/errors.js';
 import { formPdf, makePdf, photographedPage, textPages } from '../../../support/pdf-fixtures.js';
+import { realFile } from '../../../support/real-files.js';
 import { inScratch, textOf } from './support.js';
 
 export const lab = Lab.script();
@@ -68,6 +69,18 @@ describe('the MuPDF programs', () => {
       const stext = path.join(dir, 'form.stext');
       expect((await readPageText(pdf, 1, 1, stext, run(dir))).exitCode).to.equal(0);
       expect(charsOf(await readFile(stext, 'utf8'))).to.contain('Alice');
+    });
+  });
+
+  it('page-check.js names the first page MuPDF cannot read (qpdf\'s issue-1688b.pdf: Flate predictor parameters it refuses), none for readable files', async () => {
+    await inScratch(async (dir, file) => {
+      expect(await firstUnreadablePage(await file('issue-1688b.pdf', await realFile('issue-1688b.pdf')), 1, run(dir))).to.equal(1);
+      expect(await firstUnreadablePage(await file('fine.pdf', makePdf(textPages(3))), 3, run(dir))).to.be.undefined();
+      // Pages past those MuPDF finds (a page tree it cannot follow) are pages it cannot read.
+      expect(await firstUnreadablePage(path.join(dir, 'fine.pdf'), 4, run(dir))).to.equal(4);
+      // The same broken content as the third of three pages: the first two are read.
+      const broken = Buffer.from(makePdf(textPages(3)).toString('latin1').replace(/(\/Length \d+ >>\nstream\nBT[^]*?){2}\/Length/, (m) => m.replace(/\/Length$/, '/Filter /FlateDecode /DecodeParms << /Predictor 10 /Colors 536870913 /Columns 1 >> /Length')), 'latin1');
+      expect(await firstUnreadablePage(await file('third.pdf', broken), 3, run(dir))).to.equal(3);
     });
   });
 

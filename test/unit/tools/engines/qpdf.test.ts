@@ -9,6 +9,7 @@ import {
   qpdfPageSpec, qpdfRepaired, qpdfSucceeded, rewritePdf, selectPages, showPageCount, surveyPdf,
 } from '../../../../tools/engines/qpdf.js';
 import { makePdf, textPages } from '../../../support/pdf-fixtures.js';
+import { realFile } from '../../../support/real-files.js';
 import { inScratch, textOf } from './support.js';
 
 export const lab = Lab.script();
@@ -58,6 +59,19 @@ describe('the qpdf engine', () => {
       const rewritten = path.join(dir, 'rewritten.pdf');
       expect(qpdfSucceeded(await rewritePdf(cut, rewritten, run(dir)))).to.be.true();
       expect((await showPageCount(rewritten, run(dir))).exitCode).to.equal(0);
+    });
+  });
+
+  it('a warning about how a name is spelled is not a repair; with a repair beside it, or with its account cut short, the reading is repaired', async () => {
+    await inScratch(async (dir, file) => {
+      const bad21 = await realFile('bad21.pdf');
+      const spelled = await showPageCount(await file('bad21.pdf', bad21), run(dir));
+      expect(spelled.exitCode).to.equal(3);
+      expect(qpdfRepaired(spelled)).to.be.false();
+      const shifted = await file('bad21-shifted.pdf', Buffer.concat([bad21.subarray(0, 9), Buffer.from('% moves every object\n'), bad21.subarray(9)]));
+      expect(qpdfRepaired(await showPageCount(shifted, run(dir)))).to.be.true();
+      // stderr is kept up to 64 KiB: without qpdf's closing line, what was cut off is not known to be harmless.
+      expect(qpdfRepaired({ ...spelled, stderr: spelled.stderr.split('\n')[0]! })).to.be.true();
     });
   });
 
