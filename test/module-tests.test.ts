@@ -63,6 +63,7 @@ const SERVICE_TESTED: Record<string, string> = {
   'server/derive/openapi.ts': 'service/surfaces (the OpenAPI document validates; a typed client type-checks), system/discovery',
   'server/derive/resources.ts': 'service/surfaces, system/discovery (the 402 resources)',
   'server/derive/shared-schemas.ts': 'service/surfaces',
+  'server/derive/view.ts': 'service/surfaces (the payment schemes and the channel sentence of every discovery document)',
   'server/payment/gate.ts': 'unit/server/payment/stages (each stage), service/payments, service/faults (the gate on the chains)',
   'server/payment/facilitators.ts': 'service/going-live, service/hosted-facilitators (the hosted facilitators\' clients)',
   'server/payment/guard.ts': 'unit/server/payment/stages, service/payments (the in-memory guard)',
