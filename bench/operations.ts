@@ -257,7 +257,7 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     {
       id: 'pdf.redact', input: 'corpus 004 (4 pages)', fields: { text: JSON.stringify(['information']), regex: JSON.stringify(['[Tt]ext']) }, files: [pdf(latex4)],
       raw: 'the MuPDF.js redaction process (node mupdf-js-process.js) run directly on the file',
-      runRaw: (scratch) => mupdfJs(scratch, { command: 'redact', request: { text: ['information'], regex: ['[Tt]ext'], areas: [] } }, latexPath),
+      runRaw: (scratch) => mupdfJs(scratch, { command: 'redact', request: { text: ['information'], regex: ['[Tt]ext'], areas: [], attachments: 'redact' } }, latexPath),
     },
     {
       id: 'pdf.sanitize', input: 'corpus 004 (4 pages)', files: [pdf(latex4)],
