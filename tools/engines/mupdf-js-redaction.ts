@@ -210,9 +210,20 @@ function pageMatches(mupdfFound: Rect[][], popplerFound: Rect[][]): Rect[][] {
 
 const rectQuad = ([x0, y0, x1, y1]: Rect): Quad => [x0, y0, x1, y0, x0, y1, x1, y1];
 
+/**
+ * The document written, as bytes of its own: MuPDF's buffer is a view of WebAssembly memory that
+ * later work reuses once the buffer is collected.
+ */
+function written(doc: mupdf.PDFDocument, options: string): Uint8Array {
+  const buffer = doc.saveToBuffer(options);
+  const bytes = buffer.asUint8Array().slice();
+  buffer.destroy();
+  return bytes;
+}
+
 /** Poppler's readings of the document as it stands, written to `file` first. */
 function readWithPoppler(doc: mupdf.PDFDocument, file: string): Reading[] {
-  writeFileSync(file, doc.saveToBuffer('').asUint8Array());
+  writeFileSync(file, written(doc, ''));
   const units: number[] = [];
   for (let index = 0; index < doc.countPages(); index++) {
     const unit = doc.findPage(index).get('UserUnit');
@@ -404,7 +415,7 @@ async function redactAttachments(doc: mupdf.PDFDocument, request: RedactionReque
         const streamNum = stream.isIndirect() ? stream.asIndirect() : -1;
         if (done.has(streamNum)) continue;
         done.add(streamNum);
-        const result = await redactAttachment(new Uint8Array(stream.readStream().asUint8Array()), request, patterns, depth, scratch);
+        const result = await redactAttachment(stream.readStream().asUint8Array().slice(), request, patterns, depth, scratch);
         if (!result) { keep = false; break; }
         counts.redacted += result.redacted;
         counts.removed += result.removed;
@@ -428,13 +439,16 @@ async function redactAttachments(doc: mupdf.PDFDocument, request: RedactionReque
   if (names.isDictionary() && !names.get('EmbeddedFiles').isNull()) {
     const tree = doc.getEmbeddedFiles();
     for (const [name, spec] of Object.entries(tree)) if (isRemoved(spec)) doc.deleteEmbeddedFile(name);
+    if (Object.keys(doc.getEmbeddedFiles()).length === 0) names.delete('EmbeddedFiles');
   }
+  // Out of the pages' annotation lists directly: MuPDF's deleteAnnotation misses an annotation written in place (not by reference).
   for (let index = 0; index < doc.countPages(); index++) {
-    const page = doc.loadPage(index);
-    for (const annot of page.getAnnotations()) {
-      if (annot.getType() === 'FileAttachment' && isRemoved(annot.getObject().get('FS'))) page.deleteAnnotation(annot);
+    const annots = doc.findPage(index).get('Annots');
+    if (!annots.isArray()) continue;
+    for (let i = annots.length - 1; i >= 0; i--) {
+      const annot = annots.get(i);
+      if (annot.get('Subtype').toString() === '/FileAttachment' && isRemoved(annot.get('FS'))) annots.delete(i);
     }
-    page.destroy();
   }
   return counts;
 }
@@ -452,18 +466,20 @@ export async function redactDocument(doc: mupdf.PDFDocument, request: RedactionR
   let elsewhere = 0;
   let attachments: AttachmentCounts = { redacted: 0, removed: 0 };
   if (patterns.length > 0 || request.attachments === 'remove') attachments = await redactAttachments(doc, request, patterns, depth, scratch);
-  let bytes = doc.saveToBuffer('garbage=compact,compress').asUint8Array();
+  let bytes = written(doc, 'garbage=compact,compress');
   // Pass 0 redacts what the readers find; each later pass reads the written file again.
   for (let pass = 0; patterns.length > 0; pass++) {
     if (pass > 0) doc = mupdf.Document.openDocument(bytes, 'application/pdf').asPDF()!;
-    const found = redactPageText(doc, patterns, `${scratch}.pdf`);
+    // Strings first: an annotation's or a field's appearance drawn again without the match is
+    // not a match on the page any more (its copy is counted once, elsewhere).
     const cuts = redactElsewhere(doc, patterns);
+    const found = redactPageText(doc, patterns, `${scratch}.pdf`);
     if (found.every((n) => n === 0) && cuts === 0) break;
     if (pass >= MAX_PASSES - 1) throw new MatchesRemain();
     found.forEach((n, i) => { pages[i] += n; });
     elsewhere += cuts;
     // garbage=compact drops what is no longer referenced: the content streams a redaction replaced.
-    bytes = doc.saveToBuffer('garbage=compact,compress').asUint8Array();
+    bytes = written(doc, 'garbage=compact,compress');
   }
   return { report: { total: pages.reduce((a, b) => a + b, 0), pages, elsewhere, attachments }, bytes };
 }
