@@ -15,11 +15,11 @@ export const pdfRedact = defineOperation({
   fields: [
     { name: 'text', type: 'string', minLength: 2, maxLength: fieldChars, description: `A JSON array of literal strings to remove wherever they occur (up to ${texts}, each up to ${textChars} characters): case-sensitive, and any run of white space in a string matches any run of white space (a line break among them).`, example: '["Jane Doe","555-0142"]' },
     { name: 'regex', type: 'string', minLength: 2, maxLength: fieldChars, description: `A JSON array of regular expressions whose matches are removed (up to ${patterns}, each up to ${patternChars} characters): ${REGEX_SUBSET}. Anything else is refused (422) before payment. Matched within a page's text, lines separated by a line break.`, example: '["\\\\d{3}-\\\\d{2}-\\\\d{4}"]' },
+    { name: 'areas', type: 'string', minLength: 2, maxLength: fieldChars, description: `A JSON array of rectangles to clear (up to ${areas}): {"page", "x", "y", "width", "height"} in PDF points (1/72 inch) from the top-left corner of the page as displayed; each must lie on its page. Text and image pixels inside are removed; a vector path that reaches into an area is removed whole.`, example: '[{"page":1,"x":72,"y":90,"width":200,"height":40}]' },
     {
       name: 'attachments', type: 'string', enum: ATTACHMENT_MODES, default: 'redact',
       description: 'What happens to files embedded in the PDF. redact: embedded PDFs are redacted as the document is, plain text and Office files (DOCX, XLSX, PPTX, OpenDocument) have every match cut from their text, and any file that cannot be searched (images, archives, encrypted or damaged files, a match split across differently formatted runs) is removed. remove: every embedded file is removed. Either way no match is left; the report counts both.',
     },
-    { name: 'areas', type: 'string', minLength: 2, maxLength: fieldChars, description: `A JSON array of rectangles to clear (up to ${areas}): {"page", "x", "y", "width", "height"} in PDF points (1/72 inch) from the top-left corner of the page as displayed; each must lie on its page. Text and image pixels inside are removed; a vector path that reaches into an area is removed whole.`, example: '[{"page":1,"x":72,"y":90,"width":200,"height":40}]' },
   ],
   checkFields: (fields) => { readRedaction(fields, null); },
   input: { ...PDF_INPUT, maxPages: MAX_PAGES }, price: { model: 'per-page', rate: 10000 },

@@ -9,6 +9,7 @@ import * as mupdf from 'mupdf';
 import type { EngineCommand, RedactionReport, RemovedCounts, RemovedKind, SanitizeRequest } from './mupdf-js.js';
 import { MUPDF_JS_EXIT } from './mupdf-js.js';
 import { MatchesRemain, ReaderFailed, redactDocument } from './mupdf-js-redaction.js';
+import { runToolsInThisProcess } from '../process/run-tool.js';
 
 // ---------------------------------------------------------------- object walks
 
@@ -138,6 +139,8 @@ function withoutInfo(bytes: Uint8Array): Uint8Array {
 }
 
 async function main(): Promise<void> {
+  // The readers this process runs (pdftotext) start from here, not from a launcher of their own.
+  runToolsInThisProcess();
   const [requestFile, input, output] = process.argv.slice(2);
   const command = JSON.parse(readFileSync(requestFile, 'utf8')) as EngineCommand;
   let doc: mupdf.PDFDocument;
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
   try {
     if (command.command === 'redact') {
       // The scratch files sit beside the output, in the job's directory.
-      ({ report, bytes } = await redactDocument(doc, command.request, path.join(path.dirname(output), 'redaction-check')));
+      ({ report, bytes } = await redactDocument(doc, command.request, path.join(path.dirname(output), 'redaction-check'), command.deadline));
     } else {
       report = sanitize(doc, command.request);
       // garbage=compact drops what is no longer referenced: the scripts and files sanitizing cut loose.

@@ -6,8 +6,9 @@
 // what they still find is redacted again, a bounded number of times, or the job fails: a file is
 // never returned with a match either reader extracts. Embedded files are searched and redacted
 // where they hold text (PDF, plain text, Office packages) or removed.
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { runTool } from '../process/run-tool.js';
+import path from 'node:path';
 import * as mupdf from 'mupdf';
 import type { RedactionReport, RedactionRequest } from './mupdf-js.js';
 import { redactOfficePackage } from './office-text-redaction.js';
@@ -113,15 +114,18 @@ const unescapeXml = (s: string) => s.replace(/&(amp|lt|gt|quot|apos|#x[0-9a-f]+|
  * word; a character's box is its share of the word's width (the whole box when the word runs
  * up or down the page). Poppler ignores UserUnit; `scale` gives each page's.
  */
-function popplerReadings(file: string, scale: (page: number) => number): Reading[] {
-  const run = spawnSync('pdftotext', ['-bbox-layout', '-enc', 'UTF-8', file, '-'], { maxBuffer: 1024 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
-  if (run.status !== 0 || run.stdout === null) throw new ReaderFailed('pdftotext could not read the file');
+async function popplerReadings(file: string, scale: (page: number) => number, deadline: number): Promise<Reading[]> {
+  const out = `${file}.html`;
+  const run = await runTool('pdftotext', ['-bbox-layout', '-enc', 'UTF-8', file, out], { cwd: path.dirname(file), timeoutMs: Math.max(1000, deadline - Date.now()) })
+    .catch(() => undefined);
+  if (run?.exitCode !== 0) throw new ReaderFailed('pdftotext could not read the file');
+  const html = readFileSync(out, 'utf8');
   const readings: Reading[] = [];
   let reading: Reading | undefined;
   let unit = 1;
   let line = 0;
   let wordsInLine = 0;
-  for (const tag of run.stdout.toString('utf8').matchAll(/<page\b|<\/line>|<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)<\/word>/g)) {
+  for (const tag of html.matchAll(/<page\b|<\/line>|<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)<\/word>/g)) {
     if (tag[0] === '<page') {
       reading = { text: '', places: [] };
       readings.push(reading);
@@ -222,19 +226,19 @@ function written(doc: mupdf.PDFDocument, options: string): Uint8Array {
 }
 
 /** Poppler's readings of the document as it stands, written to `file` first. */
-function readWithPoppler(doc: mupdf.PDFDocument, file: string): Reading[] {
+async function readWithPoppler(doc: mupdf.PDFDocument, file: string, deadline: number): Promise<Reading[]> {
   writeFileSync(file, written(doc, ''));
   const units: number[] = [];
   for (let index = 0; index < doc.countPages(); index++) {
     const unit = doc.findPage(index).get('UserUnit');
     units.push(unit.isNumber() && unit.asNumber() > 0 ? unit.asNumber() : 1);
   }
-  return popplerReadings(file, (i) => units[i] ?? 1);
+  return popplerReadings(file, (i) => units[i] ?? 1, deadline);
 }
 
 /** Redacts every match either reader finds on every page; the matches per page. */
-function redactPageText(doc: mupdf.PDFDocument, patterns: readonly RegExp[], scratch: string): number[] {
-  const poppler = readWithPoppler(doc, scratch);
+async function redactPageText(doc: mupdf.PDFDocument, patterns: readonly RegExp[], scratch: string, deadline: number): Promise<number[]> {
+  const poppler = await readWithPoppler(doc, scratch, deadline);
   const counts: number[] = [];
   for (let index = 0; index < doc.countPages(); index++) {
     const page = doc.loadPage(index);
@@ -329,6 +333,9 @@ function redactElsewhere(doc: mupdf.PDFDocument, patterns: readonly RegExp[]): n
 
 export interface AttachmentCounts { redacted: number; removed: number }
 
+/** Where an embedded file sits: how deep among embedded documents, the scratch file name of its level, the job's deadline. */
+interface Nesting { depth: number; scratch: string; deadline: number }
+
 /** Text whose bytes decode without loss: UTF-8, or UTF-16 with its byte order mark. */
 function asText(bytes: Uint8Array): { text: string; encode(text: string): Uint8Array } | undefined {
   if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
@@ -347,7 +354,8 @@ function asText(bytes: Uint8Array): { text: string; encode(text: string): Uint8A
   }
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   // Binary data (a NUL, other control characters, bytes that are not UTF-8) is not text.
-  if (text.includes('\ufffd') || /[\x00-\x08\x0e-\x1a\x1c-\x1f]/.test(text)) return undefined;
+  const control = [...text].some((c) => { const code = c.charCodeAt(0); return code < 0x20 && !'\t\n\v\f\r\x1b'.includes(c); });
+  if (text.includes('\ufffd') || control) return undefined;
   return { text, encode: (t) => Buffer.from(t, 'utf8') };
 }
 
@@ -358,7 +366,9 @@ const isPdf = (b: Uint8Array) => Buffer.from(b.subarray(0, 1024)).includes('%PDF
  * The redacted bytes of one embedded file, and the matches cut from it; undefined when it cannot
  * be searched (an image, an archive, an encrypted or damaged PDF, one nested too deep): removed.
  */
-async function redactAttachment(bytes: Uint8Array, request: RedactionRequest, patterns: readonly RegExp[], depth: number, scratch: string): Promise<{ bytes: Uint8Array; redacted: number; removed: number } | undefined> {
+async function redactAttachment(
+  bytes: Uint8Array, request: RedactionRequest, patterns: readonly RegExp[], { depth, scratch, deadline }: Nesting,
+): Promise<{ bytes: Uint8Array; redacted: number; removed: number } | undefined> {
   if (bytes.length > MAX_ATTACHMENT_BYTES) return undefined;
   if (isPdf(bytes)) {
     if (depth >= MAX_ATTACHMENT_DEPTH) return undefined;
@@ -369,7 +379,7 @@ async function redactAttachment(bytes: Uint8Array, request: RedactionRequest, pa
       return undefined;
     }
     if (!inner || inner.needsPassword()) return undefined;
-    const { report, bytes: out } = await redactDocument(inner, { ...request, areas: [] }, `${scratch}-${depth}`, depth + 1);
+    const { report, bytes: out } = await redactDocument(inner, { ...request, areas: [] }, `${scratch}-${depth}`, deadline, depth + 1);
     return { bytes: out, redacted: report.total + report.elsewhere + report.attachments.redacted, removed: report.attachments.removed };
   }
   if (isZip(bytes)) {
@@ -397,7 +407,7 @@ function fileSpecs(doc: mupdf.PDFDocument): Map<number, mupdf.PDFObject> {
  * is "remove", and those that cannot be searched otherwise. A removed file leaves the EmbeddedFiles
  * tree, its file specification loses its stream, and a file attachment annotation showing it goes.
  */
-async function redactAttachments(doc: mupdf.PDFDocument, request: RedactionRequest, patterns: readonly RegExp[], depth: number, scratch: string): Promise<AttachmentCounts> {
+async function redactAttachments(doc: mupdf.PDFDocument, request: RedactionRequest, patterns: readonly RegExp[], at: Nesting): Promise<AttachmentCounts> {
   const counts: AttachmentCounts = { redacted: 0, removed: 0 };
   const removed = new Set<number>();
   const done = new Set<number>();
@@ -415,7 +425,7 @@ async function redactAttachments(doc: mupdf.PDFDocument, request: RedactionReque
         const streamNum = stream.isIndirect() ? stream.asIndirect() : -1;
         if (done.has(streamNum)) continue;
         done.add(streamNum);
-        const result = await redactAttachment(stream.readStream().asUint8Array().slice(), request, patterns, depth, scratch);
+        const result = await redactAttachment(stream.readStream().asUint8Array().slice(), request, patterns, at);
         if (!result) { keep = false; break; }
         counts.redacted += result.redacted;
         counts.removed += result.removed;
@@ -458,14 +468,17 @@ async function redactAttachments(doc: mupdf.PDFDocument, request: RedactionReque
 /**
  * Redacts a document: the given areas, then every match on its pages as either reader finds it,
  * its other strings, its embedded files; then reads the written file again with both readers and
- * redacts what they still find, up to MAX_PASSES times. `scratch` names a file this may write.
+ * redacts what they still find, up to MAX_PASSES times. `scratch` names files this may write;
+ * `deadline` (epoch milliseconds) bounds the poppler runs.
  */
-export async function redactDocument(doc: mupdf.PDFDocument, request: RedactionRequest, scratch: string, depth = 0): Promise<{ report: RedactionReport; bytes: Uint8Array }> {
+export async function redactDocument(
+  doc: mupdf.PDFDocument, request: RedactionRequest, scratch: string, deadline: number, depth = 0,
+): Promise<{ report: RedactionReport; bytes: Uint8Array }> {
   const patterns = compilePatterns(request);
   const pages = redactAreas(doc, request);
   let elsewhere = 0;
   let attachments: AttachmentCounts = { redacted: 0, removed: 0 };
-  if (patterns.length > 0 || request.attachments === 'remove') attachments = await redactAttachments(doc, request, patterns, depth, scratch);
+  if (patterns.length > 0 || request.attachments === 'remove') attachments = await redactAttachments(doc, request, patterns, { depth, scratch, deadline });
   let bytes = written(doc, 'garbage=compact,compress');
   // Pass 0 redacts what the readers find; each later pass reads the written file again.
   for (let pass = 0; patterns.length > 0; pass++) {
@@ -473,7 +486,7 @@ export async function redactDocument(doc: mupdf.PDFDocument, request: RedactionR
     // Strings first: an annotation's or a field's appearance drawn again without the match is
     // not a match on the page any more (its copy is counted once, elsewhere).
     const cuts = redactElsewhere(doc, patterns);
-    const found = redactPageText(doc, patterns, `${scratch}.pdf`);
+    const found = await redactPageText(doc, patterns, `${scratch}.pdf`, deadline);
     if (found.every((n) => n === 0) && cuts === 0) break;
     if (pass >= MAX_PASSES - 1) throw new MatchesRemain();
     found.forEach((n, i) => { pages[i] += n; });

@@ -57,7 +57,8 @@ export const REMOVED_KINDS = [
 ] as const;
 export type RemovedKind = typeof REMOVED_KINDS[number];
 
-export type EngineCommand = { command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest };
+/** What the child is asked to do; `deadline` (epoch milliseconds) bounds the tools it runs itself. */
+export type EngineCommand = ({ command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest }) & { deadline: number };
 
 /** The engine's entry, compiled beside this module. */
 export const MUPDF_JS_PROCESS = fileURLToPath(new URL('./mupdf-js-process.js', import.meta.url));
@@ -78,9 +79,9 @@ export const MUPDF_JS_EXIT = { ok: 0, failed: 1, damaged: 3, matchesRemain: 4 } 
  * Runs one command on `input`, writing `output`, and returns its report. The request (the strings
  * to redact among it) goes in a 0600 file in the job's directory, never on a command line.
  */
-async function runMupdfJs(command: EngineCommand, input: string, output: string, options: { cwd: string; timeoutMs: number }): Promise<unknown> {
+async function runMupdfJs(command: Omit<EngineCommand, 'deadline'>, input: string, output: string, options: { cwd: string; timeoutMs: number }): Promise<unknown> {
   const requestFile = path.join(options.cwd, 'mupdf-request.json');
-  writeFileSync(requestFile, JSON.stringify(command), { mode: 0o600, flag: 'wx' });
+  writeFileSync(requestFile, JSON.stringify({ ...command, deadline: Date.now() + options.timeoutMs }), { mode: 0o600, flag: 'wx' });
   const what = command.command === 'redact' ? 'redaction' : 'sanitizing';
   const result = await runTool(process.execPath, [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, requestFile, input, output], { ...options, maxStdout: 1024 * 1024 })
     .catch((err: unknown) => { throw asToolError(err, what); });
