@@ -225,9 +225,9 @@ function written(doc: mupdf.PDFDocument, options: string): Uint8Array {
   return bytes;
 }
 
-/** Poppler's readings of the document as it stands, written to `file` first. */
-async function readWithPoppler(doc: mupdf.PDFDocument, file: string, deadline: number): Promise<Reading[]> {
-  writeFileSync(file, written(doc, ''));
+/** Poppler's readings of the document as it stands (`bytes` when they are already written), written to `file` first. */
+async function readWithPoppler(doc: mupdf.PDFDocument, bytes: Uint8Array | undefined, file: string, deadline: number): Promise<Reading[]> {
+  writeFileSync(file, bytes ?? written(doc, ''));
   const units: number[] = [];
   for (let index = 0; index < doc.countPages(); index++) {
     const unit = doc.findPage(index).get('UserUnit');
@@ -237,12 +237,16 @@ async function readWithPoppler(doc: mupdf.PDFDocument, file: string, deadline: n
 }
 
 /** Redacts every match either reader finds on every page; the matches per page. */
-async function redactPageText(doc: mupdf.PDFDocument, patterns: readonly RegExp[], scratch: string, deadline: number): Promise<number[]> {
-  const poppler = await readWithPoppler(doc, scratch, deadline);
+async function redactPageText(
+  doc: mupdf.PDFDocument, patterns: readonly RegExp[], { scratch, deadline }: Omit<Nesting, 'depth'>, again?: { bytes: Uint8Array; changed: ReadonlySet<number> },
+): Promise<number[]> {
+  const poppler = await readWithPoppler(doc, again?.bytes, scratch, deadline);
   const counts: number[] = [];
   for (let index = 0; index < doc.countPages(); index++) {
     const page = doc.loadPage(index);
-    const matches = pageMatches(findMatches(mupdfReading(page), patterns), findMatches(poppler[index], patterns));
+    // Read again, a page MuPDF found nothing on and no redaction changed reads as it did.
+    const byMupdf = !again || again.changed.has(index) ? findMatches(mupdfReading(page), patterns) : [];
+    const matches = pageMatches(byMupdf, findMatches(poppler[index], patterns));
     for (const rects of matches) page.createAnnotation('Redact').setQuadPoints(rects.map(rectQuad));
     // Paths only where a match covers them whole (a table rule through a name stays).
     if (matches.length > 0) page.applyRedactions(true, mupdf.PDFPage.REDACT_IMAGE_PIXELS, mupdf.PDFPage.REDACT_LINE_ART_REMOVE_IF_COVERED, mupdf.PDFPage.REDACT_TEXT_REMOVE);
@@ -481,15 +485,18 @@ export async function redactDocument(
   if (patterns.length > 0 || request.attachments === 'remove') attachments = await redactAttachments(doc, request, patterns, { depth, scratch, deadline });
   let bytes = written(doc, 'garbage=compact,compress');
   // Pass 0 redacts what the readers find; each later pass reads the written file again.
+  let changed: Set<number> | undefined;
   for (let pass = 0; patterns.length > 0; pass++) {
     if (pass > 0) doc = mupdf.Document.openDocument(bytes, 'application/pdf').asPDF()!;
     // Strings first: an annotation's or a field's appearance drawn again without the match is
     // not a match on the page any more (its copy is counted once, elsewhere).
     const cuts = redactElsewhere(doc, patterns);
-    const found = await redactPageText(doc, patterns, `${scratch}.pdf`, deadline);
+    const again = changed && cuts === 0 ? { bytes, changed } : undefined;
+    const found = await redactPageText(doc, patterns, { scratch: `${scratch}.pdf`, deadline }, again);
     if (found.every((n) => n === 0) && cuts === 0) break;
     if (pass >= MAX_PASSES - 1) throw new MatchesRemain();
     found.forEach((n, i) => { pages[i] += n; });
+    changed = new Set(found.flatMap((n, i) => (n > 0 ? [i] : [])));
     elsewhere += cuts;
     // garbage=compact drops what is no longer referenced: the content streams a redaction replaced.
     bytes = written(doc, 'garbage=compact,compress');

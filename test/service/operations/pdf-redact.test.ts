@@ -284,6 +284,27 @@ describe('redaction removes the text, and only it', () => {
     expect(cidPage).to.contain('Heading in a standard font');
   });
 
+  it('the CID page turned 90, 180 and 270 degrees, and with a UserUnit of 2: poppler\'s word boxes placed on the page as displayed', async () => {
+    const secret = 'Quentin Marlowe';
+    for (const rotate of [90, 180, 270]) {
+      const pdf = makePdf([{ text: 'Head line', cidText: `Invoice for ${secret}\nAccount kept`, rotate }, { text: 'Scaled', cidText: `Pay ${secret} now`, userUnit: 2, size: [300, 400] }]);
+      const { pdf: out, report } = await redact(pdf, { text: [secret] });
+      expect(report, `rotate ${rotate}`).to.equal({ total: 2, pages: [1, 1], elsewhere: 0, attachments: NONE });
+      const where = await readable(out);
+      expect(findings(where, 'Marlowe'), `rotate ${rotate}`).to.equal([]);
+      for (const kept of ['Invoice for', 'Account kept', 'Head line', 'Pay', 'now']) expect(where.poppler, `rotate ${rotate}: ${kept}`).to.contain(kept);
+    }
+  });
+
+  it('an embedded DOCX whose match is split across two differently set runs cannot be cut in place: it is removed', async () => {
+    const secret = 'Quentin Marlowe';
+    const memo = await docxOf([['Memo about Quentin ', 'Marlowe', ' today']]);
+    const pdf = makePdf([{ text: 'Cover page' }], { attachments: [{ name: 'memo.docx', mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: memo }] });
+    const { pdf: out, report } = await redact(pdf, { text: [secret] });
+    expect(report).to.equal({ total: 0, pages: [0], elsewhere: 0, attachments: { redacted: 0, removed: 1 } });
+    expect(await attachmentsOf(out)).to.equal([]);
+  });
+
   it('embedded files (default attachments=redact): a text file, a PDF and a DOCX are redacted in place, a PNG that cannot be searched is removed', async () => {
     const secret = 'Quentin Marlowe';
     const pdf = makePdf([{ text: `Cover page for ${secret}` }, { text: 'Second page' }], { attachments: await attachmentsNaming(secret) });
