@@ -10,7 +10,11 @@ const MAX_PAGES = 1000;
 
 export const pdfRedact = defineOperation({
   id: 'pdf.redact', title: 'Redact text and areas from a PDF',
-  description: 'Removes from the file, not just covers, every match of the given strings and patterns and everything inside the given areas: the text, the image pixels and the vector drawing beneath, each place marked with a black box. Text is found as both MuPDF and poppler (pdftotext) extract it, so a font whose text map one reader drops is still found; the written file is read again by both and must hold no match. Copies of matched text elsewhere (Info and XMP metadata, outline titles, annotation contents, form values, file names) are cut too, and embedded files are searched (see attachments). At least one of text, regex and areas; a string or pattern that matches nothing is not an error (count 0). Other lines keep their place on the page.',
+  description: 'Removes from the file, not just covers, every match of the given strings and patterns and everything'
+    + ' inside the given areas: the text, image pixels and vector drawing beneath, each marked with a black'
+    + ' box. Text is found as MuPDF and poppler (pdftotext) both extract it. Copies elsewhere (metadata, '
+    + 'outline, annotations, form values) are cut; embedded files are redacted or removed (attachments). At'
+    + ' least one of text, regex and areas; no match is count 0. Other lines keep their place.',
   category: 'pdf-processing',
   fields: [
     { name: 'text', type: 'string', minLength: 2, maxLength: fieldChars, description: `A JSON array of literal strings to remove wherever they occur (up to ${texts}, each up to ${textChars} characters): case-sensitive, and any run of white space in a string matches any run of white space (a line break among them).`, example: '["Jane Doe","555-0142"]' },
@@ -18,7 +22,11 @@ export const pdfRedact = defineOperation({
     { name: 'areas', type: 'string', minLength: 2, maxLength: fieldChars, description: `A JSON array of rectangles to clear (up to ${areas}): {"page", "x", "y", "width", "height"} in PDF points (1/72 inch) from the top-left corner of the page as displayed; each must lie on its page. Text and image pixels inside are removed; a vector path that reaches into an area is removed whole.`, example: '[{"page":1,"x":72,"y":90,"width":200,"height":40}]' },
     {
       name: 'attachments', type: 'string', enum: ATTACHMENT_MODES, default: 'redact',
-      description: 'What happens to files embedded in the PDF. redact: embedded PDFs are redacted as the document is, plain text and Office files (DOCX, XLSX, PPTX, OpenDocument) have every match cut from their text, and any file that cannot be searched (images, archives, encrypted or damaged files, a match split across differently formatted runs) is removed. remove: every embedded file is removed. Either way no match is left; the report counts both.',
+      description: 'What happens to files embedded in the PDF. redact: embedded PDFs are redacted as the document is, '
+        + 'plain text and Office files (DOCX, XLSX, PPTX, OpenDocument) have every match cut from their text, '
+        + 'and any file that cannot be searched (images, archives, encrypted or damaged files, a match split '
+        + 'across differently formatted runs) is removed. remove: every embedded file is removed. Either way no'
+        + ' match is left; the report counts both.',
     },
   ],
   checkFields: (fields) => { readRedaction(fields, null); },

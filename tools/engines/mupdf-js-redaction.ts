@@ -77,6 +77,8 @@ function endLine(reading: Reading): void {
   }
 }
 
+const union = (a: Rect, b: Rect): Rect => [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])];
+
 const quadRect = (q: Quad): Rect => {
   const xs = [q[0], q[2], q[4], q[6]];
   const ys = [q[1], q[3], q[5], q[7]];
@@ -116,7 +118,8 @@ const unescapeXml = (s: string) => s.replace(/&(amp|lt|gt|quot|apos|#x[0-9a-f]+|
  */
 async function popplerReadings(file: string, scale: (page: number) => number, deadline: number): Promise<Reading[]> {
   const out = `${file}.html`;
-  const run = await runTool('pdftotext', ['-bbox-layout', '-enc', 'UTF-8', file, out], { cwd: path.dirname(file), timeoutMs: Math.max(1000, deadline - Date.now()) })
+  const options = { cwd: path.dirname(file), timeoutMs: Math.max(1000, deadline - Date.now()) };
+  const run = await runTool('pdftotext', ['-bbox-layout', '-enc', 'UTF-8', file, out], options)
     .catch(() => undefined);
   if (run?.exitCode !== 0) throw new ReaderFailed('pdftotext could not read the file');
   const html = readFileSync(out, 'utf8');
@@ -125,7 +128,8 @@ async function popplerReadings(file: string, scale: (page: number) => number, de
   let unit = 1;
   let line = 0;
   let wordsInLine = 0;
-  for (const tag of html.matchAll(/<page\b|<\/line>|<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)<\/word>/g)) {
+  const tags = /<page\b|<\/line>|<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)<\/word>/g;
+  for (const tag of html.matchAll(tags)) {
     if (tag[0] === '<page') {
       reading = { text: '', places: [] };
       readings.push(reading);
@@ -164,11 +168,8 @@ function matchRects(reading: Reading, start: number, end: number): Rect[] {
   const byLine = new Map<number, { rect: Rect; upright: boolean }>();
   for (let i = start; i < end; i++) {
     for (const { rect, line, upright } of reading.places[i]) {
-      const seen = byLine.get(line);
-      byLine.set(line, {
-        upright,
-        rect: seen ? [Math.min(seen.rect[0], rect[0]), Math.min(seen.rect[1], rect[1]), Math.max(seen.rect[2], rect[2]), Math.max(seen.rect[3], rect[3])] : rect,
-      });
+      const seen = byLine.get(line)?.rect;
+      byLine.set(line, { upright, rect: seen ? union(seen, rect) : rect });
     }
   }
   return [...byLine.values()].map(({ rect: [x0, y0, x1, y1], upright }) => {
@@ -225,6 +226,24 @@ function written(doc: mupdf.PDFDocument, options: string): Uint8Array {
   return bytes;
 }
 
+/** Annotations whose appearance is drawn over the page, not its content: a redaction does not reach into them. */
+const KEPT_ANNOTATIONS = new Set(['Redact', 'Link', 'Popup', 'Widget']);
+
+/**
+ * Removes the annotations (stamps, free text, notes, markup) that lie over a match: the match may
+ * be drawn by the annotation's own appearance, which a redaction of the page content leaves as it
+ * is, and markup over a removed match shows where it was. Form fields stay: their values lose the
+ * match elsewhere and are drawn again.
+ */
+function removeAnnotationsOver(page: mupdf.PDFPage, rects: readonly Rect[]): void {
+  if (rects.length === 0) return;
+  for (const annot of page.getAnnotations()) {
+    if (KEPT_ANNOTATIONS.has(annot.getType())) continue;
+    const bounds = annot.getBounds() as Rect;
+    if (rects.some((r) => overlaps(r, bounds))) page.deleteAnnotation(annot);
+  }
+}
+
 /** Poppler's readings of the document as it stands (`bytes` when they are already written), written to `file` first. */
 async function readWithPoppler(doc: mupdf.PDFDocument, bytes: Uint8Array | undefined, file: string, deadline: number): Promise<Reading[]> {
   writeFileSync(file, bytes ?? written(doc, ''));
@@ -238,7 +257,8 @@ async function readWithPoppler(doc: mupdf.PDFDocument, bytes: Uint8Array | undef
 
 /** Redacts every match either reader finds on every page; the matches per page. */
 async function redactPageText(
-  doc: mupdf.PDFDocument, patterns: readonly RegExp[], { scratch, deadline }: Omit<Nesting, 'depth'>, again?: { bytes: Uint8Array; changed: ReadonlySet<number> },
+  doc: mupdf.PDFDocument, patterns: readonly RegExp[], { scratch, deadline }: Omit<Nesting, 'depth'>,
+  again?: { bytes: Uint8Array; changed: ReadonlySet<number> },
 ): Promise<number[]> {
   const poppler = await readWithPoppler(doc, again?.bytes, scratch, deadline);
   const counts: number[] = [];
@@ -248,8 +268,12 @@ async function redactPageText(
     const byMupdf = !again || again.changed.has(index) ? findMatches(mupdfReading(page), patterns) : [];
     const matches = pageMatches(byMupdf, findMatches(poppler[index], patterns));
     for (const rects of matches) page.createAnnotation('Redact').setQuadPoints(rects.map(rectQuad));
+    removeAnnotationsOver(page, matches.flat());
     // Paths only where a match covers them whole (a table rule through a name stays).
-    if (matches.length > 0) page.applyRedactions(true, mupdf.PDFPage.REDACT_IMAGE_PIXELS, mupdf.PDFPage.REDACT_LINE_ART_REMOVE_IF_COVERED, mupdf.PDFPage.REDACT_TEXT_REMOVE);
+    if (matches.length > 0) {
+      const { REDACT_IMAGE_PIXELS, REDACT_LINE_ART_REMOVE_IF_COVERED, REDACT_TEXT_REMOVE } = mupdf.PDFPage;
+      page.applyRedactions(true, REDACT_IMAGE_PIXELS, REDACT_LINE_ART_REMOVE_IF_COVERED, REDACT_TEXT_REMOVE);
+    }
     counts.push(matches.length);
     page.destroy();
   }
@@ -264,7 +288,8 @@ function redactAreas(doc: mupdf.PDFDocument, request: RedactionRequest): number[
       const page = doc.loadPage(index);
       for (const a of areas) page.createAnnotation('Redact').setRect([a.x, a.y, a.x + a.width, a.y + a.height]);
       // Under an area nothing may remain: every path that reaches into it goes.
-      page.applyRedactions(true, mupdf.PDFPage.REDACT_IMAGE_PIXELS, mupdf.PDFPage.REDACT_LINE_ART_REMOVE_IF_TOUCHED, mupdf.PDFPage.REDACT_TEXT_REMOVE);
+      const { REDACT_IMAGE_PIXELS, REDACT_LINE_ART_REMOVE_IF_TOUCHED, REDACT_TEXT_REMOVE } = mupdf.PDFPage;
+      page.applyRedactions(true, REDACT_IMAGE_PIXELS, REDACT_LINE_ART_REMOVE_IF_TOUCHED, REDACT_TEXT_REMOVE);
       page.destroy();
     }
     counts.push(areas.length);
@@ -411,7 +436,9 @@ function fileSpecs(doc: mupdf.PDFDocument): Map<number, mupdf.PDFObject> {
  * is "remove", and those that cannot be searched otherwise. A removed file leaves the EmbeddedFiles
  * tree, its file specification loses its stream, and a file attachment annotation showing it goes.
  */
-async function redactAttachments(doc: mupdf.PDFDocument, request: RedactionRequest, patterns: readonly RegExp[], at: Nesting): Promise<AttachmentCounts> {
+async function redactAttachments(
+  doc: mupdf.PDFDocument, request: RedactionRequest, patterns: readonly RegExp[], at: Nesting,
+): Promise<AttachmentCounts> {
   const counts: AttachmentCounts = { redacted: 0, removed: 0 };
   const removed = new Set<number>();
   const done = new Set<number>();
@@ -482,7 +509,9 @@ export async function redactDocument(
   const pages = redactAreas(doc, request);
   let elsewhere = 0;
   let attachments: AttachmentCounts = { redacted: 0, removed: 0 };
-  if (patterns.length > 0 || request.attachments === 'remove') attachments = await redactAttachments(doc, request, patterns, { depth, scratch, deadline });
+  if (patterns.length > 0 || request.attachments === 'remove') {
+    attachments = await redactAttachments(doc, request, patterns, { depth, scratch, deadline });
+  }
   let bytes = written(doc, 'garbage=compact,compress');
   // Pass 0 redacts what the readers find; each later pass reads the written file again.
   let changed: Set<number> | undefined;

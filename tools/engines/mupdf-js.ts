@@ -58,7 +58,8 @@ export const REMOVED_KINDS = [
 export type RemovedKind = typeof REMOVED_KINDS[number];
 
 /** What the child is asked to do; `deadline` (epoch milliseconds) bounds the tools it runs itself. */
-export type EngineCommand = ({ command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest }) & { deadline: number };
+export type EngineCommand = ({ command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest })
+  & { deadline: number };
 
 /** The engine's entry, compiled beside this module. */
 export const MUPDF_JS_PROCESS = fileURLToPath(new URL('./mupdf-js-process.js', import.meta.url));
@@ -79,7 +80,9 @@ export const MUPDF_JS_EXIT = { ok: 0, failed: 1, damaged: 3, matchesRemain: 4 } 
  * Runs one command on `input`, writing `output`, and returns its report. The request (the strings
  * to redact among it) goes in a 0600 file in the job's directory, never on a command line.
  */
-async function runMupdfJs(command: Omit<EngineCommand, 'deadline'>, input: string, output: string, options: { cwd: string; timeoutMs: number }): Promise<unknown> {
+async function runMupdfJs(
+  command: Omit<EngineCommand, 'deadline'>, input: string, output: string, options: { cwd: string; timeoutMs: number },
+): Promise<unknown> {
   const requestFile = path.join(options.cwd, 'mupdf-request.json');
   writeFileSync(requestFile, JSON.stringify({ ...command, deadline: Date.now() + options.timeoutMs }), { mode: 0o600, flag: 'wx' });
   const what = command.command === 'redact' ? 'redaction' : 'sanitizing';
@@ -87,7 +90,8 @@ async function runMupdfJs(command: Omit<EngineCommand, 'deadline'>, input: strin
     .catch((err: unknown) => { throw asToolError(err, what); });
   if (result.exitCode === MUPDF_JS_EXIT.damaged) damaged('MuPDF could not read or rewrite it (the file is damaged)');
   if (result.exitCode === MUPDF_JS_EXIT.matchesRemain) {
-    fail('NO_CONTENT', 'the redaction could not remove every match: text that pdftotext or MuPDF extracts still held one after three passes, so no file is returned; nothing was charged');
+    fail('NO_CONTENT', 'the redaction could not remove every match: text that pdftotext or MuPDF extracts still held one after three passes, '
+    + 'so no file is returned; nothing was charged');
   }
   if (result.exitCode !== MUPDF_JS_EXIT.ok) throw asToolError(new Error(`${what} exited ${result.exitCode}`), what);
   return JSON.parse(Buffer.from(result.stdout).toString('utf8')) as unknown;

@@ -90,7 +90,9 @@ async function writeEntries(entries: ReadonlyArray<{ entry: Entry; data: Buffer 
  * The package with every match cut from its XML parts, and the number cut; undefined when it is
  * not an Office package this can search, or a match is left: the caller removes the file.
  */
-export async function redactOfficePackage(bytes: Uint8Array, patterns: readonly RegExp[], cutText: Cutter): Promise<{ bytes: Uint8Array; redacted: number } | undefined> {
+export async function redactOfficePackage(
+  bytes: Uint8Array, patterns: readonly RegExp[], cutText: Cutter,
+): Promise<{ bytes: Uint8Array; redacted: number } | undefined> {
   const entries = await readEntries(bytes).catch(() => undefined);
   if (!entries) return undefined;
   const names = new Set(entries.map((e) => e.entry.fileName));

@@ -154,6 +154,27 @@ async function attachmentsNaming(secret: string): Promise<FixtureAttachment[]> {
   ];
 }
 
+/** A page whose only copy of the name is drawn by a stamp annotation's appearance (no Contents string to cut). */
+function stampedPdf(name: string): Buffer {
+  const appearance = `BT /F1 12 Tf 5 10 Td (Stamped for ${name}) Tj ET`;
+  const content = 'BT /F1 14 Tf 56 770 Td (Page text stays) Tj ET';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R /Annots [6 0 R] >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Annot /Subtype /Stamp /Rect [56 600 356 630] /AP << /N 7 0 R >> /F 4 >>',
+    `<< /Type /XObject /Subtype /Form /BBox [0 0 300 30] /Resources << /Font << /F1 4 0 R >> >> /Length ${appearance.length} >>\nstream\n${appearance}\nendstream`,
+  ];
+  let out = '%PDF-1.7\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => { offsets.push(out.length); out += `${i + 1} 0 obj\n${body}\nendobj\n`; });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  return Buffer.from(`${out}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1');
+}
+
 describe('redaction removes the text, and only it', () => {
   it('literal strings and patterns: gone for pdftotext, mutool and the bytes; counted per page; the rest stays where it was', async () => {
     const pdf = makePdf([
@@ -303,6 +324,17 @@ describe('redaction removes the text, and only it', () => {
     const { pdf: out, report } = await redact(pdf, { text: [secret] });
     expect(report).to.equal({ total: 0, pages: [0], elsewhere: 0, attachments: { redacted: 0, removed: 1 } });
     expect(await attachmentsOf(out)).to.equal([]);
+  });
+
+  it('a name drawn only by a stamp annotation\'s appearance: both readers extract it, so the stamp goes and the page counts it', async () => {
+    const pdf = stampedPdf('Quentin Marlowe');
+    expect(findings(await readable(pdf), 'Marlowe')).to.include(['pdftotext', 'mutool draw -F txt']);
+    const { pdf: out, report } = await redact(pdf, { text: ['Quentin Marlowe'] });
+    expect(report).to.equal({ total: 1, pages: [1], elsewhere: 0, attachments: NONE });
+    const where = await readable(out);
+    expect(findings(where, 'Marlowe')).to.equal([]);
+    expect(where.poppler).to.contain('Page text stays');
+    expect(where.qdf).to.not.contain('/Stamp');
   });
 
   it('embedded files (default attachments=redact): a text file, a PDF and a DOCX are redacted in place, a PNG that cannot be searched is removed', async () => {
