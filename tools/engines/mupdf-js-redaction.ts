@@ -25,7 +25,7 @@ const MAX_ATTACHMENT_BYTES = 64 * 1024 * 1024;
 
 /** Thrown when a pass still finds a match: the job fails rather than return it. */
 export class MatchesRemain extends Error {}
-/** Thrown when poppler cannot read a file MuPDF reads or wrote. */
+/** Thrown when pdftotext does not complete (cannot start, or passes the deadline). */
 export class ReaderFailed extends Error {}
 
 // ---------------------------------------------------------------- patterns
@@ -121,7 +121,9 @@ async function popplerReadings(file: string, scale: (page: number) => number, de
   const options = { cwd: path.dirname(file), timeoutMs: Math.max(1000, deadline - Date.now()) };
   const run = await runTool('pdftotext', ['-bbox-layout', '-enc', 'UTF-8', file, out], options)
     .catch(() => undefined);
-  if (run?.exitCode !== 0) throw new ReaderFailed('pdftotext could not read the file');
+  if (!run) throw new ReaderFailed('pdftotext did not complete');
+  // A file poppler cannot open (an encryption it refuses) holds no text for its readers.
+  if (run.exitCode !== 0) return [];
   const html = readFileSync(out, 'utf8');
   const readings: Reading[] = [];
   let reading: Reading | undefined;
@@ -246,7 +248,8 @@ function removeAnnotationsOver(page: mupdf.PDFPage, rects: readonly Rect[]): voi
 
 /** Poppler's readings of the document as it stands (`bytes` when they are already written), written to `file` first. */
 async function readWithPoppler(doc: mupdf.PDFDocument, bytes: Uint8Array | undefined, file: string, deadline: number): Promise<Reading[]> {
-  writeFileSync(file, bytes ?? written(doc, ''));
+  // Decrypted for the first reading: poppler reads the text MuPDF reads, whatever the encryption.
+  writeFileSync(file, bytes ?? written(doc, 'decrypt'));
   const units: number[] = [];
   for (let index = 0; index < doc.countPages(); index++) {
     const unit = doc.findPage(index).get('UserUnit');
