@@ -419,7 +419,8 @@ async function redactAttachment(
     return office && { ...office, removed: 0 };
   }
   const text = asText(bytes);
-  if (!text) return undefined;
+  // RTF is text whose words control words may split ("Jane \\b Doe"): not searched as text, removed.
+  if (!text || text.text.trimStart().startsWith('{\\rtf')) return undefined;
   const { left, cuts } = cutMatches(text.text, patterns);
   return { bytes: cuts > 0 ? text.encode(left) : bytes, redacted: cuts, removed: 0 };
 }
