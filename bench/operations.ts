@@ -56,9 +56,9 @@ async function tool(name: string, args: string[], cwd: string, options: { input?
 }
 
 /** The service's MuPDF.js child process, called as the raw tool: the same command line, no service around it. */
-async function mupdfJs(scratch: string, command: EngineCommand, input: string): Promise<void> {
+async function mupdfJs(scratch: string, command: Omit<EngineCommand, 'deadline'>, input: string): Promise<void> {
   const request = path.join(scratch, 'request.json');
-  await writeFile(request, JSON.stringify(command));
+  await writeFile(request, JSON.stringify({ ...command, deadline: Date.now() + TIMEOUT }));
   await tool(process.execPath, [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, request, input, path.join(scratch, 'out.pdf')], scratch);
 }
 
@@ -257,7 +257,7 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     {
       id: 'pdf.redact', input: 'corpus 004 (4 pages)', fields: { text: JSON.stringify(['information']), regex: JSON.stringify(['[Tt]ext']) }, files: [pdf(latex4)],
       raw: 'the MuPDF.js redaction process (node mupdf-js-process.js) run directly on the file',
-      runRaw: (scratch) => mupdfJs(scratch, { command: 'redact', request: { text: ['information'], regex: ['[Tt]ext'], areas: [] } }, latexPath),
+      runRaw: (scratch) => mupdfJs(scratch, { command: 'redact', request: { text: ['information'], regex: ['[Tt]ext'], areas: [], attachments: 'redact' } }, latexPath),
     },
     {
       id: 'pdf.sanitize', input: 'corpus 004 (4 pages)', files: [pdf(latex4)],

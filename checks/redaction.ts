@@ -3,7 +3,7 @@
 // array sent as a string. Every refusal is a 422 that names the field.
 import { setFlagsFromString } from 'node:v8';
 import { fail } from '../core/errors.js';
-import { LINEAR_REGEXP_FLAG, type RedactionArea, type RedactionRequest } from '../tools/engines/mupdf-js.js';
+import { ATTACHMENT_MODES, LINEAR_REGEXP_FLAG, type AttachmentMode, type RedactionArea, type RedactionRequest } from '../tools/engines/mupdf-js.js';
 import type { PageBox } from './pdf.js';
 
 // The engine runs patterns with V8's linear-time engine (the `l` flag); compiling them here with
@@ -99,11 +99,15 @@ const round = (n: number) => Math.round(n * 100) / 100;
  * null only what the fields say is checked (before the file is read); with the page sizes, the
  * areas are placed on the pages too.
  */
-export function readRedaction(fields: { text?: string; regex?: string; areas?: string }, boxes: readonly PageBox[] | null | undefined): RedactionRequest {
+export function readRedaction(
+  fields: { text?: string; regex?: string; areas?: string; attachments?: string }, boxes: readonly PageBox[] | null | undefined,
+): RedactionRequest {
   const text = strings('text', fields.text, REDACTION_BOUNDS.texts, REDACTION_BOUNDS.textChars);
   const regex = strings('regex', fields.regex, REDACTION_BOUNDS.patterns, REDACTION_BOUNDS.patternChars);
   regex.forEach(checkPattern);
-  const request = { text, regex, areas: areas(fields.areas, boxes) };
+  const attachments = (fields.attachments ?? 'redact') as AttachmentMode;
+  if (!ATTACHMENT_MODES.includes(attachments)) fail('FIELD_INVALID', `attachments must be one of ${ATTACHMENT_MODES.join(', ')}`, { field: 'attachments' });
+  const request = { text, regex, areas: areas(fields.areas, boxes), attachments };
   if (text.length + regex.length + request.areas.length === 0) {
     fail('FIELD_INVALID', 'redact needs something to redact: at least one entry in "text", "regex" or "areas"', { field: 'text' });
   }

@@ -88,6 +88,8 @@ const SERVICE_TESTED: Record<string, string> = {
   'tools/engines/declare.ts': 'unit/tools/engines/index (declareEngine only types its argument)',
   'tools/engines/mupdf-js.ts': 'service/operations/pdf-redact, service/operations/pdf-sanitize (MuPDF.js in a child process)',
   'tools/engines/mupdf-js-process.ts': 'service/operations/pdf-redact, service/operations/pdf-sanitize',
+  'tools/engines/mupdf-js-redaction.ts': 'service/operations/pdf-redact (in the MuPDF.js child: both readers, passes, embedded files)',
+  'tools/engines/office-text-redaction.ts': 'service/operations/pdf-redact (an embedded DOCX redacted in the MuPDF.js child)',
   'tools/process/launcher-process.ts': 'unit/tools/process/run-tool, service/faults (the launcher replaced once it dies)',
   'tools/process/scratch-directory.ts': 'unit/tools/process/tool-errors',
   'tools/process/spawn-with-limits.ts': 'unit/tools/process/run-tool (deadline, group kill, bounded capture)',

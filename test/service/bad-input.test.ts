@@ -274,6 +274,7 @@ for (const o of PDF_OPS) {
   http('/v1/pdf/redact: an area past the page\'s right edge', redact, e(422, 'FIELD_INVALID', /^areas\[1\] is not on page 2, which is 595 x 842 points/), redactWith({ areas: JSON.stringify([{ page: 1, x: 0, y: 0, width: 5, height: 5 }, { page: 2, x: 500, y: 0, width: 200, height: 10 }]) }));
   http('/v1/pdf/redact: an area with a string for x', redact, e(422, 'FIELD_INVALID', /^areas\[0\]\.x must be a number/), redactWith({ areas: JSON.stringify([{ page: 1, x: '0', y: 0, width: 5, height: 5 }]) }));
   http('/v1/pdf/redact: an area with an unknown key', redact, e(422, 'FIELD_INVALID', /^areas\[0\] has keys other than page, x, y, width and height/), redactWith({ areas: JSON.stringify([{ page: 1, x: 0, y: 0, width: 5, height: 5, colour: 'red' }]) }));
+  http('/v1/pdf/redact: attachments "keep"', redact, e(422, 'FIELD_INVALID', /^"attachments" must be one of "redact", "remove"/), redactWith({ text: JSON.stringify([PDF_MARKER]), attachments: 'keep' }));
   mcp('svc_pdf_redact: an area above the page', redact, e(422, 'FIELD_INVALID', /^areas\[0\] starts off the page/), () => ({ file: b64(fx.pdf3), areas: JSON.stringify([{ page: 1, x: 0, y: -5, width: 5, height: 5 }]) }));
   mcp('svc_pdf_redact: a backreference in regex', redact, e(422, 'FIELD_INVALID', /^regex\[0\] is refused: it cannot run in linear time/), () => ({ file: b64(fx.pdf3), regex: JSON.stringify(['(a)\\1']) }));
   const sanitize = op('pdf.sanitize');

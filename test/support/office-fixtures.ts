@@ -57,6 +57,21 @@ export function docx(mainType = 'application/vnd.openxmlformats-officedocument.w
   ]);
 }
 
+/** A one-page DOCX of the given paragraphs, each one run or a list of runs (the second of each list in bold). */
+export function docxOf(paragraphs: ReadonlyArray<string | readonly string[]>): Promise<Buffer> {
+  const escape = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return zipOf([
+    { name: '[Content_Types].xml', text: contentTypes({ '/word/document.xml': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml' }) },
+    { name: '_rels/.rels', text: packageRels('word/document.xml') },
+    {
+      name: 'word/document.xml',
+      text: `${XML}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>`
+        + paragraphs.map((p) => `<w:p>${(typeof p === 'string' ? [p] : p).map((run, i) => `<w:r>${i % 2 === 1 ? '<w:rPr><w:b/></w:rPr>' : ''}`
+          + `<w:t xml:space="preserve">${escape(run)}</w:t></w:r>`).join('')}</w:p>`).join('') + '</w:body></w:document>',
+    },
+  ]);
+}
+
 /** An XLSX of two sheets, one cell of words each (each sheet prints on a page of its own). */
 export function xlsx(): Promise<Buffer> {
   const sheet = (words: string) => `${XML}<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`

@@ -17,6 +17,19 @@ export interface FixturePage {
   rotate?: number;
   /** PDF's /UserUnit: the size of one unit of the page in points (1 by default). */
   userUnit?: number;
+  /**
+   * Lines drawn after `text` in a CID font (Type0, Identity-H, two-byte codes that are not the
+   * characters' own) whose ToUnicode CMap poppler reads and MuPDF drops: see cidToUnicodeCMap.
+   */
+  cidText?: string;
+}
+
+/** A file embedded in the PDF (the EmbeddedFiles name tree), shown by a file attachment annotation on page 1 when `annotation`. */
+export interface FixtureAttachment {
+  name: string;
+  mediaType: string;
+  bytes: Uint8Array;
+  annotation?: boolean;
 }
 
 export interface FixtureOptions {
@@ -26,6 +39,26 @@ export interface FixtureOptions {
   outlineTitles?: readonly string[];
   /** Adds a last outline entry, "Website", that opens this URI. */
   outlineUri?: string;
+  attachments?: readonly FixtureAttachment[];
+}
+
+/** The code of a character in the CID font: its own code moved up, so that no reader can guess it. */
+const cidCode = (c: string) => c.charCodeAt(0) + 0x100;
+const hex4 = (n: number) => n.toString(16).toUpperCase().padStart(4, '0');
+
+/**
+ * The CID font's ToUnicode CMap for `chars`. Its first bfchar entry maps a code to a glyph name
+ * (/space), a form CMaps allow for character names: poppler skips the entry it does not take
+ * ("Illegal entry in bfchar block") and reads the rest; MuPDF's parser stops at it ("expected
+ * string") and drops the whole map, so MuPDF extracts every character as U+FFFD.
+ */
+export function cidToUnicodeCMap(chars: Iterable<string>): string {
+  const entries = [...new Set(chars)].map((c) => `<${hex4(cidCode(c))}> <${hex4(c.charCodeAt(0))}>`);
+  return ['/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def /CMapName /Fixture-UCS def /CMapType 2 def',
+    '1 begincodespacerange <0000> <FFFF> endcodespacerange',
+    `${entries.length + 1} beginbfchar`, '<0001> /space', ...entries, 'endbfchar',
+    'endcmap CMapName currentdict /CMap defineresource pop end end'].join('\n');
 }
 
 function pdfTextString(text: string): string {
@@ -44,7 +77,27 @@ export function makePdf(pages: readonly FixturePage[], options: FixtureOptions =
   const catalog = add('');
   const pagesObj = add('');
   const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const cidChars = pages.flatMap((p) => [...(p.cidText ?? '')]).filter((c) => c !== '\n');
+  let cidFont = 0;
+  if (cidChars.length > 0) {
+    const cmap = cidToUnicodeCMap(cidChars);
+    const toUnicode = add(`<< /Length ${cmap.length} >>\nstream\n${cmap}\nendstream`);
+    const descriptor = add('<< /Type /FontDescriptor /FontName /FixtureCID /Flags 32 /FontBBox [0 -210 1000 930] /ItalicAngle 0 /Ascent 930 /Descent -210 /CapHeight 720 /StemV 80 >>');
+    const widths = `[${[...new Set(cidChars)].map((c) => `${cidCode(c)} [600]`).join(' ')}]`;
+    const descendant = add(`<< /Type /Font /Subtype /CIDFontType2 /BaseFont /FixtureCID /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor ${descriptor} 0 R /DW 600 /W ${widths} >>`);
+    cidFont = add(`<< /Type /Font /Subtype /Type0 /BaseFont /FixtureCID /Encoding /Identity-H /DescendantFonts [${descendant} 0 R] /ToUnicode ${toUnicode} 0 R >>`);
+  }
   const pageRefs: number[] = [];
+  const specs = (options.attachments ?? []).map((file) => {
+    const data = deflateSync(file.bytes);
+    const stream = add(Buffer.concat([
+      Buffer.from(`<< /Type /EmbeddedFile /Subtype /${file.mediaType.replace('/', '#2F')} /Params << /Size ${file.bytes.byteLength} >> /Filter /FlateDecode /Length ${data.byteLength} >>\nstream\n`),
+      data, Buffer.from('\nendstream'),
+    ]));
+    return { file, spec: add(`<< /Type /Filespec /F ${pdfTextString(file.name)} /UF ${pdfTextString(file.name)} /EF << /F ${stream} 0 R >> >>`) };
+  });
+  const attachmentAnnots = specs.filter((s) => s.file.annotation).map((s, i) =>
+    `<< /Type /Annot /Subtype /FileAttachment /Rect [${500 - i * 30} 780 ${520 - i * 30} 800] /FS ${s.spec} 0 R /Name /Paperclip /Contents (Attached file) >>`);
   for (const page of pages) {
     const [w, h] = page.size ?? [595, 842];
     let content = '';
@@ -70,9 +123,18 @@ export function makePdf(pages: readonly FixturePage[], options: FixtureOptions =
       const lines = page.text.split('\n');
       content += `BT /F1 14 Tf 16 TL 56 ${h - 72} Td\n${lines.map((l) => `(${escapePdfText(l)}) Tj T*`).join('\n')}\nET\n`;
     }
+    if (page.cidText) {
+      const top = h - 72 - 16 * ((page.text?.split('\n').length ?? 0) + 1);
+      const lines = page.cidText.split('\n').map((l) => `<${[...l].map((c) => hex4(cidCode(c))).join('')}> Tj T*`);
+      content += `BT /F2 12 Tf 16 TL 56 ${top} Td\n${lines.join('\n')}\nET\n`;
+    }
     const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`);
-    const annots = options.link ? ` /Annots [<< /Type /Annot /Subtype /Link /Border [0 0 0] /Rect [56 ${h - 90} 300 ${h - 56}] /A << /S /URI /URI (https://example.com/) >> >>]` : '';
-    const resources = `<< /Font << /F1 ${font} 0 R >>${xobjects.length ? ` /XObject << ${xobjects.join(' ')} >>` : ''} >>`;
+    const annotList = [
+      ...(options.link ? [`<< /Type /Annot /Subtype /Link /Border [0 0 0] /Rect [56 ${h - 90} 300 ${h - 56}] /A << /S /URI /URI (https://example.com/) >> >>`] : []),
+      ...(pageRefs.length === 0 ? attachmentAnnots : []),
+    ];
+    const annots = annotList.length > 0 ? ` /Annots [${annotList.join(' ')}]` : '';
+    const resources = `<< /Font << /F1 ${font} 0 R${cidFont ? ` /F2 ${cidFont} 0 R` : ''} >>${xobjects.length ? ` /XObject << ${xobjects.join(' ')} >>` : ''} >>`;
     pageRefs.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources ${resources} /Contents ${stream} 0 R${page.rotate ? ` /Rotate ${page.rotate}` : ''}${page.userUnit ? ` /UserUnit ${page.userUnit}` : ''}${annots} >>`));
   }
   let outlineEntry = '';
@@ -92,7 +154,9 @@ export function makePdf(pages: readonly FixturePage[], options: FixtureOptions =
     objects[outlines - 1] = `<< /Type /Outlines /First ${items[0]} 0 R /Last ${items[items.length - 1]} 0 R /Count ${items.length} >>`;
     outlineEntry = ` /Outlines ${outlines} 0 R /PageMode /UseOutlines`;
   }
-  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R${outlineEntry} >>`;
+  const sorted = [...specs].sort((a, b) => (a.file.name < b.file.name ? -1 : 1));
+  const names = specs.length > 0 ? ` /Names << /EmbeddedFiles << /Names [${sorted.map((s) => `${pdfTextString(s.file.name)} ${s.spec} 0 R`).join(' ')}] >> >>` : '';
+  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R${outlineEntry}${names} >>`;
   objects[pagesObj - 1] = `<< /Type /Pages /Kids [${pageRefs.map((r) => `${r} 0 R`).join(' ')}] /Count ${pageRefs.length} >>`;
 
   const chunks: Buffer[] = [Buffer.from('%PDF-1.5\n%\xe2\xe3\xcf\xd3\n', 'latin1')];

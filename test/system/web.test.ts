@@ -284,7 +284,7 @@ describe('the web page in a real browser', () => {
     const payToBefore = await t.evm.balanceOf(t.evm.payTo);
     await page.locator('#pay-demo').click();
     expect(await transactionSucceeded(await page.locator('#receipt-transaction').innerText())).to.equal(true);
-    expect(await page.locator('#result-report').innerText()).to.equal('Paydoc-Redactions: {"total":1,"pages":[0,1,0],"elsewhere":0}');
+    expect(await page.locator('#result-report').innerText()).to.equal('Paydoc-Redactions: {"total":1,"pages":[0,1,0],"elsewhere":0,"attachments":{"redacted":0,"removed":0}}');
     const pdf = await download(page);
     expect(pdf.subarray(0, 5).toString('latin1')).to.equal('%PDF-');
     expect(await t.evm.balanceOf(t.evm.payTo)).to.equal(payToBefore + 30_000n);

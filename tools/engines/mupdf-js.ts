@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runTool } from '../process/run-tool.js';
+import { fail } from '../../core/errors.js';
 import { asToolError, damaged } from '../process/tool-errors.js';
 
 /** A rectangle on one page, in PDF points from the page's top-left corner as it is displayed. */
@@ -24,7 +25,12 @@ export interface RedactionRequest {
   /** Patterns for V8's linear-time engine (the `l` flag): checked before payment. */
   regex: string[];
   areas: RedactionArea[];
+  /** Embedded files: searched and redacted where they hold text, the others removed ("redact"); or all removed ("remove"). */
+  attachments: AttachmentMode;
 }
+
+export const ATTACHMENT_MODES = ['redact', 'remove'] as const;
+export type AttachmentMode = typeof ATTACHMENT_MODES[number];
 
 export interface RedactionReport {
   /** Redacted areas (matches and given areas) over the whole document. */
@@ -33,6 +39,8 @@ export interface RedactionReport {
   pages: number[];
   /** Strings outside the pages' content (metadata, outline, annotations, form values) that held a match and were cut. */
   elsewhere: number;
+  /** Embedded files: matches cut from their text (within embedded PDFs: everything their own report counts), and files removed whole. */
+  attachments: { redacted: number; removed: number };
 }
 
 export interface SanitizeRequest {
@@ -49,7 +57,9 @@ export const REMOVED_KINDS = [
 ] as const;
 export type RemovedKind = typeof REMOVED_KINDS[number];
 
-export type EngineCommand = { command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest };
+/** What the child is asked to do; `deadline` (epoch milliseconds) bounds the tools it runs itself. */
+export type EngineCommand = ({ command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest })
+  & { deadline: number };
 
 /** The engine's entry, compiled beside this module. */
 export const MUPDF_JS_PROCESS = fileURLToPath(new URL('./mupdf-js-process.js', import.meta.url));
@@ -60,20 +70,29 @@ export const MUPDF_JS_PROCESS = fileURLToPath(new URL('./mupdf-js-process.js', i
  */
 export const LINEAR_REGEXP_FLAG = '--enable-experimental-regexp-engine';
 
-/** The child's exit statuses: done (the report on stdout), or MuPDF could not read or write the file. */
-export const MUPDF_JS_EXIT = { ok: 0, damaged: 3 } as const;
+/**
+ * The child's exit statuses: done (the report on stdout); a reader failed; MuPDF could not read or
+ * write the file; a match either reader extracts was still there after the last pass.
+ */
+export const MUPDF_JS_EXIT = { ok: 0, failed: 1, damaged: 3, matchesRemain: 4 } as const;
 
 /**
  * Runs one command on `input`, writing `output`, and returns its report. The request (the strings
  * to redact among it) goes in a 0600 file in the job's directory, never on a command line.
  */
-async function runMupdfJs(command: EngineCommand, input: string, output: string, options: { cwd: string; timeoutMs: number }): Promise<unknown> {
+async function runMupdfJs(
+  command: Omit<EngineCommand, 'deadline'>, input: string, output: string, options: { cwd: string; timeoutMs: number },
+): Promise<unknown> {
   const requestFile = path.join(options.cwd, 'mupdf-request.json');
-  writeFileSync(requestFile, JSON.stringify(command), { mode: 0o600, flag: 'wx' });
+  writeFileSync(requestFile, JSON.stringify({ ...command, deadline: Date.now() + options.timeoutMs }), { mode: 0o600, flag: 'wx' });
   const what = command.command === 'redact' ? 'redaction' : 'sanitizing';
   const result = await runTool(process.execPath, [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, requestFile, input, output], { ...options, maxStdout: 1024 * 1024 })
     .catch((err: unknown) => { throw asToolError(err, what); });
   if (result.exitCode === MUPDF_JS_EXIT.damaged) damaged('MuPDF could not read or rewrite it (the file is damaged)');
+  if (result.exitCode === MUPDF_JS_EXIT.matchesRemain) {
+    fail('NO_CONTENT', 'the redaction could not remove every match: text that pdftotext or MuPDF extracts still held one after three passes, '
+    + 'so no file is returned; nothing was charged');
+  }
   if (result.exitCode !== MUPDF_JS_EXIT.ok) throw asToolError(new Error(`${what} exited ${result.exitCode}`), what);
   return JSON.parse(Buffer.from(result.stdout).toString('utf8')) as unknown;
 }
