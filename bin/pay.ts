@@ -107,7 +107,7 @@ async function main() {
     const res = await fetch(url, { method: 'POST', body: form });
     const header = res.headers.get('payment-required');
     if (res.status !== 402 || !header) { console.error(`pay: expected a 402 quote, got ${res.status}: ${await res.text()}`); process.exit(1); }
-    for (const offer of decodePaymentRequiredHeader(header).accepts) console.log(`${offer.network}: ${offer.amount} atomic USDC (${toUsd(BigInt(offer.amount))} USD) to ${offer.payTo}`);
+    for (const offer of decodePaymentRequiredHeader(header).accepts) console.log(`${offer.network}${offer.scheme === 'exact' ? '' : ` (${offer.scheme})`}: ${offer.amount} atomic USDC (${toUsd(BigInt(offer.amount))} USD) to ${offer.payTo}`);
     return;
   }
 
@@ -143,8 +143,12 @@ async function main() {
     const atomic = receipt.amount ?? paidAmount;
     const amount = atomic ? `${atomic} atomic USDC (${toUsd(BigInt(atomic))} USD)` : 'the quoted price';
     const wrote = out ? `; wrote ${link ? link.bytes : body.length} bytes to ${out}` : '';
-    const channelId = (receipt.extra as { channelState?: { channelId?: string } } | undefined)?.channelState?.channelId;
+    const extra = receipt.extra as { chargedAmount?: string; channelState?: { channelId?: string } } | undefined;
+    const channelId = extra?.channelState?.channelId;
     if (channel && channelId) {
+      // A channel's receipt carries the deposit as its amount; the charge is chargedAmount (at most the voucher's price).
+      const charged = extra?.chargedAmount ?? paidAmount;
+      const amount = charged ? usdOf(charged) : 'the quoted price';
       const how = deposited ? `deposited ${toUsd(BigInt(deposited))} USD in transaction ${receipt.transaction}` : 'a voucher, no transaction';
       console.error(`paid ${amount} through channel ${channelId} on ${receipt.network}; ${how}${await channelLeft(channel, channelId)}${wrote}`);
     } else {
