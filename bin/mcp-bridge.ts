@@ -112,7 +112,8 @@ function readSettings(env: NodeJS.ProcessEnv): BridgeSettings {
     channelDeposit = usd('CHANNEL_DEPOSIT_USD', '');
     if (channelDeposit === 0n) throw new Error('CHANNEL_DEPOSIT_USD must be more than 0');
     if (!networks.some((n) => n.network === BASE_MAINNET)) {
-      throw new Error(`CHANNEL_DEPOSIT_USD pays through a payment channel on Base (${BASE_MAINNET}) only (Solana has none in @x402/svm): set PAYER_KEY and pay on Base`);
+      throw new Error(`CHANNEL_DEPOSIT_USD pays through a payment channel on Base (${BASE_MAINNET}) only `
+        + '(Solana has none in @x402/svm): set PAYER_KEY and pay on Base');
     }
   }
   return {
@@ -367,7 +368,10 @@ class Bridge {
     const { deposited, charged } = this.channel;
     return [
       `Spent so far: ${toUsd(this.spent())} of ${toUsd(this.settings.total)} USD (MAX_USD_TOTAL).`,
-      ...(deposited > 0n || charged > 0n ? [`Of it, the payment channel on Base: ${toUsd(deposited)} USD deposited by this bridge, ${toUsd(charged)} USD charged; what is not charged stays the wallet's (a refund returns it).`] : []),
+      ...(deposited > 0n || charged > 0n
+        ? [`Of it, the payment channel on Base: ${toUsd(deposited)} USD deposited by this bridge, ${toUsd(charged)} USD charged; `
+          + 'what is not charged stays the wallet\'s (a refund returns it).']
+        : []),
       ...(pending > 0n ? [`A further ${toUsd(pending)} USD is signed for calls not paid for; it counts until the chain shows its authorization expired unspent${solana ? ' (on Solana: until this bridge restarts)' : ''}.`] : []),
     ].join(' ');
   }
@@ -427,7 +431,8 @@ class Bridge {
       }
     }
     const offered = pr.x402Version === 2 ? accepts.slice(0, 5).map(describeOffer).join('; ') || 'none' : `x402 version ${shown(pr.x402Version)}`;
-    const through = (n: Payable) => (this.settings.channelDeposit !== undefined && n.network === BASE_MAINNET ? ' through a payment channel (CHANNEL_DEPOSIT_USD)' : '');
+    const channelled = (n: Payable) => this.settings.channelDeposit !== undefined && n.network === BASE_MAINNET;
+    const through = (n: Payable) => (channelled(n) ? ' through a payment channel (CHANNEL_DEPOSIT_USD)' : '');
     const signs = this.settings.networks.map((n) => `USDC (${n.usdc}) on ${n.network}${through(n)}`).join(' or ');
     throw new Refusal(`the service offers only payments this bridge does not sign: ${offered}; this bridge signs ${signs} only (PAYDOC_NETWORKS). Nothing was signed or paid.`);
   }
@@ -468,7 +473,9 @@ class Bridge {
     const after = deposited + deposit > charged + signing.price ? deposited + deposit : charged + signing.price;
     const room = this.left() + signing.reserved;
     if (after - this.channelCounted() > room) {
-      signing.refusal = new Refusal(`the payment channel needs a deposit of ${toUsd(deposit)} USD (CHANNEL_DEPOSIT_USD) for this ${toUsd(signing.price)} USD call, and only ${toUsd(room < 0n ? 0n : room)} USD of MAX_USD_TOTAL (${toUsd(this.settings.total)} USD) is left; nothing was signed or paid. ${this.spending()}`);
+      signing.refusal = new Refusal(`the payment channel needs a deposit of ${toUsd(deposit)} USD (CHANNEL_DEPOSIT_USD) `
+        + `for this ${toUsd(signing.price)} USD call, and only ${toUsd(room < 0n ? 0n : room)} USD of MAX_USD_TOTAL `
+        + `(${toUsd(this.settings.total)} USD) is left; nothing was signed or paid. ${this.spending()}`);
       throw signing.refusal;
     }
   }
@@ -478,7 +485,10 @@ class Bridge {
    * A corrective 402 (the service's charged total differs from the local one) resyncs the channel
    * through x402's scheme, and the call is signed once more.
    */
-  private async channelCall(name: string, args: Record<string, unknown>, pr: PaymentRequired, offer: PaymentRequirements, price: bigint, onprogress?: (p: { progress: number; total?: number; message?: string }) => void): Promise<CallToolResult> {
+  private async channelCall(
+    name: string, args: Record<string, unknown>, pr: PaymentRequired, offer: PaymentRequirements, price: bigint,
+    onprogress?: (p: { progress: number; total?: number; message?: string }) => void,
+  ): Promise<CallToolResult> {
     const payer = this.payers.evm!;
     for (let attempt = 0; ; attempt++) {
       // What the voucher draws beyond this run's deposits counts now; a deposit is counted when asked for.
@@ -511,14 +521,17 @@ class Bridge {
         this.channel.charged += typeof chargedNow === 'string' && /^\d{1,30}$/.test(chargedNow) ? BigInt(chargedNow) : price;
         await payer.handlePaymentResponse({ paymentPayload: payment, requirements: payment.accepted, settleResponse: receipt });
         const channelId = (receipt.extra as { channelState?: { channelId?: unknown } } | undefined)?.channelState?.channelId;
-        const how = ` through the payment channel ${shown(channelId)}${deposit ? `, depositing ${toUsd(BigInt(deposit))} USD in transaction ${shown(receipt.transaction)}` : ', by voucher (no transaction)'}`;
+        const how = ` through the payment channel ${shown(channelId)}${deposit
+          ? `, depositing ${toUsd(BigInt(deposit))} USD in transaction ${shown(receipt.transaction)}`
+          : ', by voucher (no transaction)'}`;
         return await this.deliver(name, result, price, how);
       }
       if (isPaymentRequired(result.structuredContent) && attempt === 0) {
-        const recovered = await payer.handlePaymentResponse({ paymentPayload: payment, requirements: payment.accepted, paymentRequired: result.structuredContent });
+        const paymentRequired = result.structuredContent;
+        const recovered = await payer.handlePaymentResponse({ paymentPayload: payment, requirements: payment.accepted, paymentRequired });
         if (recovered?.recovered) continue;
       }
-      if (deposit) process.stderr.write(`paydoc-mcp: ${name} not confirmed paid; its channel deposit of ${toUsd(BigInt(deposit))} USD stays counted\n`);
+      if (deposit) process.stderr.write(`paydoc-mcp: ${shown(name)} not confirmed paid; its deposit of ${toUsd(BigInt(deposit))} USD stays counted\n`);
       return result;
     }
   }
@@ -583,7 +596,8 @@ class Bridge {
       files.push({ path: file, mediaType, bytes: bytes.length });
       content.push({ type: 'resource_link', uri: pathToFileURL(file).href, name: path.basename(file), mimeType: mediaType, size: bytes.length });
     }
-    const paid = `Paid ${toUsd(price)} USD on ${receipt?.network ?? 'the quoted network'}${how ?? (receipt?.transaction ? `, transaction ${receipt.transaction}` : '')}.`;
+    const transaction = how ?? (receipt?.transaction ? `, transaction ${receipt.transaction}` : '');
+    const paid = `Paid ${toUsd(price)} USD on ${receipt?.network ?? 'the quoted network'}${transaction}.`;
     const wrote = files.map((f) => `Wrote ${f.path} (${shown(f.mediaType)}, ${f.bytes} bytes).`);
     content.unshift({ type: 'text', text: [...wrote, paid, this.spending()].join(' ') });
     const structured = result.structuredContent ?? (files.length > 0 ? { files, receipt, spentUsd: toUsd(this.spent()) } : undefined);
@@ -674,7 +688,9 @@ async function startBridge(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     approveDeposit: (deposit: bigint) => bridge!.approveDeposit(deposit),
   };
   const payers: Payers = {
-    ...(families.has('evm') ? { evm: await createPayer({ chain: 'base', evmKey: env.PAYER_KEY, maxUsd, ...(channel ? { channel } : {}) }) } : {}),
+    ...(families.has('evm')
+      ? { evm: await createPayer({ chain: 'base', evmKey: env.PAYER_KEY, maxUsd, ...(channel ? { channel } : {}) }) }
+      : {}),
     ...(families.has('svm') ? { svm: await createPayer({ chain: 'solana', svmKey: env.SVM_PAYER_KEY, svmRpcUrl: env.SVM_RPC_URL, maxUsd }) } : {}),
   };
   const upstream = new Client({ name: 'paydoc-mcp', version: VERSION });
@@ -695,7 +711,10 @@ async function startBridge(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       instructions: [
         upstream.getInstructions() ?? '',
         `This bridge pays for you from its own wallet, in USDC on ${networks}: call a tool once, with local files as { "path": "…" } inside ${root.name}. It quotes first and refuses, without signing anything, a price above ${toUsd(settings.perCall)} USD per call or beyond ${toUsd(settings.total)} USD in all. File results are written to a local folder and returned as paths.`,
-        ...(settings.channelDeposit !== undefined ? [`On Base it pays through a payment channel: a deposit of ${toUsd(settings.channelDeposit)} USD when the channel runs short (counted in the total), then a signed voucher per call, with no transaction.`] : []),
+        ...(settings.channelDeposit !== undefined
+          ? [`On Base it pays through a payment channel: a deposit of ${toUsd(settings.channelDeposit)} USD when the channel runs short `
+            + '(counted in the total), then a signed voucher per call, with no transaction.']
+          : []),
       ].filter(Boolean).join('\n\n'),
     },
   );
@@ -717,8 +736,9 @@ async function startBridge(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     }
   });
   await server.connect(new StdioServerTransport());
-  const through = channel ? ` (on Base through a payment channel, deposits of ${toUsd(channel.deposit)} USD, state in ${channel.directory})` : '';
-  process.stderr.write(`paydoc-mcp: ${tools.length} tools from ${settings.url}, paying in USDC on ${networks}${through} up to ${toUsd(settings.perCall)} USD per call and ${toUsd(settings.total)} USD in all; files read from ${root.name}\n`);
+  const through = channel ? ` (on Base through a channel, deposits of ${toUsd(channel.deposit)} USD, state in ${channel.directory})` : '';
+  process.stderr.write(`paydoc-mcp: ${tools.length} tools from ${settings.url}, paying in USDC on ${networks}${through} `
+    + `up to ${toUsd(settings.perCall)} USD per call and ${toUsd(settings.total)} USD in all; files read from ${root.name}\n`);
 }
 
 startBridge().catch((err) => {

@@ -47,10 +47,12 @@ async function refund(url: string, channel: ChannelOptions): Promise<void> {
 
 function usage(message?: string): never {
   if (message) console.error(`pay: ${message}`);
-  console.error('usage: pay [--chain base|solana] [--out FILE] [--quote] [--max-usd N] [--deposit USD] [--delivery inline|link] [--deliver-to URL] URL name=value name=@file file_url=URL ...');
+  console.error('usage: pay [--chain base|solana] [--out FILE] [--quote] [--max-usd N] [--deposit USD] [--delivery inline|link]');
+  console.error('           [--deliver-to URL] URL name=value name=@file file_url=URL ...');
   console.error('       pay --refund URL');
   console.error('  --max-usd N    the most this call may cost in USD (default 1, the x402 client\'s own cap)');
-  console.error('  --deposit USD  pay through a payment channel on Base: deposit USD once (again when it runs short), then a voucher per call');
+  console.error('  --deposit USD  pay through a payment channel on Base: deposit USD once (again when it runs short),');
+  console.error('                 then a voucher per call');
   console.error('  --refund       ask the service at URL for the rest of your channel back');
   console.error('  channel state: PAYDOC_CHANNELS_DIR (default ~/.paydoc/channels); Base RPC: EVM_RPC_URL (default Base\'s public RPC)');
   process.exit(2);
@@ -95,7 +97,8 @@ async function main() {
   }
   if (!url) usage('the endpoint URL is missing');
   if ((deposit !== undefined || refunding) && chain === 'solana') {
-    usage(`${refunding ? '--refund' : '--deposit'}: payment channels (x402 batch-settlement) are offered on Base only; @x402/svm has no batch-settlement scheme, so Solana pays each call with exact`);
+    usage(`${refunding ? '--refund' : '--deposit'}: payment channels (x402 batch-settlement) are offered on Base only; `
+      + '@x402/svm has no batch-settlement scheme, so Solana pays each call with exact');
   }
   if (deposit !== undefined && refunding) usage('--refund takes no --deposit: it returns what is left in the channel');
   const channel: ChannelOptions | undefined = deposit !== undefined || refunding
@@ -107,12 +110,16 @@ async function main() {
     const res = await fetch(url, { method: 'POST', body: form });
     const header = res.headers.get('payment-required');
     if (res.status !== 402 || !header) { console.error(`pay: expected a 402 quote, got ${res.status}: ${await res.text()}`); process.exit(1); }
-    for (const offer of decodePaymentRequiredHeader(header).accepts) console.log(`${offer.network}${offer.scheme === 'exact' ? '' : ` (${offer.scheme})`}: ${offer.amount} atomic USDC (${toUsd(BigInt(offer.amount))} USD) to ${offer.payTo}`);
+    for (const offer of decodePaymentRequiredHeader(header).accepts) {
+      const scheme = offer.scheme === 'exact' ? '' : ` (${offer.scheme})`;
+      console.log(`${offer.network}${scheme}: ${offer.amount} atomic USDC (${toUsd(BigInt(offer.amount))} USD) to ${offer.payTo}`);
+    }
     return;
   }
 
   const payer = await createPayer({
-    chain, evmKey: process.env.PAYER_KEY, svmKey: process.env.SVM_PAYER_KEY, svmRpcUrl: process.env.SVM_RPC_URL, ...(maxUsd ? { maxUsd } : {}), ...(channel ? { channel } : {}),
+    chain, evmKey: process.env.PAYER_KEY, svmKey: process.env.SVM_PAYER_KEY, svmRpcUrl: process.env.SVM_RPC_URL,
+    ...(maxUsd ? { maxUsd } : {}), ...(channel ? { channel } : {}),
   });
   // The receipt need not carry the amount; the signed payload always does (and a channel's deposit).
   let paidAmount: string | undefined;
@@ -150,7 +157,8 @@ async function main() {
       const charged = extra?.chargedAmount ?? paidAmount;
       const amount = charged ? usdOf(charged) : 'the quoted price';
       const how = deposited ? `deposited ${toUsd(BigInt(deposited))} USD in transaction ${receipt.transaction}` : 'a voucher, no transaction';
-      console.error(`paid ${amount} through channel ${channelId} on ${receipt.network}; ${how}${await channelLeft(channel, channelId)}${wrote}`);
+      const left = await channelLeft(channel, channelId);
+      console.error(`paid ${amount} through channel ${channelId} on ${receipt.network}; ${how}${left}${wrote}`);
     } else {
       console.error(`paid ${amount} on ${receipt.network}; transaction ${receipt.transaction}${wrote}`);
     }

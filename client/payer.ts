@@ -55,7 +55,8 @@ export interface PayerOptions {
 
 /** x402's batch-settlement client scheme, depositing exactly `channel.deposit` each time the channel runs short. */
 export function channelScheme(evmKey: string, channel: ChannelOptions, maxUsd = X402_DEFAULT_MAX_USD): BatchSettlementEvmScheme {
-  const signer = toClientEvmSigner(privateKeyToAccount(evmKey as `0x${string}`), createPublicClient({ chain: base, transport: http(channel.rpcUrl) }));
+  const reader = createPublicClient({ chain: base, transport: http(channel.rpcUrl) });
+  const signer = toClientEvmSigner(privateKeyToAccount(evmKey as `0x${string}`), reader);
   // x402 clamps a deposit to depositMultiplier × the per-payment cap; the deposit chosen here is the one signed.
   const cap = fromUsd(maxUsd) ?? 1n;
   const depositMultiplier = Math.max(5, Number((channel.deposit + cap - 1n) / (cap > 0n ? cap : 1n)));
@@ -66,7 +67,8 @@ export function channelScheme(evmKey: string, channel: ChannelOptions, maxUsd = 
       const needed = BigInt(ctx.minimumDepositAmount);
       const price = BigInt(ctx.requestAmount);
       if (channel.deposit < needed) {
-        throw new Error(`this call costs ${toUsd(price)} USD and the channel needs ${toUsd(needed)} USD more: more than one deposit (${toUsd(channel.deposit)} USD); raise the deposit. Nothing was signed.`);
+        throw new Error(`this call costs ${toUsd(price)} USD and the channel needs ${toUsd(needed)} USD more: `
+          + `more than one deposit (${toUsd(channel.deposit)} USD); raise the deposit. Nothing was signed.`);
       }
       channel.approveDeposit?.(channel.deposit, price);
       return channel.deposit;
@@ -82,7 +84,7 @@ export async function createPayer(options: PayerOptions): Promise<x402Client> {
     if (options.channel) client.register('eip155:8453', channelScheme(options.evmKey, options.channel, options.maxUsd));
     else registerExactEvmScheme(client, { signer: privateKeyToAccount(options.evmKey as `0x${string}`) });
   } else {
-    if (options.channel) throw new Error('payment channels (batch-settlement) are offered on Base only: @x402/svm has no batch-settlement scheme');
+    if (options.channel) throw new Error('payment channels (batch-settlement) are on Base only: @x402/svm has no batch-settlement scheme');
     if (!options.svmKey || !options.svmRpcUrl) throw new Error('paying on Solana needs SVM_PAYER_KEY and SVM_RPC_URL');
     registerSvmPayer(client, await createSvmClientSigner(options.svmKey), options.svmRpcUrl);
   }
