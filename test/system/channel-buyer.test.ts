@@ -101,10 +101,18 @@ describe('buying through a payment channel (pay.js --deposit, the bridge\'s CHAN
       expect(await createPublicClient({ transport: viemHttp(t.evm.rpcUrl) }).getBlockNumber()).to.be.above(blockBefore);
     });
 
+    it('a run without the channel file rebuilds the channel from the chain and the service: a voucher, never a second deposit', async () => {
+      const env = { PATH: process.env.PATH, HOME: dir, PAYER_KEY: payer.key, EVM_RPC_URL: t.evm.rpcUrl, PAYDOC_CHANNELS_DIR: path.join(dir, 'elsewhere') };
+      const { stderr } = await run(process.execPath, [PAY, '--deposit', '0.05', ...resize(45, path.join(dir, 'third.jpg'))], { env });
+      expect(stderr).to.contain(`paid 5000 atomic USDC (0.005 USD) through channel ${channelId} on eip155:8453; a voucher, no transaction`);
+      expect(await t.evm.balanceOf(payer.address)).to.equal(1_000_000n - 50_000n);
+    });
+
     it('--refund returns the rest: the payer gets the deposit less the charges back', async () => {
       const { stderr } = await payJs('--refund', t.url);
-      expect(stderr).to.match(new RegExp(`^refunded 40000 atomic USDC \\(0\\.04 USD\\) from channel ${channelId} on eip155:8453; transaction 0x[0-9a-f]{64}`, 'm'));
-      expect(await t.evm.balanceOf(payer.address)).to.equal(1_000_000n - PRICE * 2n);
+      const refunded = new RegExp(`^refunded 35000 atomic USDC \\(0\\.035 USD\\) from channel ${channelId} on eip155:8453; transaction 0x[0-9a-f]{64}`, 'm');
+      expect(stderr).to.match(refunded);
+      expect(await t.evm.balanceOf(payer.address)).to.equal(1_000_000n - PRICE * 3n);
     });
 
     it('tops up by the same deposit when the channel runs short', async () => {
