@@ -30,9 +30,10 @@ const DEPOSIT = 40_000_000n;
 
 /** Fields that make each operation's request valid besides its file. */
 const FIELDS: Record<string, Record<string, string>> = {
-  'image.resize': { width: '10' }, 'image.crop': { width: '5', height: '5' }, 'image.rotate': { angle: '90' }, 'image.flip': { direction: 'horizontal' },
-  'pdf.pages': { pages: '1' }, 'pdf.split': { ranges: '1' }, 'pdf.protect': { password: PASSWORD }, 'pdf.unlock': { password: PASSWORD },
-  'pdf.structured': { schema: JSON.stringify({ type: 'object', properties: { title: { type: 'string' } } }) }, 'pdf.redact': { text: JSON.stringify(['Page']) },
+  'image.resize': { width: '10' }, 'image.crop': { width: '5', height: '5' }, 'image.rotate': { angle: '90' },
+  'image.flip': { direction: 'horizontal' }, 'pdf.pages': { pages: '1' }, 'pdf.split': { ranges: '1' },
+  'pdf.protect': { password: PASSWORD }, 'pdf.unlock': { password: PASSWORD }, 'pdf.redact': { text: JSON.stringify(['Page']) },
+  'pdf.structured': { schema: JSON.stringify({ type: 'object', properties: { title: { type: 'string' } } }) },
 };
 
 describe('every route paid through a payment channel by the standard client', () => {
@@ -56,7 +57,8 @@ describe('every route paid through a payment channel by the standard client', ()
     const scratch = await mkdtemp(path.join('/dev/shm', 'channel-routes-'));
     try {
       await writeFile(path.join(scratch, 'in.pdf'), files.pdf);
-      const enc = await runTool('qpdf', ['--encrypt', PASSWORD, PASSWORD, '256', '--', 'in.pdf', 'enc.pdf'], { cwd: scratch, timeoutMs: 30_000 });
+      const encrypt = ['--encrypt', PASSWORD, PASSWORD, '256', '--', 'in.pdf', 'enc.pdf'];
+      const enc = await runTool('qpdf', encrypt, { cwd: scratch, timeoutMs: 30_000 });
       if (enc.exitCode !== 0) throw new Error('qpdf --encrypt failed');
       files.encrypted = await readFile(path.join(scratch, 'enc.pdf'));
     } finally {
@@ -67,19 +69,21 @@ describe('every route paid through a payment channel by the standard client', ()
 
   function bodyFor(op: Operation): FormData {
     const form = new FormData();
-    const file = op.id === 'pdf.unlock' ? files.encrypted : op.id === 'pdf.images' ? files.withImage : op.input.kind === 'image' ? files.png : op.input.kind === 'pdf' ? files.pdf : files[op.input.kind];
+    const special: Record<string, Buffer> = { 'pdf.unlock': files.encrypted, 'pdf.images': files.withImage };
+    const file = special[op.id] ?? (op.input.kind === 'image' ? files.png : op.input.kind === 'pdf' ? files.pdf : files[op.input.kind]);
     const name = { image: 'in.png', pdf: 'in.pdf', markdown: 'in.md', office: 'in.docx' }[op.input.kind];
     for (let i = 0; i < op.input.count.min; i++) form.append('file', new Blob([new Uint8Array(file)]), name);
     for (const [k, v] of Object.entries(FIELDS[op.id] ?? {})) form.append(k, v);
     return form;
   }
 
-  it(`pays all ${operations.length} operations from one deposit, each by a voucher with no transaction of its own`, { timeout: 300_000 }, async () => {
+  it(`pays all ${operations.length} operations from one deposit, a voucher each with no transaction`, { timeout: 300_000 }, async () => {
     const key = generatePrivateKey();
     const payer = privateKeyToAccount(key).address;
     await t.evm.mint(payer, DEPOSIT);
     const chain = createPublicClient({ transport: viemHttp(t.evm.rpcUrl) });
-    const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(privateKeyToAccount(key), chain), { depositStrategy: () => DEPOSIT, depositPolicy: { depositMultiplier: 5 } });
+    const signer = toClientEvmSigner(privateKeyToAccount(key), chain);
+    const scheme = new BatchSettlementEvmScheme(signer, { depositStrategy: () => DEPOSIT, depositPolicy: { depositMultiplier: 5 } });
     // Only the channel scheme: an exact payment would mean the channel was not used. A model route's voucher is its most.
     const client = new x402Client().register('eip155:8453', scheme);
     client.setSpendControls({ maxAmountPerPayment: '$20' });
