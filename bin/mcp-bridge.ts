@@ -8,6 +8,7 @@
 //
 //   PAYDOC_URL=https://… PAYER_KEY=0x… node dist/bin/mcp-bridge.js
 //   PAYDOC_URL=https://… SVM_PAYER_KEY=… SVM_RPC_URL=https://… node dist/bin/mcp-bridge.js
+//   PAYDOC_URL=https://… PAYER_KEY=0x… CHANNEL_DEPOSIT_USD=1 node dist/bin/mcp-bridge.js   (through a channel on Base)
 import { constants } from 'node:fs';
 import { mkdir, mkdtemp, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
@@ -26,7 +27,7 @@ import { getDefaultAsset as svmDefaultAsset } from '@x402/svm';
 import { createPublicClient, http, parseAbi, type PublicClient } from 'viem';
 // Only the client layer and the core: the bridge ships as paydoc-mcp and loads nothing of the
 // service (test/layers.test.ts walks its imports).
-import { createPayer } from '../client/payer.js';
+import { channelsDir, createPayer } from '../client/payer.js';
 import { fromUsd, toUsd, USDC_DECIMALS } from '../client/usd.js';
 import { MCP_MAX_DECODED_BYTES, PAYMENT_META_KEY, RECEIPT_META_KEY } from '../client/protocol.js';
 import { VERSION } from '../core/version.js';
@@ -38,6 +39,8 @@ const HELD_RETRY_DELAY_MS = 2_000;
 const CALL_TIMEOUT_MS = 15 * 60_000;
 
 const BASE_MAINNET = 'eip155:8453';
+/** x402's payment channels (on Base): one deposit, then a signed voucher per call. */
+const CHANNEL_SCHEME = 'batch-settlement';
 const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 const AUTHORIZATION_STATE_ABI = parseAbi(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)']);
 
@@ -62,6 +65,8 @@ interface BridgeSettings {
   /** Where `{ path }` arguments are read from, as configured (its real path is found at start). */
   filesRoot: string;
   outputDir?: string;
+  /** CHANNEL_DEPOSIT_USD: pay on Base through a payment channel, each deposit this much (atomic USDC). */
+  channelDeposit?: bigint;
 }
 
 /** The networks to sign for: PAYDOC_NETWORKS, or Base for PAYER_KEY, else Solana mainnet. Each must have USDC in x402's tables and a key. */
@@ -101,9 +106,20 @@ function readSettings(env: NodeJS.ProcessEnv): BridgeSettings {
     return atomic;
   };
   if (!env.PAYER_KEY && !env.SVM_PAYER_KEY) throw new Error('set PAYER_KEY (an EVM private key, paying on Base) or SVM_PAYER_KEY (a base58 Solana secret key, with SVM_RPC_URL)');
+  const networks = readNetworks(env);
+  let channelDeposit: bigint | undefined;
+  if (env.CHANNEL_DEPOSIT_USD) {
+    channelDeposit = usd('CHANNEL_DEPOSIT_USD', '');
+    if (channelDeposit === 0n) throw new Error('CHANNEL_DEPOSIT_USD must be more than 0');
+    if (!networks.some((n) => n.network === BASE_MAINNET)) {
+      throw new Error(`CHANNEL_DEPOSIT_USD pays through a payment channel on Base (${BASE_MAINNET}) only `
+        + '(Solana has none in @x402/svm): set PAYER_KEY and pay on Base');
+    }
+  }
   return {
     url: (env.PAYDOC_URL ?? 'http://localhost:8080').replace(/\/+$/, ''),
-    networks: readNetworks(env),
+    networks,
+    ...(channelDeposit !== undefined ? { channelDeposit } : {}),
     perCall: usd('MAX_USD_PER_CALL', '0.10'),
     total: usd('MAX_USD_TOTAL', '1.00'),
     filesRoot: path.resolve(env.PAYDOC_FILES_ROOT || process.cwd()),
@@ -314,6 +330,16 @@ class Bridge {
   private reserved = 0n;
   private outputDir: Promise<string> | undefined;
   private written = 0;
+  /**
+   * The payment channel this run: what it deposited (counted against MAX_USD_TOTAL from signing on)
+   * and what its calls were charged. Charges beyond this run's deposits draw on an earlier run's and
+   * count too, so the channel counts max(deposited, charged).
+   */
+  private channel = { deposited: 0n, charged: 0n };
+  /** One channel call at a time: each voucher goes on from the total the previous one left. */
+  private channelQueue: Promise<unknown> = Promise.resolve();
+  /** The call being signed through the channel: its price, and the room reserved for it. */
+  private channelSigning: { price: bigint; reserved: bigint; refusal?: Refusal } | undefined;
 
   constructor(
     private readonly settings: BridgeSettings,
@@ -323,19 +349,29 @@ class Bridge {
     private readonly evmChain: EvmChain | undefined,
   ) {}
 
+  private channelCounted(): bigint {
+    const { deposited, charged } = this.channel;
+    return deposited > charged ? deposited : charged;
+  }
+
   private spent(): bigint {
-    return this.signed.reduce((sum, a) => (a.spent ? sum + a.amount : sum), 0n);
+    return this.signed.reduce((sum, a) => (a.spent ? sum + a.amount : sum), 0n) + this.channelCounted();
   }
 
   private left(): bigint {
-    return this.settings.total - this.reserved - this.signed.reduce((sum, a) => sum + a.amount, 0n);
+    return this.settings.total - this.reserved - this.signed.reduce((sum, a) => sum + a.amount, 0n) - this.channelCounted();
   }
 
   private spending(): string {
     const pending = this.signed.reduce((sum, a) => (a.spent ? sum : sum + a.amount), 0n);
     const solana = this.signed.some((a) => !a.spent && !a.evm);
+    const { deposited, charged } = this.channel;
     return [
       `Spent so far: ${toUsd(this.spent())} of ${toUsd(this.settings.total)} USD (MAX_USD_TOTAL).`,
+      ...(deposited > 0n || charged > 0n
+        ? [`Of it, the payment channel on Base: ${toUsd(deposited)} USD deposited by this bridge, ${toUsd(charged)} USD charged; `
+          + 'what is not charged stays the wallet\'s (a refund returns it).']
+        : []),
       ...(pending > 0n ? [`A further ${toUsd(pending)} USD is signed for calls not paid for; it counts until the chain shows its authorization expired unspent${solana ? ' (on Solana: until this bridge restarts)' : ''}.`] : []),
     ].join(' ');
   }
@@ -378,7 +414,10 @@ class Bridge {
   /** The offer to sign: the exact scheme, in canonical USDC, on a configured network (the first listed that is offered). */
   private choose(pr: PaymentRequired): PaymentRequirements {
     const signable = (offer: PaymentRequirements, to: Payable) => {
-      if (offer.scheme !== 'exact' || offer.network !== to.network || !/^\d{1,30}$/.test(String(offer.amount))) return false;
+      // With CHANNEL_DEPOSIT_USD, Base is paid through a payment channel only.
+      const scheme = this.settings.channelDeposit !== undefined && to.network === BASE_MAINNET ? CHANNEL_SCHEME : 'exact';
+      if (offer.scheme !== scheme || offer.network !== to.network || !/^\d{1,30}$/.test(String(offer.amount))) return false;
+      if (scheme === CHANNEL_SCHEME) return typeof offer.asset === 'string' && offer.asset.toLowerCase() === to.usdc.toLowerCase();
       if (to.family === 'svm') return offer.asset === to.usdc;
       // EIP-3009 only (no Permit2 approvals): its authorizations are the ones the chain can be asked about.
       const method = (offer.extra as { assetTransferMethod?: unknown } | undefined)?.assetTransferMethod;
@@ -392,7 +431,9 @@ class Bridge {
       }
     }
     const offered = pr.x402Version === 2 ? accepts.slice(0, 5).map(describeOffer).join('; ') || 'none' : `x402 version ${shown(pr.x402Version)}`;
-    const signs = this.settings.networks.map((n) => `USDC (${n.usdc}) on ${n.network}`).join(' or ');
+    const channelled = (n: Payable) => this.settings.channelDeposit !== undefined && n.network === BASE_MAINNET;
+    const through = (n: Payable) => (channelled(n) ? ' through a payment channel (CHANNEL_DEPOSIT_USD)' : '');
+    const signs = this.settings.networks.map((n) => `USDC (${n.usdc}) on ${n.network}${through(n)}`).join(' or ');
     throw new Refusal(`the service offers only payments this bridge does not sign: ${offered}; this bridge signs ${signs} only (PAYDOC_NETWORKS). Nothing was signed or paid.`);
   }
 
@@ -420,6 +461,79 @@ class Bridge {
       throw new Refusal(`the price is ${toUsd(price)} USD, and only ${toUsd(left < 0n ? 0n : left)} USD of MAX_USD_TOTAL (${toUsd(this.settings.total)} USD) is left; nothing was signed or paid. ${this.spending()}`);
     }
     this.reserved += price;
+  }
+
+  /**
+   * x402's channel scheme asks before it signs a deposit: refused when counting it would pass
+   * MAX_USD_TOTAL (the room reserved for the call's voucher is this deposit's to use).
+   */
+  approveDeposit(deposit: bigint): void {
+    const signing = this.channelSigning!;
+    const { deposited, charged } = this.channel;
+    const after = deposited + deposit > charged + signing.price ? deposited + deposit : charged + signing.price;
+    const room = this.left() + signing.reserved;
+    if (after - this.channelCounted() > room) {
+      signing.refusal = new Refusal(`the payment channel needs a deposit of ${toUsd(deposit)} USD (CHANNEL_DEPOSIT_USD) `
+        + `for this ${toUsd(signing.price)} USD call, and only ${toUsd(room < 0n ? 0n : room)} USD of MAX_USD_TOTAL `
+        + `(${toUsd(this.settings.total)} USD) is left; nothing was signed or paid. ${this.spending()}`);
+      throw signing.refusal;
+    }
+  }
+
+  /**
+   * A call paid through the payment channel: a voucher, with a deposit when the channel runs short.
+   * A corrective 402 (the service's charged total differs from the local one) resyncs the channel
+   * through x402's scheme, and the call is signed once more.
+   */
+  private async channelCall(
+    name: string, args: Record<string, unknown>, pr: PaymentRequired, offer: PaymentRequirements, price: bigint,
+    onprogress?: (p: { progress: number; total?: number; message?: string }) => void,
+  ): Promise<CallToolResult> {
+    const payer = this.payers.evm!;
+    for (let attempt = 0; ; attempt++) {
+      // What the voucher draws beyond this run's deposits counts now; a deposit is counted when asked for.
+      const { deposited, charged } = this.channel;
+      const beyond = charged + price > deposited ? charged + price - (deposited > charged ? deposited : charged) : 0n;
+      try {
+        await this.reserve(beyond);
+      } catch (err) {
+        if (err instanceof Refusal) return toolError(err.message);
+        throw err;
+      }
+      this.channelSigning = { price, reserved: beyond };
+      let payment: PaymentPayload;
+      try {
+        payment = await payer.createPaymentPayload({ ...pr, accepts: [offer] });
+      } catch (err) {
+        if (this.channelSigning.refusal) return toolError(this.channelSigning.refusal.message);
+        throw err;
+      } finally {
+        this.reserved -= beyond;
+      }
+      this.channelSigning = undefined;
+      const deposit = (payment.payload as { deposit?: { amount?: string } }).deposit?.amount;
+      // Signed: the deposit counts from here on, whatever the service answers.
+      if (deposit) this.channel.deposited += BigInt(deposit);
+      const result = await this.paidCall(name, args, payment, onprogress);
+      const receipt = result._meta?.[RECEIPT_META_KEY] as SettleResponse | undefined;
+      if (!result.isError && receipt?.success) {
+        const chargedNow = (receipt.extra as { chargedAmount?: unknown } | undefined)?.chargedAmount;
+        this.channel.charged += typeof chargedNow === 'string' && /^\d{1,30}$/.test(chargedNow) ? BigInt(chargedNow) : price;
+        await payer.handlePaymentResponse({ paymentPayload: payment, requirements: payment.accepted, settleResponse: receipt });
+        const channelId = (receipt.extra as { channelState?: { channelId?: unknown } } | undefined)?.channelState?.channelId;
+        const how = ` through the payment channel ${shown(channelId)}${deposit
+          ? `, depositing ${toUsd(BigInt(deposit))} USD in transaction ${shown(receipt.transaction)}`
+          : ', by voucher (no transaction)'}`;
+        return await this.deliver(name, result, price, how);
+      }
+      if (isPaymentRequired(result.structuredContent) && attempt === 0) {
+        const paymentRequired = result.structuredContent;
+        const recovered = await payer.handlePaymentResponse({ paymentPayload: payment, requirements: payment.accepted, paymentRequired });
+        if (recovered?.recovered) continue;
+      }
+      if (deposit) process.stderr.write(`paydoc-mcp: ${shown(name)} not confirmed paid; its deposit of ${toUsd(BigInt(deposit))} USD stays counted\n`);
+      return result;
+    }
   }
 
   /** Signs the offer with the reserved price; the authorization counts from here on. */
@@ -461,7 +575,7 @@ class Bridge {
   }
 
   /** Files in the result written to the output folder; everything else (links included) passed on as it came. */
-  private async deliver(name: string, result: CallToolResult, price: bigint): Promise<CallToolResult> {
+  private async deliver(name: string, result: CallToolResult, price: bigint, how?: string): Promise<CallToolResult> {
     const receipt = result._meta?.[RECEIPT_META_KEY] as SettleResponse | undefined;
     const content: CallToolResult['content'] = [];
     const files: Array<{ path: string; mediaType: string; bytes: number }> = [];
@@ -482,7 +596,8 @@ class Bridge {
       files.push({ path: file, mediaType, bytes: bytes.length });
       content.push({ type: 'resource_link', uri: pathToFileURL(file).href, name: path.basename(file), mimeType: mediaType, size: bytes.length });
     }
-    const paid = `Paid ${toUsd(price)} USD on ${receipt?.network ?? 'the quoted network'}${receipt?.transaction ? `, transaction ${receipt.transaction}` : ''}.`;
+    const transaction = how ?? (receipt?.transaction ? `, transaction ${receipt.transaction}` : '');
+    const paid = `Paid ${toUsd(price)} USD on ${receipt?.network ?? 'the quoted network'}${transaction}.`;
     const wrote = files.map((f) => `Wrote ${f.path} (${shown(f.mediaType)}, ${f.bytes} bytes).`);
     content.unshift({ type: 'text', text: [...wrote, paid, this.spending()].join(' ') });
     const structured = result.structuredContent ?? (files.length > 0 ? { files, receipt, spentUsd: toUsd(this.spent()) } : undefined);
@@ -519,6 +634,11 @@ class Bridge {
       } catch (err) {
         return toolError(`the output folder cannot be made (${(err as Error).message}); set OUTPUT_DIR to a writable folder. Nothing was signed or paid.`);
       }
+    }
+    if (offer.scheme === CHANNEL_SCHEME) {
+      const queued = this.channelQueue.then(() => this.channelCall(name, args, pr, offer, price, onprogress));
+      this.channelQueue = queued.catch(() => undefined);
+      return queued;
     }
     try {
       await this.reserve(price);
@@ -561,8 +681,16 @@ async function startBridge(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const families = new Set(settings.networks.map((n) => n.family));
   // The standard client's own per-payment cap, which defaults to 1 USD, follows MAX_USD_PER_CALL.
   const maxUsd = toUsd(settings.perCall);
+  // x402's channel scheme asks the bridge before it signs a deposit; the bridge is made below.
+  let bridge: Bridge | undefined;
+  const channel = settings.channelDeposit === undefined ? undefined : {
+    deposit: settings.channelDeposit, directory: channelsDir(env), ...(env.EVM_RPC_URL ? { rpcUrl: env.EVM_RPC_URL } : {}),
+    approveDeposit: (deposit: bigint) => bridge!.approveDeposit(deposit),
+  };
   const payers: Payers = {
-    ...(families.has('evm') ? { evm: await createPayer({ chain: 'base', evmKey: env.PAYER_KEY, maxUsd }) } : {}),
+    ...(families.has('evm')
+      ? { evm: await createPayer({ chain: 'base', evmKey: env.PAYER_KEY, maxUsd, ...(channel ? { channel } : {}) }) }
+      : {}),
     ...(families.has('svm') ? { svm: await createPayer({ chain: 'solana', svmKey: env.SVM_PAYER_KEY, svmRpcUrl: env.SVM_RPC_URL, maxUsd }) } : {}),
   };
   const upstream = new Client({ name: 'paydoc-mcp', version: VERSION });
@@ -573,7 +701,7 @@ async function startBridge(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   }
   const { tools } = await upstream.listTools();
   const offered = tools.map(bridgedTool);
-  const bridge = new Bridge(settings, root, upstream, payers, await evmChainFor(settings.networks, env));
+  bridge = new Bridge(settings, root, upstream, payers, await evmChainFor(settings.networks, env));
   const networks = settings.networks.map((n) => n.network).join(', ');
 
   const server = new Server(
@@ -583,6 +711,10 @@ async function startBridge(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       instructions: [
         upstream.getInstructions() ?? '',
         `This bridge pays for you from its own wallet, in USDC on ${networks}: call a tool once, with local files as { "path": "…" } inside ${root.name}. It quotes first and refuses, without signing anything, a price above ${toUsd(settings.perCall)} USD per call or beyond ${toUsd(settings.total)} USD in all. File results are written to a local folder and returned as paths.`,
+        ...(settings.channelDeposit !== undefined
+          ? [`On Base it pays through a payment channel: a deposit of ${toUsd(settings.channelDeposit)} USD when the channel runs short `
+            + '(counted in the total), then a signed voucher per call, with no transaction.']
+          : []),
       ].filter(Boolean).join('\n\n'),
     },
   );
@@ -604,7 +736,9 @@ async function startBridge(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     }
   });
   await server.connect(new StdioServerTransport());
-  process.stderr.write(`paydoc-mcp: ${tools.length} tools from ${settings.url}, paying in USDC on ${networks} up to ${toUsd(settings.perCall)} USD per call and ${toUsd(settings.total)} USD in all; files read from ${root.name}\n`);
+  const through = channel ? ` (on Base through a channel, deposits of ${toUsd(channel.deposit)} USD, state in ${channel.directory})` : '';
+  process.stderr.write(`paydoc-mcp: ${tools.length} tools from ${settings.url}, paying in USDC on ${networks}${through} `
+    + `up to ${toUsd(settings.perCall)} USD per call and ${toUsd(settings.total)} USD in all; files read from ${root.name}\n`);
 }
 
 startBridge().catch((err) => {

@@ -30,7 +30,7 @@ const SERVICE_TESTED: Record<string, string> = {
   'checks/redaction.ts': 'service/operations/pdf-redact (the fields redact accepts, before payment)',
   'checks/schema.ts': 'service/operations/model, service/bad-input (the JSON Schemas structured accepts)',
   // The paying side is shown paying on the local chains, which a unit test would only imitate.
-  'client/payer.ts': 'service/payments, system/cli, system/mcp-bridge (paying on the local Base and Solana chains)',
+  'client/payer.ts': 'service/payments, system/cli, system/mcp-bridge, system/channel-buyer, service/channels-every-route (paying on the local Base and Solana chains, and through a channel)',
   'client/svm-payer.ts': 'service/payments, service/payment-rig (Solana payments on the local chain)',
   'client/protocol.ts': 'service/mcp, system/mcp-bridge (the MCP payment and receipt _meta keys, the base64 limit)',
   'operations/index.ts': 'unit/operations/define, readme-operations, service/surfaces (the table every description derives from)',
