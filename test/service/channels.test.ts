@@ -8,7 +8,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { createPublicClient, http as viemHttp, parseAbi } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
@@ -159,6 +159,27 @@ describe('payment channels (batch-settlement on Base)', () => {
       expect(accepts.map((a) => `${a.scheme} ${a.network}`)).to.include('batch-settlement eip155:8453');
     } finally {
       await mcp.close();
+    }
+  });
+
+  it('a channel idle for BATCH_IDLE_REFUND_S gets the rest of its deposit back unasked, after what it was charged is claimed; /metrics shows the channel until then', async () => {
+    const idle = await startTestService({ rigs: { evm: t.evm }, config: { batchIdleRefundS: 3, batchClaimIntervalS: 1, batchSettleIntervalS: 1 } });
+    try {
+      // A buyer of its own (a fresh funded key), so its channel is this service's alone.
+      const account = privateKeyToAccount(generatePrivateKey());
+      await t.evm.mint(account.address, PRICE * 100n);
+      const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, chain()), { depositStrategy: () => PRICE * 20n });
+      const pay = wrapFetchWithPayment(fetch, new x402Client().register('eip155:8453', scheme)) as typeof fetch;
+      for (const width of [21, 22]) expect((await pay(`${idle.url}/v1/image/resize`, resize(width))).status).to.equal(200);
+      expect(await usdc(account.address)).to.equal(PRICE * 80n);
+      expect(await idle.metric('paydoc_channels_open')).to.equal(1);
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline && await usdc(account.address) < PRICE * 98n) await new Promise((r) => setTimeout(r, 250));
+      expect(await usdc(account.address)).to.equal(PRICE * 98n);
+      expect(await idle.metric('paydoc_channels_open')).to.equal(0);
+      expect(await idle.metric('paydoc_channel_last_claim_timestamp_seconds')).to.be.above(0);
+    } finally {
+      await idle.stop();
     }
   });
 });
