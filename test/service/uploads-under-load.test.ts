@@ -1,6 +1,6 @@
-// Twelve 40 MB uploads at once, on a machine kept busy, each sent whole by a client that writes its
-// body before it reads any answer (as Node's http client, curl or requests do): every client reads
-// an HTTP status. Half go to an image operation and get its quote (402); half go to the Markdown
+// Twelve 40 MB uploads at once, on a machine kept busy, each sent whole with the standard fetch
+// (which, as most clients, fails the whole request when its upload breaks): every client reads an
+// HTTP status. Half go to an image operation and get its quote (402); half go to the Markdown
 // operation, whose limit is 1 MB, and get 413 PAYLOAD_TOO_LARGE. That refusal is ready from the
 // declared length while the body is still coming; the service used to send it and close the
 // connection under the upload, so those clients saw EPIPE or ECONNRESET and never the status
@@ -8,7 +8,9 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import sharp from 'sharp';
 import { startTestService, type TestService } from '../support/service.js';
 import { pngChunk } from '../support/image-fixtures.js';
@@ -28,48 +30,41 @@ const BUSY_MS = 60_000;
 
 interface Outcome { status?: number; retryAfter?: string; code?: string; error?: string }
 
-/** One multipart upload written whole before its answer is read (in 1 MB writes, as a client streams a file). */
-function upload(port: number, path: string, body: Buffer, boundary: string): Promise<Outcome> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (outcome: Outcome) => { if (!settled) { settled = true; clearTimeout(timer); resolve(outcome); } };
-    const request = http.request({
-      host: '127.0.0.1', port, path, method: 'POST',
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length },
-    });
-    const timer = setTimeout(() => { request.destroy(); done({ error: `no answer within ${CLIENT_LIMIT_MS} ms` }); }, CLIENT_LIMIT_MS);
-    request.on('response', (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => { text += chunk; });
-      response.on('end', () => {
-        let code: string | undefined;
-        try { code = (JSON.parse(text) as { error?: { code?: string } }).error?.code; } catch { code = undefined; }
-        done({ status: response.statusCode, retryAfter: response.headers['retry-after'], code });
-      });
-      response.on('error', (err: NodeJS.ErrnoException) => done({ status: response.statusCode, error: err.code ?? err.message }));
-    });
-    request.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
-    let offset = 0;
-    const write = () => {
-      while (offset < body.length) {
-        const piece = body.subarray(offset, offset + MB);
-        offset += piece.length;
-        if (!request.write(piece)) { request.once('drain', write); return; }
-      }
-      request.end();
-    };
-    write();
-  });
-}
+/**
+ * The clients, in a process of their own as real clients are (in the service's own process the
+ * two share one event loop, which hides the race): each sends its file as a form with the standard
+ * fetch (undici), which streams the body and reads the answer alongside, and reports what it got.
+ */
+const CLIENTS = `
+const { readFile } = await import('node:fs/promises');
+const uploads = JSON.parse(process.argv[1]);
+const outcomes = await Promise.all(uploads.map(async ({ url, file, fields }) => {
+  const body = new FormData();
+  body.append('file', new Blob([await readFile(file)]), 'upload');
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  try {
+    const response = await fetch(url, { method: 'POST', body, signal: AbortSignal.timeout(${CLIENT_LIMIT_MS}) });
+    const text = await response.text();
+    let code;
+    try { code = JSON.parse(text).error?.code; } catch { code = undefined; }
+    return { status: response.status, retryAfter: response.headers.get('retry-after') ?? undefined, code };
+  } catch (err) {
+    return { error: err.cause?.code ?? err.cause?.message ?? err.message };
+  }
+}));
+process.stdout.write(JSON.stringify(outcomes));
+`;
 
-function multipart(boundary: string, file: Buffer, fields: Record<string, string>): Buffer {
-  return Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="upload"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    file,
-    Buffer.from(Object.entries(fields).map(([name, value]) => `\r\n--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}`).join('')),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
+interface Upload { url: string; file: string; fields: Record<string, string> }
+
+function sendFromAnotherProcess(uploads: Upload[]): Promise<Outcome[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENTS, JSON.stringify(uploads)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Outcome[]) : reject(new Error(`the clients' process ended with ${code}`))));
+  });
 }
 
 describe('uploads under load: every client reads a status', () => {
@@ -92,19 +87,24 @@ describe('uploads under load: every client reads a status', () => {
     const filler = pngChunk('zzTe', Buffer.alloc(UPLOAD_BYTES - picture.length - 12, 0x5a));
     const png = Buffer.concat([picture.subarray(0, ihdrEnd), filler, picture.subarray(ihdrEnd)]);
     const markdown = Buffer.alloc(UPLOAD_BYTES, '# A heading\n\nSome prose.\n\n');
-    const boundary = 'paydoc-load-boundary';
-    const imageBody = multipart(boundary, png, { width: '32' });
-    const markdownBody = multipart(boundary, markdown, {});
     expect(png.length).to.equal(UPLOAD_BYTES);
 
     for (let i = 0; i < BUSY_PROCESSES; i++) {
       busy.push(spawn(process.execPath, ['-e', `const end = Date.now() + ${BUSY_MS}; while (Date.now() < end) {}`], { stdio: 'ignore' }));
     }
-    const port = Number(new URL(t.url).port);
-    const sent = Array.from({ length: UPLOADS }, (_, i) => (i % 2 === 0
-      ? upload(port, '/v1/image/resize', imageBody, boundary).then((outcome) => ({ kind: 'image', outcome }))
-      : upload(port, '/v1/pdf/from-markdown', markdownBody, boundary).then((outcome) => ({ kind: 'markdown', outcome }))));
-    const results = await Promise.all(sent);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'paydoc-uploads-'));
+    let outcomes: Outcome[];
+    try {
+      await writeFile(path.join(dir, 'picture.png'), png);
+      await writeFile(path.join(dir, 'notes.md'), markdown);
+      const kinds = Array.from({ length: UPLOADS }, (_, i) => (i % 2 === 0 ? 'image' : 'markdown'));
+      outcomes = await sendFromAnotherProcess(kinds.map((kind): Upload => (kind === 'image'
+        ? { url: `${t.url}/v1/image/resize`, file: path.join(dir, 'picture.png'), fields: { width: '32' } }
+        : { url: `${t.url}/v1/pdf/from-markdown`, file: path.join(dir, 'notes.md'), fields: {} })));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const results = outcomes.map((outcome, i) => ({ kind: i % 2 === 0 ? 'image' : 'markdown', outcome }));
     for (const child of busy) child.kill();
 
     const unreadable = results.filter(({ outcome }) => outcome.status === undefined || outcome.error !== undefined);
