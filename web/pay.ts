@@ -62,7 +62,9 @@ const CHAIN_OF: Record<PayMethod, string> = { wallet: 'Base', solana: 'Solana', 
 function whyNotNow(method: PayMethod): string[] | undefined {
   if (state.busy) return ['A payment is already under way.', 'Its outcome appears here; this click paid nothing more.'];
   if (!state.current) return ['Choose an operation first.', 'Its price is asked for once a file is chosen.'];
-  if (!hasFile()) return ['Choose a file first.', 'The exact price is asked for as soon as it is chosen; nothing is signed before you see it.'];
+  if (!hasFile()) {
+    return ['Choose a file first.', 'The exact price is asked for as soon as it is chosen; nothing is signed before you see it.'];
+  }
   const quote = state.quote;
   if (!quote && state.quoting) {
     return ['The price is still being asked for.', 'Pay once it is shown under Price; nothing was signed or paid.'];
@@ -71,18 +73,26 @@ function whyNotNow(method: PayMethod): string[] | undefined {
     return ['This price is already paid.', 'To run the job again, press "Get a new price to run it again" under Price and pay that price.'];
   }
   if (!quote) {
-    return ['There is no price to pay yet.', state.quoteRefusal ? `The service did not give one: ${state.quoteRefusal}` : 'Choose the file again to ask for it.', NOT_CHARGED];
+    const why = state.quoteRefusal ? `The service did not give one: ${state.quoteRefusal}` : 'Choose the file again to ask for it.';
+    return ['There is no price to pay yet.', why, NOT_CHARGED];
   }
   const accept = quote.paymentRequired.accepts.find((a) => (method === 'solana' ? isSolana(a.network) : isEvm(a.network)));
-  if (!accept) return [`This price cannot be paid on ${CHAIN_OF[method]}.`, 'Use another pay button or an x402 client for the chains listed under Price.'];
+  if (!accept) {
+    const other = 'Use another pay button or an x402 client for the chains listed under Price.';
+    return [`This price cannot be paid on ${CHAIN_OF[method]}.`, other];
+  }
   if (method === 'wallet' && !window.ethereum) {
-    return ['No Base wallet was found in this browser.', `Install or unlock a wallet extension for Ethereum and Base${state.devPayer ? ', or pay with the demo payer' : ''}. ${NOT_CHARGED}`];
+    const instead = state.devPayer ? ', or pay with the demo payer' : '';
+    const install = `Install or unlock a wallet extension for Ethereum and Base${instead}.`;
+    return ['No Base wallet was found in this browser.', `${install} ${NOT_CHARGED}`];
   }
   if (method === 'solana' && !solanaWalletFor(accept.network)) {
-    return [`No Solana wallet for ${networkName(accept.network)} was found in this browser.`, `Install or unlock a Solana wallet extension. ${NOT_CHARGED}`];
+    const headline = `No Solana wallet for ${networkName(accept.network)} was found in this browser.`;
+    return [headline, `Install or unlock a Solana wallet extension. ${NOT_CHARGED}`];
   }
   if (method === 'demo' && !state.devPayer) {
-    return ['The demo payer is not available.', `The service did not offer it (it exists in dev mode only), or it has not loaded yet; reload the page. ${NOT_CHARGED}`];
+    const why = 'The service did not offer it (it exists in dev mode only), or it has not loaded yet; reload the page.';
+    return ['The demo payer is not available.', `${why} ${NOT_CHARGED}`];
   }
   return undefined;
 }
@@ -121,18 +131,26 @@ export async function pay(method: PayMethod): Promise<void> {
 
 async function payQuote(method: PayMethod, quote: Quote, accept: PaymentRequirements, onSent: () => void): Promise<void> {
   const price = `${formatUsdc(accept.amount)} USDC`;
-  setStatus(method === 'demo' ? `The demo payer is signing ${price} on the local chain…` : `Waiting for your wallet to sign a payment of ${price} on ${networkName(accept.network)}…`);
+  setStatus(method === 'demo'
+    ? `The demo payer is signing ${price} on the local chain…`
+    : `Waiting for your wallet to sign a payment of ${price} on ${networkName(accept.network)}…`);
   let payload: PaymentPayload;
   try {
-    payload = await within(SIGNERS[method](quote.paymentRequired, accept), method === 'demo' ? SERVICE_READ_TIMEOUT_MS : WALLET_TIMEOUT_MS, method === 'demo' ? 'the demo payer' : 'the wallet');
+    const limit = method === 'demo' ? SERVICE_READ_TIMEOUT_MS : WALLET_TIMEOUT_MS;
+    payload = await within(SIGNERS[method](quote.paymentRequired, accept), limit, method === 'demo' ? 'the demo payer' : 'the wallet');
   } catch (error) {
     setStatus('');
     if (isTimeout(error)) {
-      showProblem(method === 'demo' ? `The demo payer did not sign within ${SERVICE_READ_TIMEOUT_MS / 1000} s.` : `The wallet did not sign within ${WALLET_TIMEOUT_MS / 60_000} minutes.`,
-        `Press the pay button again to retry. ${NOT_CHARGED}`);
+      showProblem(method === 'demo'
+        ? `The demo payer did not sign within ${SERVICE_READ_TIMEOUT_MS / 1000} s.`
+        : `The wallet did not sign within ${WALLET_TIMEOUT_MS / 60_000} minutes.`,
+      `Press the pay button again to retry. ${NOT_CHARGED}`);
       return;
     }
-    showProblem(method === 'demo' ? sentence(error instanceof Error ? error.message : 'The demo payer did not sign') : walletErrorWords(error), NOT_CHARGED);
+    const words = method === 'demo'
+      ? sentence(error instanceof Error ? error.message : 'The demo payer did not sign')
+      : walletErrorWords(error);
+    showProblem(words, NOT_CHARGED);
     return;
   }
 
@@ -147,7 +165,8 @@ async function payQuote(method: PayMethod, quote: Quote, accept: PaymentRequirem
     showProblem(isTimeout(error)
       ? `The service did not answer the paid request within ${PAID_TIMEOUT_MS / 60_000} minutes.`
       : 'The connection to the service broke while the paid request was on its way.',
-    'The service charges only after the job succeeds and the answer is sent, so a charge is unlikely; your wallet shows any payment. The signed authorisation expires within 5 minutes.');
+    'The service charges only after the job succeeds and the answer is sent, so a charge is unlikely; your wallet shows any payment. '
+    + 'The signed authorisation expires within 5 minutes.');
     return;
   }
 
@@ -168,7 +187,8 @@ async function payQuote(method: PayMethod, quote: Quote, accept: PaymentRequirem
   if (response.status === 402) {
     let reason = '';
     try {
-      reason = paymentHeaders.getPaymentRequiredResponse((name) => response.headers.get(name), await response.json().catch(() => undefined)).error ?? '';
+      const body: unknown = await response.json().catch(() => undefined);
+      reason = paymentHeaders.getPaymentRequiredResponse((name) => response.headers.get(name), body).error ?? '';
     } catch {
       reason = '';
     }
@@ -178,7 +198,9 @@ async function payQuote(method: PayMethod, quote: Quote, accept: PaymentRequirem
   const { headline, detail, code } = await describeErrorResponse(response);
   if (code !== undefined && HELD.has(code)) {
     // The transfer may have happened: never say it did not. The same payment still gets the result.
-    showProblem(headline, detail, 'Pay again only with a new price if your wallet shows no payment after a few minutes; the service holds the result for this payment meanwhile.');
+    showProblem(headline, detail,
+      'Pay again only with a new price if your wallet shows no payment after a few minutes; '
+      + 'the service holds the result for this payment meanwhile.');
     return;
   }
   // Failed or timed-out work is never settled, and every check before payment refuses for free.

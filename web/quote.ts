@@ -51,7 +51,8 @@ async function askPrice(op: Operation, sequence: number): Promise<void> {
   } catch (error) {
     if (sequence !== state.quoteSequence) return;
     if (isTimeout(error)) {
-      noPrice(`The service gave no price within ${QUOTE_TIMEOUT_MS / 1000} s; it may be busy.`, `Choose the file again to ask once more. ${NOT_CHARGED}`);
+      const headline = `The service gave no price within ${QUOTE_TIMEOUT_MS / 1000} s; it may be busy.`;
+      noPrice(headline, `Choose the file again to ask once more. ${NOT_CHARGED}`);
     } else {
       noPrice('The service could not be reached.', `Check the connection and choose the file again. ${NOT_CHARGED}`);
     }

@@ -26,4 +26,5 @@ export const timedFetch = (input: string, init: RequestInit, ms: number): Promis
   fetch(input, { ...init, signal: AbortSignal.timeout(ms) });
 
 /** Whether a rejected fetch or body read was given up by its time limit. */
-export const isTimeout = (error: unknown): boolean => error instanceof TimedOut || (error instanceof DOMException && error.name === 'TimeoutError');
+export const isTimeout = (error: unknown): boolean =>
+  error instanceof TimedOut || (error instanceof DOMException && error.name === 'TimeoutError');

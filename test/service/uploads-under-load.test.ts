@@ -59,11 +59,15 @@ interface Upload { url: string; file: string; fields: Record<string, string> }
 
 function sendFromAnotherProcess(uploads: Upload[]): Promise<Outcome[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENTS, JSON.stringify(uploads)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const args = ['--input-type=module', '-e', CLIENTS, JSON.stringify(uploads)];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Outcome[]) : reject(new Error(`the clients' process ended with ${code}`))));
+    child.on('close', (code) => {
+      if (code === 0) resolve(JSON.parse(out) as Outcome[]);
+      else reject(new Error(`the clients' process ended with ${code}`));
+    });
   });
 }
 
@@ -80,7 +84,9 @@ describe('uploads under load: every client reads a status', () => {
     await t?.stop();
   });
 
-  it(`${UPLOADS} concurrent 40 MB uploads on a busy machine: each a 402 quote or a 413, none EPIPE or ECONNRESET`, { timeout: CLIENT_LIMIT_MS + 30_000 }, async () => {
+  it(`${UPLOADS} concurrent 40 MB uploads on a busy machine: each a 402 quote or a 413, none EPIPE or ECONNRESET`, {
+    timeout: CLIENT_LIMIT_MS + 30_000,
+  }, async () => {
     // A real 40 MB PNG: a 64 x 48 picture with a private ancillary chunk filling it out.
     const picture = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } }).png().toBuffer();
     const ihdrEnd = 8 + 12 + 13;

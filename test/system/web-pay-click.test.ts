@@ -29,7 +29,9 @@ describe('the web page: every click on a pay button pays or says why not', () =>
     await ensureWebBuilt();
     t = await startTestService();
     browser = await launchBrowser();
-    photo = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 90 }).toBuffer();
+    const noise = { type: 'gaussian', mean: 128, sigma: 40 } as const;
+    const create = { width: 640, height: 480, channels: 3, background: '#808080', noise } as const;
+    photo = await sharp({ create }).jpeg({ quality: 90 }).toBuffer();
   });
 
   after(async () => {
@@ -58,7 +60,7 @@ describe('the web page: every click on a pay button pays or says why not', () =>
     await page.locator('#problem, #status').filter({ hasText: words }).first().waitFor({ timeout: WORDS_WITHIN_MS });
   }
 
-  it('Resize, a width typed, a photo chosen, pay clicked while its price is on its way: words at once, no request; then the price, pay, the result', async () => {
+  it('Resize, a width, a photo, pay clicked while its price is coming: words, no request; then the price, pay, the result', async () => {
     const page = await browser.context.newPage();
     page.setDefaultTimeout(STEP_TIMEOUT);
     const posts: string[] = [];
