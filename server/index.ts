@@ -108,7 +108,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   server.app = app as never;
   await server.register([
     { plugin: errorsPlugin, options: { app } },
-    { plugin: bodyPrecheckPlugin },
+    { plugin: bodyPrecheckPlugin, options: { drainMs: config.uploadTimeoutMs } },
     { plugin: freePlugin, options: { app } },
     { plugin: operationsPlugin, options: { app } },
     { plugin: mcpPlugin, options: { app } },

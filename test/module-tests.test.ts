@@ -74,7 +74,7 @@ const SERVICE_TESTED: Record<string, string> = {
   'server/payment/redis-guard.ts': 'system/scale (replicas sharing one redis-server)',
   'server/payment/held-results.ts': 'service/faults, system/scale (results held after a lost settlement answer)',
   'server/payment/setup.ts': 'service/going-live, service/hosted-facilitators, layers (the chains and facilitators the gate is given)',
-  'server/plugins/body.ts': 'service/foundation (lent buffers), service/upload-limits',
+  'server/plugins/body.ts': 'service/foundation (lent buffers), service/upload-limits, service/uploads-under-load',
   'server/plugins/connection.ts': 'service/upload-limits, service/bad-input (raw sockets)',
   'server/plugins/dev.ts': 'system/web, system/production-install (the /dev routes, absent in live mode)',
   'server/plugins/errors.ts': 'service/bad-input, service/foundation',

@@ -8,6 +8,7 @@ import { describeWallets } from './payment-mode.js';
 import { discard } from './responses.js';
 import type { CatalogItem, OpenApiDocument, Operation } from './service-types.js';
 import { state } from './state.js';
+import { SERVICE_READ_TIMEOUT_MS, timedFetch } from './timeouts.js';
 
 const PROGRAMS_ONLY = new Set(['file_url', 'delivery', 'deliver_to']);
 
@@ -16,7 +17,10 @@ export async function loadOperations(): Promise<void> {
   let catalog: { items: CatalogItem[] };
   let openapi: OpenApiDocument | undefined;
   // Each fetch settles on its own, so one failing leaves the other's answer to be ended below.
-  const [catalogResponse, openapiResponse] = await Promise.all([fetch('/v1/discovery').catch(() => undefined), fetch('/openapi.json').catch(() => undefined)]);
+  const [catalogResponse, openapiResponse] = await Promise.all([
+    timedFetch('/v1/discovery', {}, SERVICE_READ_TIMEOUT_MS).catch(() => undefined),
+    timedFetch('/openapi.json', {}, SERVICE_READ_TIMEOUT_MS).catch(() => undefined),
+  ]);
   try {
     if (!catalogResponse?.ok) throw new Error(`status ${catalogResponse?.status}`);
     catalog = await catalogResponse.json() as { items: CatalogItem[] };

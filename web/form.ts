@@ -97,6 +97,8 @@ function optionField(name: string, schema: PropertySchema, required: boolean): H
 export function chooseOperation(op: Operation): void {
   state.current = op;
   state.quote = undefined;
+  state.quoting = false;
+  state.quoteRefusal = undefined;
   resetFieldState();
   window.clearTimeout(requoteTimer);
   state.quoteSequence += 1;
@@ -125,6 +127,7 @@ function optionEdited(): void {
   if (!hasFile()) return;
   state.quoteSequence += 1;
   state.quote = undefined;
+  state.quoting = true;
   updatePayButtons();
   byId('quote').replaceChildren(element('p', {}, 'The options changed; asking for the price again…'));
   window.clearTimeout(requoteTimer);

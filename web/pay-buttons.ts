@@ -1,6 +1,9 @@
-// Which pay buttons are shown and which can be pressed. A chain's button is shown only when the
-// service offers that chain; it can be pressed with a quote payable there, no payment under way,
-// and a wallet (or, in dev mode, the demo payer) to sign.
+// Which pay buttons are shown and which are ready. A chain's button is shown only when the
+// service offers that chain; it is ready with a quote payable there, no payment under way, and a
+// wallet (or, in dev mode, the demo payer) to sign. A button that is not ready looks so and says
+// so to a screen reader (aria-disabled), but is never `disabled`: a browser drops a click on a
+// disabled button without a word, and every click must end in a payment or in words saying why
+// not (pay.ts).
 import { byId } from './dom.js';
 import { isEvm, isSolana } from './networks.js';
 import { solanaWalletFor } from './solana-wallet.js';
@@ -20,13 +23,17 @@ export function updatePayButtons(): void {
 
   const wallet = byId<HTMLButtonElement>('pay-wallet');
   wallet.hidden = offered(isEvm) === false;
-  wallet.disabled = !ready || !evm || !window.ethereum;
+  setReady(wallet, ready && evm !== undefined && window.ethereum !== undefined);
 
   const solanaButton = byId<HTMLButtonElement>('pay-solana');
   solanaButton.hidden = !(offered(isSolana) && state.solanaRelay);
-  solanaButton.disabled = solanaButton.hidden || !ready || !solana || !solanaWalletFor(solana.network);
+  setReady(solanaButton, !solanaButton.hidden && ready && solana !== undefined && solanaWalletFor(solana.network) !== undefined);
 
   const demo = byId<HTMLButtonElement>('pay-demo');
   demo.hidden = state.devPayer === undefined;
-  demo.disabled = !ready || !evm || state.devPayer === undefined;
+  setReady(demo, ready && evm !== undefined && state.devPayer !== undefined);
+}
+
+function setReady(button: HTMLButtonElement, ready: boolean): void {
+  button.setAttribute('aria-disabled', String(!ready));
 }

@@ -10,6 +10,7 @@ import { discard } from './responses.js';
 import { SOLANA_RELAY } from './signing.js';
 import { solanaWalletFor, watchSolanaWallets } from './solana-wallet.js';
 import { state } from './state.js';
+import { SERVICE_READ_TIMEOUT_MS, timedFetch } from './timeouts.js';
 
 /** The note under the pay buttons: which wallets were found, for the chains the service offers. */
 export function describeWallets(): void {
@@ -40,13 +41,13 @@ export async function loadPaymentMode(): Promise<void> {
   watchSolanaWallets(() => { updatePayButtons(); describeWallets(); });
   describeWallets();
   try {
-    const relay = await fetch(SOLANA_RELAY).catch(() => undefined);
+    const relay = await timedFetch(SOLANA_RELAY, {}, SERVICE_READ_TIMEOUT_MS).catch(() => undefined);
     // Only whether it is there matters.
     state.solanaRelay = relay?.ok === true;
     discard(relay);
-    const health = await fetch('/v1/health').then((r) => r.json()) as { payments?: { mode?: string } };
+    const health = await timedFetch('/v1/health', {}, SERVICE_READ_TIMEOUT_MS).then((r) => r.json()) as { payments?: { mode?: string } };
     if (health.payments?.mode !== 'dev') return;
-    const response = await fetch('/dev/payer');
+    const response = await timedFetch('/dev/payer', {}, SERVICE_READ_TIMEOUT_MS);
     if (!response.ok) return discard(response);
     state.devPayer = await response.json() as DevPayer;
     const mode = byId('mode');

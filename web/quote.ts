@@ -10,15 +10,26 @@ import { isEvm, isSolana, networkName } from './networks.js';
 import { updatePayButtons } from './pay-buttons.js';
 import { paymentHeaders } from './payment-headers.js';
 import { discard } from './responses.js';
-import type { Quote } from './service-types.js';
+import type { Operation, Quote } from './service-types.js';
 import { state } from './state.js';
+import { QUOTE_TIMEOUT_MS, isTimeout, timedFetch } from './timeouts.js';
 
 export async function requestQuote(): Promise<void> {
   const op = state.current;
   if (!op || !hasFile()) return;
   const sequence = ++state.quoteSequence;
   state.quote = undefined;
+  state.quoting = true;
+  state.quoteRefusal = undefined;
   updatePayButtons();
+  try {
+    await askPrice(op, sequence);
+  } finally {
+    if (sequence === state.quoteSequence) state.quoting = false;
+  }
+}
+
+async function askPrice(op: Operation, sequence: number): Promise<void> {
   clearProblem();
   clearFieldMarks();
   dropHeld();
@@ -28,14 +39,23 @@ export async function requestQuote(): Promise<void> {
   quoteBox.replaceChildren(element('p', {}, 'Asking the service for the exact price…'));
   setStatus('');
   const body = currentBody(op);
-  let response: Response;
-  try {
-    response = await fetch(op.path, { method: 'POST', body });
-  } catch {
-    if (sequence !== state.quoteSequence) return;
+  const noPrice = (headline: string, ...details: string[]) => {
     quoteBox.removeAttribute('aria-busy');
     quoteBox.replaceChildren(element('p', {}, 'No price yet.'));
-    showProblem('The service could not be reached.', `Check the connection and choose the file again. ${NOT_CHARGED}`);
+    state.quoteRefusal = headline;
+    showProblem(headline, ...details);
+  };
+  let response: Response;
+  try {
+    response = await timedFetch(op.path, { method: 'POST', body }, QUOTE_TIMEOUT_MS);
+  } catch (error) {
+    if (sequence !== state.quoteSequence) return;
+    if (isTimeout(error)) {
+      const headline = `The service gave no price within ${QUOTE_TIMEOUT_MS / 1000} s; it may be busy.`;
+      noPrice(headline, `Choose the file again to ask once more. ${NOT_CHARGED}`);
+    } else {
+      noPrice('The service could not be reached.', `Check the connection and choose the file again. ${NOT_CHARGED}`);
+    }
     return;
   }
   // Overtaken by a newer quote: this answer is not read.
@@ -45,11 +65,13 @@ export async function requestQuote(): Promise<void> {
     quoteBox.replaceChildren(element('p', {}, 'No price: the service did not accept this request.'));
     if (response.ok) {
       discard(response);
-      showProblem('The service answered without asking for a payment, which this page does not expect.', NOT_CHARGED);
+      state.quoteRefusal = 'The service answered without asking for a payment, which this page does not expect.';
+      showProblem(state.quoteRefusal, NOT_CHARGED);
       return;
     }
     const { headline, detail, code, field } = await describeErrorResponse(response);
     if (sequence !== state.quoteSequence) return;
+    state.quoteRefusal = [headline, detail].filter(Boolean).join(' ');
     const show = () => {
       // The "Show what is missing" button goes away with the text it sits in: a person on it is
       // taken to the field to fix instead of being left nowhere.
@@ -77,7 +99,8 @@ export async function requestQuote(): Promise<void> {
     const json: unknown = await response.json().catch(() => undefined);
     paymentRequired = paymentHeaders.getPaymentRequiredResponse((name) => response.headers.get(name), json);
   } catch {
-    showProblem('The price sent by the service could not be read.', NOT_CHARGED);
+    if (sequence !== state.quoteSequence) return;
+    noPrice('The price sent by the service could not be read.', `Choose the file again to ask once more. ${NOT_CHARGED}`);
     return;
   }
   // A newer quote was asked for while this one was read: that one wins.

@@ -11,6 +11,7 @@ import { sentence } from './format.js';
 import { describeErrorResponse } from './messages.js';
 import { networkName } from './networks.js';
 import { solanaWalletFor, standardChain, type StandardAccount } from './solana-wallet.js';
+import { SERVICE_READ_TIMEOUT_MS, timedFetch } from './timeouts.js';
 
 declare global {
   interface Window { ethereum?: EIP1193Provider }
@@ -104,11 +105,11 @@ export async function signWithSolanaWallet(paymentRequired: PaymentRequired, acc
 }
 
 export async function signWithDemoPayer(paymentRequired: PaymentRequired, accept: PaymentRequirements): Promise<PaymentPayload> {
-  const response = await fetch('/dev/sign', {
+  const response = await timedFetch('/dev/sign', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ paymentRequired: { ...paymentRequired, accepts: [accept] } }),
-  });
+  }, SERVICE_READ_TIMEOUT_MS);
   if (!response.ok) {
     const { detail } = await describeErrorResponse(response);
     throw new Error(`the demo payer did not sign: ${detail || `status ${response.status}`}`);

@@ -7,9 +7,13 @@ export const state: {
   current?: Operation;
   quote?: Quote;
   quoteSequence: number;
+  /** A price is being asked for, or will be once typing pauses. */
+  quoting: boolean;
+  /** Why the service gave no price for the form as it stands, in the words shown. */
+  quoteRefusal?: string;
   devPayer?: DevPayer;
   resultUrl?: string;
   busy: boolean;
   /** The service relays the Solana reads a wallet payment needs (GET /web/solana-rpc answered). */
   solanaRelay: boolean;
-} = { operations: [], quoteSequence: 0, busy: false, solanaRelay: false };
+} = { operations: [], quoteSequence: 0, quoting: false, busy: false, solanaRelay: false };

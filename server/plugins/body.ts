@@ -19,30 +19,75 @@ export function streamedPayload(allow: string[], maxBytes: number): RouteOptions
  * hapi asks for it or waits for it. hapi makes the same two checks (in @hapi/subtext) only after
  * it has answered `Expect: 100-continue` with `100 Continue`, and then reads the whole declared body
  * before it answers the refusal, with no time limit: a client that declared 80 MB and sent nothing
- * held its request until the route's timeout and got a 5xx. Refused here, the answer is immediate,
- * no `100 Continue` is sent, and hapi closes the connection since the body was not read.
+ * held its request until the route's timeout and got a 5xx. Refused here, a client that waits for
+ * `100 Continue` is answered at once and sends nothing. A client that sends its body anyway is
+ * still sending when the refusal is ready: closing the connection under it then (hapi closes one
+ * whose body was not read) breaks its upload with EPIPE or ECONNRESET before it reads the status,
+ * so the rest of the body is read and dropped first, within the bounds of drainUpload.
  */
-export const bodyPrecheckPlugin: Plugin<void> = {
+export const bodyPrecheckPlugin: Plugin<{ drainMs: number }> = {
   name: 'body-precheck',
-  register(server) {
+  register(server, { drainMs }) {
     // onPreAuth: the route is known (and with it its limits), the body not yet touched.
-    server.ext('onPreAuth', (request, h) => {
+    server.ext('onPreAuth', async (request, h) => {
       if (request.method === 'get' || request.method === 'head') return h.continue;
       const settings = request.route.settings.payload as { maxBytes?: number; allow?: string | string[]; override?: string; defaultContentType?: string };
       const declared = Number(request.headers['content-length']);
+      let refusal: Boom.Boom | undefined;
       if (settings.maxBytes !== undefined && declared > settings.maxBytes) {
         // hapi's own wording, so the answer is the one its check would have given.
-        throw Boom.entityTooLarge(`Payload content length greater than maximum allowed: ${settings.maxBytes}`);
-      }
-      if (settings.allow !== undefined) {
+        refusal = Boom.entityTooLarge(`Payload content length greater than maximum allowed: ${settings.maxBytes}`);
+      } else if (settings.allow !== undefined) {
         const allow = Array.isArray(settings.allow) ? settings.allow : [settings.allow];
         const { mime } = parseContentType(settings.override || (request.headers['content-type'] as string | undefined) || settings.defaultContentType || 'application/octet-stream');
-        if (!allow.includes(mime)) throw Boom.unsupportedMediaType();
+        if (!allow.includes(mime)) refusal = Boom.unsupportedMediaType();
       }
-      return h.continue;
+      if (!refusal) return h.continue;
+      // Without `100 Continue` (never sent here) a client that asked for it sends no body.
+      const expect = request.headers.expect as string | undefined;
+      if (!/100-continue/i.test(expect ?? '')) await drainUpload(request.raw.req, drainMs);
+      throw refusal;
     });
   },
 };
+
+/** A body being sent is read to its end and dropped, up to this many bytes (about twice the largest route's limit, 96 MB). */
+export const DRAIN_MAX_BYTES = 200 * 1024 * 1024;
+/** No byte of the body within this time: the client sends none (it declared a length only), and is answered at once. */
+export const DRAIN_FIRST_MS = 400;
+/** Once a body flows, a pause this long (a busy client or machine) still counts as sending. */
+export const DRAIN_IDLE_MS = 5_000;
+
+/**
+ * Reads and drops the rest of a request body, so the answer that follows reaches a client still
+ * sending. Stops at the body's end, when no byte came within DRAIN_FIRST_MS or none for
+ * DRAIN_IDLE_MS since the last, after `maxMs`, or past DRAIN_MAX_BYTES (then the connection is
+ * closed with the body unread, as before).
+ */
+export function drainUpload(stream: Readable, maxMs: number): Promise<void> {
+  if (stream.readableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    let bytes = 0;
+    let idle: NodeJS.Timeout;
+    const finish = () => {
+      clearTimeout(idle);
+      clearTimeout(cap);
+      stream.off('data', onData).off('end', finish).off('close', finish).off('error', finish);
+      stream.pause();
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > DRAIN_MAX_BYTES) return finish();
+      clearTimeout(idle);
+      idle = setTimeout(finish, DRAIN_IDLE_MS);
+    };
+    idle = setTimeout(finish, DRAIN_FIRST_MS);
+    const cap = setTimeout(finish, maxMs);
+    stream.on('data', onData).once('end', finish).once('close', finish).once('error', finish);
+    stream.resume();
+  });
+}
 
 /**
  * Buffers lent to bodies that are only read on this thread and answered without a job: the
