@@ -75,10 +75,11 @@ export function decodeMarkdown(bytes: Uint8Array): string {
 
 // The layout budget. WeasyPrint's CPU time grows with the lines of text and the elements it lays
 // out: 1 MB of one-letter list items, paragraphs, headings or table cells ran for minutes and past
-// the 1.5 GiB cap, and 1 MB of plain prose takes 8 s. Counting elements exactly means parsing the
-// Markdown, which takes up to 2 s for 1 MB of tiny blocks: too long on the server's main thread for
-// a request nobody has paid for. This scan of the source lines estimates from above, in
-// milliseconds, what WeasyPrint will spend, and refuses more than LAYOUT_LIMIT before payment:
+// the 1.5 GiB cap, while 1 MB of plain prose takes 8 s and 1 MB of README and CHANGELOG files
+// about 30 s. Counting elements exactly means parsing the Markdown, which takes up to 2 s for 1 MB
+// of tiny blocks: too long on the server's main thread for a request nobody has paid for. This
+// scan of the source lines estimates from above, in milliseconds, what WeasyPrint will spend, and
+// refuses, before payment, more than layoutBudgetMs allows (see there):
 // - every line outside a fenced code block: its lines of text at CHARS_PER_LINE columns (a wide
 //   East Asian character counts two, a tab eight; at least one, even blank), plus a text node per
 //   BOX_LIMIT characters (the renderer starts new ones), plus every character of a run longer than
@@ -100,8 +101,7 @@ export function decodeMarkdown(bytes: Uint8Array): string {
 // weights are the least total estimate that is at least every measured time (tables and heading
 // lines weigh more, bench/notes/markdown-layout-cost.md). The estimate is within
 // a few percent of the time for the slowest shapes, and 1.0 to 1.7 times it for real documents
-// (1.3 for the benchmark document). The limit keeps the slowest accepted Markdown to a few seconds
-// (with Python's start-up, about 4 s on the benchmark machine).
+// (1.3 for the benchmark document).
 export const LAYOUT_COST_MS = {
   textLine: 0.48,
   blankLine: 0.5,
@@ -122,10 +122,38 @@ export const LAYOUT_COST_MS = {
   codeLine: 0.33,
   codeCharacter: 0.0086,
 } as const;
-/** The most estimated layout time, in milliseconds, one job is given (LAYOUT_COST_MS). */
-export const LAYOUT_LIMIT = 3_200;
-/** What LAYOUT_LIMIT lets through, measured with the benchmark's documents. */
-export const LAYOUT_LIMIT_SIZE = 'about 30 pages mixing paragraphs, lists, code and tables, or 80 pages of running text';
+/** Any Markdown may be estimated at this much layout, whatever its shape. */
+export const LAYOUT_BASE_MS = 3_200;
+/** What LAYOUT_BASE_MS lets through, measured with the benchmark's documents. */
+export const LAYOUT_BASE_SIZE = 'about 30 pages mixing paragraphs, lists, code and tables';
+/**
+ * Past LAYOUT_BASE_MS, the estimate may grow by this much per KB (1,024 bytes) of Markdown, so
+ * that no accepted Markdown costs far more CPU per byte than ordinary documents. The 326 README and
+ * CHANGELOG files of more than 8 KB in node_modules are estimated at 18 to 110 ms per KB (median
+ * 34), a reference table of options at 170, running text at 6 to 12; Markdown that lays out a short
+ * element every few bytes (one-letter paragraphs, list items, headings, code spans, emphasis, table
+ * cells) at 220 to 770.
+ */
+export const LAYOUT_MS_PER_KB = 200;
+/**
+ * No Markdown may be estimated at more than this share of its job's deadline (60 s of 120 s): the
+ * pool runs a job per core, and an estimate met exactly still leaves the job the other half for
+ * sharing its core. 1 MB of README and CHANGELOG files is estimated at 36 to 48 s (27 to 30 s of
+ * CPU), 1 MB of running text at 11 s (8 s).
+ */
+export const LAYOUT_DEADLINE_SHARE = 0.5;
+/** What the deadline's share lets through, measured (bench/notes/markdown-layout-cost.md). */
+export const LAYOUT_CEILING_SIZE = '1 MB of running text, README or CHANGELOG files, or about 360 pages of a changelog dense with lists and links';
+
+/**
+ * The most estimated layout, in milliseconds, a Markdown upload of `bytes` is given for a job of
+ * `deadlineMs`: LAYOUT_BASE_MS, or LAYOUT_MS_PER_KB for each KB when that is more, and never more
+ * than LAYOUT_DEADLINE_SHARE of the deadline.
+ */
+export function layoutBudgetMs(bytes: number, deadlineMs: number): number {
+  return Math.min(deadlineMs * LAYOUT_DEADLINE_SHARE, perByteBudgetMs(bytes));
+}
+const perByteBudgetMs = (bytes: number) => Math.max(LAYOUT_BASE_MS, (LAYOUT_MS_PER_KB * bytes) / 1024);
 const TEXT_WIDTH_PT = 493; // A4 less the 18 mm side margins
 const ADVANCE_PT = 6; // DejaVu Sans at 10 pt: 5.5 pt a character on average in running text
 const CHARS_PER_LINE = Math.floor(TEXT_WIDTH_PT / ADVANCE_PT);
@@ -280,14 +308,26 @@ export function estimatedLayoutMs(markdown: string, stopAbove = Infinity): numbe
   return units;
 }
 
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+
 /**
- * The pre-payment check: throws CORRUPT_INPUT (not UTF-8), NO_CONTENT (empty or whitespace only)
- * or LIMIT_EXCEEDED (more to typeset than one job can: LAYOUT_LIMIT).
+ * The pre-payment check for a job of `deadlineMs`: throws CORRUPT_INPUT (not UTF-8), NO_CONTENT
+ * (empty or whitespace only) or LIMIT_EXCEEDED (an estimate past layoutBudgetMs, saying which
+ * part of the budget it passes).
  */
-export function inspectMarkdown(bytes: Uint8Array): void {
-  if (estimatedLayoutMs(decodeMarkdown(bytes), LAYOUT_LIMIT) > LAYOUT_LIMIT) {
+export function inspectMarkdown(bytes: Uint8Array, deadlineMs: number): void {
+  const perByte = perByteBudgetMs(bytes.length);
+  const ceiling = deadlineMs * LAYOUT_DEADLINE_SHARE;
+  // Counted past the ceiling, so that a dense document is told what makes it dense.
+  const estimate = estimatedLayoutMs(decodeMarkdown(bytes), Math.max(perByte, ceiling));
+  if (estimate > perByte) {
     fail('LIMIT_EXCEEDED',
-      `the Markdown is more than one job typesets: its estimated layout time passes the ${LAYOUT_LIMIT / 1000} s budget (${LAYOUT_LIMIT_SIZE}; fewer of one-line paragraphs, list items or table cells); split it into smaller documents`,
+      `the Markdown costs far more to typeset per byte than ordinary documents: its estimated layout time passes both ${seconds(LAYOUT_BASE_MS)} and ${LAYOUT_MS_PER_KB} ms per KB of Markdown (README and CHANGELOG files are estimated at 18 to 110 ms per KB); it holds too many short elements for its size (one-line paragraphs, list items, headings, code spans, emphasis or table cells). Join short lines into paragraphs, or split it: a part estimated within ${seconds(LAYOUT_BASE_MS)} (${LAYOUT_BASE_SIZE}) is accepted whatever its shape`,
+      { field: 'file' });
+  }
+  if (estimate > ceiling) {
+    fail('LIMIT_EXCEEDED',
+      `the Markdown is more than one job typesets: its estimated layout time passes ${seconds(ceiling)}, ${LAYOUT_DEADLINE_SHARE * 100} % of the job's ${seconds(deadlineMs)} deadline (${LAYOUT_CEILING_SIZE} fit); split it into smaller documents (/v1/pdf/merge joins the PDFs)`,
       { field: 'file' });
   }
 }
