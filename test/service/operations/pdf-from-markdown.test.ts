@@ -694,3 +694,65 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
     }
   });
 });
+
+const pageCountOf = async (pdf: Uint8Array) => Number(/^Pages:\s+(\d+)$/m.exec(await tool('pdfinfo', ['-'], pdf))![1]);
+const RUNNING_TEXT = `${'The quarterly figures were reviewed by the committee before the meeting closed. '.repeat(4)}\n\n`;
+
+describe('fromMarkdown: ordinary documents up to the 1 MB limit', () => {
+  it('typesets 1 MB of README and CHANGELOG files from node_modules (about 30 s of CPU): 300 to 600 pages with their words', { timeout: 400_000 }, async () => {
+    const markdown = await packageMarkdown(MB);
+    const pdf = await typeset(markdown, undefined, 360_000);
+    expect(await pageCountOf(pdf)).to.be.within(300, 600);
+    // The last plain paragraph (no marks, at least 8 words) is on the last pages, whole.
+    const plain = markdown.split(/\n\s*\n/).map((block) => block.trim()).filter((block) => /^[A-Za-z][^[\]<>`|*_#\\~=]*$/.test(block) && words(block).length >= 8);
+    const lastPages = await pdftotext(pdf, '-f', String((await pageCountOf(pdf)) - 10));
+    expect(firstMissingInOrder(words(plain.at(-1)!), words(lastPages))).to.be.undefined();
+  });
+});
+
+describe('paid over HTTP on the local Base chain: documents past the old 3.2 s budget', () => {
+  let t: TestService;
+  before(async () => { t = await startTestService(); });
+  after(async () => { await t?.stop(); });
+  const url = () => `${t.url}/v1/pdf/from-markdown`;
+  const upload = (markdown: string) => form([{ bytes: encoder.encode(markdown), name: 'document.md', type: 'text/markdown' }]);
+
+  it('a real 152 KB CHANGELOG (axios), 150 KB of README and CHANGELOG files and 1 MB of running text: 200, the PDF, 0.01 USD each', { timeout: 300_000 }, async () => {
+    const documents: Array<[string, string, number, number]> = [
+      ['axios CHANGELOG.md', await readFile(path.join(NODE_MODULES, 'axios/CHANGELOG.md'), 'utf8'), 40, 70],
+      ['150 KB of README and CHANGELOG files', await packageMarkdown(150 * 1024), 30, 110],
+      ['1 MB of running text', repeatBytes(RUNNING_TEXT, MB), 280, 320],
+    ];
+    const payFetch = await t.payFetch('base');
+    for (const [name, markdown, fewestPages, mostPages] of documents) {
+      // Each was refused before (estimated past the old budget of 3.2 s).
+      expect(estimatedLayoutMs(markdown), name).to.be.above(LAYOUT_BASE_MS);
+      const before = await balancesOf(t.evm);
+      const res = await payFetch(url(), { method: 'POST', body: upload(markdown) });
+      expect(res.status, name).to.equal(200);
+      expect(res.headers.get('content-type'), name).to.equal('application/pdf');
+      expect(await pageCountOf(new Uint8Array(await res.arrayBuffer())), name).to.be.within(fewestPages, mostPages);
+      const after = await balancesOf(t.evm);
+      expect(before.payer - after.payer, name).to.equal(10_000n);
+      expect(after.payTo - before.payTo, name).to.equal(10_000n);
+    }
+  });
+
+  it('refuses dense and overlong Markdown with 413 before any payment is asked for, saying which rule and why', async () => {
+    const refused: Array<[string, string, string]> = [
+      ['1 MB of one-letter list items', repeatBytes('- a\n', MB), PER_BYTE],
+      ['20 KB of one-letter paragraphs', repeatBytes('a\n\n', 20 * 1024), PER_BYTE],
+      ['1 MB of links', repeatBytes('[a](https://e.com/) ', MB), DEADLINE_SHARE],
+    ];
+    for (const [name, markdown, reason] of refused) {
+      const before = await balancesOf(t.evm);
+      const res = await fetch(url(), { method: 'POST', body: upload(markdown) });
+      expect(res.status, name).to.equal(413);
+      expect(res.headers.get('payment-required'), name).to.be.null();
+      const { error } = await res.json() as { error: { code: string; message: string } };
+      expect(error.code, name).to.equal('LIMIT_EXCEEDED');
+      expect(error.message, name).to.contain(reason);
+      expect(await balancesOf(t.evm), name).to.equal(before);
+    }
+  });
+});
