@@ -720,7 +720,7 @@ describe('paid over HTTP on the local Base chain: documents past the old 3.2 s b
   it('a real 152 KB CHANGELOG (axios), 150 KB of README and CHANGELOG files and 1 MB of running text: 200, the PDF, 0.01 USD each', { timeout: 300_000 }, async () => {
     const documents: Array<[string, string, number, number]> = [
       ['axios CHANGELOG.md', await readFile(path.join(NODE_MODULES, 'axios/CHANGELOG.md'), 'utf8'), 40, 70],
-      ['150 KB of README and CHANGELOG files', await packageMarkdown(150 * 1024), 30, 110],
+      ['150 KB of README and CHANGELOG files', await packageMarkdown(150 * 1024), 60, 110],
       ['1 MB of running text', repeatBytes(RUNNING_TEXT, MB), 280, 320],
     ];
     const payFetch = await t.payFetch('base');
