@@ -2,10 +2,11 @@
 // Chromium printing the same HTML (the same document and print stylesheet); then hostile
 // Markdown, shapes built to make WeasyPrint slow, side by side with WeasyPrint on markdown-it's
 // plain HTML (the renderer before break opportunities, text-node bounds and the layout budget).
-// Run: npx tsc -p tsconfig.json && node dist/bench/from-markdown.js [--only=pages|hostile] [--keep-raw]
+// Run: npx tsc -p tsconfig.json && node dist/bench/from-markdown.js [--only=pages|hostile] [--keep-raw] [--shapes=a,b]
 //   -> bench/results/from-markdown.json (--only keeps the other part of an earlier result; --keep-raw
 //   takes raw WeasyPrint's figures from the earlier result instead of measuring them again: they do
-//   not depend on the service's check)
+//   not depend on the service's check; --shapes measures only the hostile shapes whose names contain
+//   one of the words, and keeps the earlier result of the others and of the benchmark document)
 // Chromium is optional (`apt-get install chromium`); without it only our renderer is measured.
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -182,6 +183,9 @@ const HOSTILE: Array<{ shape: string; make: (bytes: number) => string; extraSize
   { shape: 'indented code of 80-character lines', make: (n) => repeat(`    ${CODE_LINE}\n`, n) },
   { shape: 'long headings', make: (n) => repeat(`# ${SENTENCES[0]} ${SENTENCES[1]}\n`, n) },
   { shape: 'one-cell tables', make: (n) => repeat('|a|\n|-|\n\n', n) },
+  // Many pages for their bytes: WeasyPrint spends more on each page the more pages there are.
+  { shape: 'two-letter lines in a code block', make: (n) => `\`\`\`\n${repeat('ab\n', n)}\`\`\`\n` },
+  { shape: 'short headings', make: (n) => Array.from({ length: Math.floor(n / 24) }, (_, i) => `## Section ${String(i).padStart(6, '0')} title\n`).join('') },
 ];
 
 interface Timing { cpuSeconds: number; wallSeconds: number }
@@ -258,7 +262,18 @@ type Measured = { bytes: number; raw?: unknown };
 /** Raw WeasyPrint's figure for the shape and size in an earlier result (--keep-raw). */
 type EarlierRaw = (shape: string, bytes: number) => unknown;
 
-async function hostile(workDir: string, earlierRaw?: EarlierRaw): Promise<unknown[]> {
+type ShapeResult = { shape: string; sizes: Measured[] };
+
+async function hostile(workDir: string, earlierRaw?: EarlierRaw, only?: { words: string[]; earlier: ShapeResult[] }): Promise<unknown[]> {
+  if (only) {
+    const chosen = (shape: string) => only.words.some((word) => shape.includes(word));
+    const kept = (entry: ShapeResult) => entry.shape.startsWith('the benchmark document') || (!chosen(entry.shape) && HOSTILE.some((h) => h.shape === entry.shape));
+    const results: unknown[] = only.earlier.filter(kept);
+    for (const entry of HOSTILE.filter((h) => chosen(h.shape))) results.push(await hostileShape(entry, workDir, earlierRaw));
+    // In the order of HOSTILE, the benchmark document first.
+    const rank = (entry: unknown) => HOSTILE.findIndex((h) => h.shape === (entry as ShapeResult).shape);
+    return results.sort((a, b) => rank(a) - rank(b));
+  }
   // The yardstick in the same run: the benchmark document at the most sections the check accepts.
   const fitsSections = (sections: number) => Buffer.byteLength(document(sections)) <= LARGEST && accepted(document(sections));
   let sections = 1;
@@ -272,23 +287,25 @@ async function hostile(workDir: string, earlierRaw?: EarlierRaw): Promise<unknow
   const referenceService = await service(reference, workDir);
   process.stdout.write(`the benchmark document, ${referenceService.pages} pages: service ${referenceService.cpuSeconds} s CPU\n`);
   const results: unknown[] = [{ shape: `the benchmark document at the largest size accepted (${referenceService.pages} pages)`, sizes: [{ bytes: Buffer.byteLength(reference), layoutUnits: Math.round(estimatedLayoutMs(reference)), service: referenceService }] }];
-  for (const { shape, make, extraSizes = [] } of HOSTILE) {
-    const sizes = [];
-    const largest = largestAccepted(make);
-    for (const target of [...HOSTILE_SIZES, ...extraSizes, largest, ...(largest < LARGEST ? [LARGEST] : [])]) {
-      const markdown = make(target);
-      const measured: Record<string, unknown> = { bytes: Buffer.byteLength(markdown), layoutUnits: Math.round(estimatedLayoutMs(markdown)) };
-      measured.service = await service(markdown, workDir);
-      if (target <= 150_000) measured.raw = earlierRaw?.(shape, Buffer.byteLength(markdown)) ?? await raw(markdown, workDir);
-      const show = (t: { cpuSeconds?: number; stoppedAfterSeconds?: number; refused?: string; failedAfterCheck?: string } | undefined) => !t ? '–'
-        : t.refused ? `refused (${t.refused})` : t.failedAfterCheck ? `accepted, then ${t.failedAfterCheck} after ${t.cpuSeconds} s CPU`
-          : t.stoppedAfterSeconds ? `stopped after ${t.stoppedAfterSeconds} s` : `${t.cpuSeconds} s CPU`;
-      process.stdout.write(`${shape}, ${measured.bytes} bytes: service ${show(measured.service as never)}, raw WeasyPrint ${show(measured.raw as never)}\n`);
-      sizes.push(measured);
-    }
-    results.push({ shape, sizes });
-  }
+  for (const entry of HOSTILE) results.push(await hostileShape(entry, workDir, earlierRaw));
   return results;
+}
+
+async function hostileShape({ shape, make, extraSizes = [] }: (typeof HOSTILE)[number], workDir: string, earlierRaw?: EarlierRaw): Promise<ShapeResult> {
+  const sizes: Measured[] = [];
+  const largest = largestAccepted(make);
+  for (const target of [...HOSTILE_SIZES, ...extraSizes, largest, ...(largest < LARGEST ? [LARGEST] : [])]) {
+    const markdown = make(target);
+    const measured: Measured & Record<string, unknown> = { bytes: Buffer.byteLength(markdown), layoutUnits: Math.round(estimatedLayoutMs(markdown)) };
+    measured.service = await service(markdown, workDir);
+    if (target <= 150_000) measured.raw = earlierRaw?.(shape, Buffer.byteLength(markdown)) ?? await raw(markdown, workDir);
+    const show = (t: { cpuSeconds?: number; stoppedAfterSeconds?: number; refused?: string; failedAfterCheck?: string } | undefined) => !t ? '–'
+      : t.refused ? `refused (${t.refused})` : t.failedAfterCheck ? `accepted, then ${t.failedAfterCheck} after ${t.cpuSeconds} s CPU`
+        : t.stoppedAfterSeconds ? `stopped after ${t.stoppedAfterSeconds} s` : `${t.cpuSeconds} s CPU`;
+    process.stdout.write(`${shape}, ${measured.bytes} bytes: service ${show(measured.service as never)}, raw WeasyPrint ${show(measured.raw as never)}\n`);
+    sizes.push(measured);
+  }
+  return { shape, sizes };
 }
 
 async function pageSizes(workDir: string): Promise<{ browser?: string; sizes: unknown[] }> {
@@ -312,8 +329,8 @@ async function main(): Promise<void> {
   const keepRaw = process.argv.includes('--keep-raw');
   const resultsDir = path.join(projectRoot, 'bench/results');
   const resultsFile = path.join(resultsDir, 'from-markdown.json');
-  const earlier = only || keepRaw ? JSON.parse(await readFile(resultsFile, 'utf8').catch(() => '{}')) as Record<string, unknown> : {};
-  const earlierShapes = (earlier.hostile ?? []) as Array<{ shape: string; sizes: Measured[] }>;
+  const earlier = only || keepRaw || process.argv.some((arg) => arg.startsWith('--shapes=')) ? JSON.parse(await readFile(resultsFile, 'utf8').catch(() => '{}')) as Record<string, unknown> : {};
+  const earlierShapes = (earlier.hostile ?? []) as ShapeResult[];
   const earlierRaw: EarlierRaw | undefined = keepRaw
     ? (shape, bytes) => earlierShapes.find((entry) => entry.shape === shape)?.sizes.find((size) => size.bytes === bytes)?.raw
     : undefined;
@@ -322,7 +339,8 @@ async function main(): Promise<void> {
   let hostileShapes: unknown[] | undefined;
   try {
     if (only !== 'hostile') pages = await pageSizes(workDir);
-    if (only !== 'pages') hostileShapes = await hostile(workDir, earlierRaw);
+    const shapeWords = process.argv.find((arg) => arg.startsWith('--shapes='))?.slice('--shapes='.length).split(',');
+    if (only !== 'pages') hostileShapes = await hostile(workDir, earlierRaw, shapeWords ? { words: shapeWords, earlier: earlierShapes } : undefined);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

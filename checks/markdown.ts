@@ -154,6 +154,14 @@ export function layoutBudgetMs(bytes: number, deadlineMs: number): number {
   return Math.min(deadlineMs * LAYOUT_DEADLINE_SHARE, perByteBudgetMs(bytes));
 }
 const perByteBudgetMs = (bytes: number) => Math.max(LAYOUT_BASE_MS, (LAYOUT_MS_PER_KB * bytes) / 1024);
+// Past a few hundred pages WeasyPrint spends more on each page the more pages there are: 3-character
+// code lines took 5.6 s for 323 pages and 12.8 s for 646, 1 MB of long headings (1,128 pages) 21.6 s
+// against a linear estimate of 17.7 s. So the estimate adds, for the height of the lines (every line
+// of text or code, blank line, heading and table row, each as the lines of text it is about as high
+// as), this many milliseconds times that height squared: 3 s for 40,000 lines (about 650 pages).
+const PAGE_LINE_COST_MS = 1.9e-6;
+const HEADING_PAGE_LINES = 3; // a heading's line at half the width, with its margins (measured: 2.6 for h2, 2.4 for h1)
+const ROW_PAGE_LINES = 2; // a one-line table row with its padding and rule
 const TEXT_WIDTH_PT = 493; // A4 less the 18 mm side margins
 const ADVANCE_PT = 6; // DejaVu Sans at 10 pt: 5.5 pt a character on average in running text
 const CHARS_PER_LINE = Math.floor(TEXT_WIDTH_PT / ADVANCE_PT);
@@ -262,16 +270,19 @@ function* sourceLines(markdown: string): Generator<string> {
  */
 export function estimatedLayoutMs(markdown: string, stopAbove = Infinity): number {
   let units = 0;
+  let pageLines = 0; // the height of the pages the lines fill, in lines of text (PAGE_LINE_COST_MS)
+  const total = () => units + PAGE_LINE_COST_MS * pageLines * pageLines;
   let columns = 0; // of the table the line is in
   let fence: Fence | undefined; // of the code block the line is in
   let previous = { line: '', units: 0, blank: true };
   for (const line of sourceLines(markdown)) {
-    if (units > stopAbove) break;
+    if (total() > stopAbove) break;
     const { width, runCharacters } = measureLine(line);
     const text = Math.floor(width / BOX_LIMIT) * cost.textNode + runCharacters * cost.runCharacter;
     if (fence?.atMargin) {
       const closing = closes(line, fence);
       units += closing ? cost.fence : codeCost(width) + text;
+      pageLines += linesOf(width, CODE_CHARS_PER_LINE);
       if (closing) fence = undefined;
       previous = { line: '', units: 0, blank: false };
       continue;
@@ -286,18 +297,26 @@ export function estimatedLayoutMs(markdown: string, stopAbove = Infinity): numbe
     } else if (line.trim() === '') {
       columns = 0;
       lineUnits += cost.blankLine;
+      pageLines += 1;
     } else {
       lineUnits += linesOf(width, CHARS_PER_LINE) * cost.textLine;
+      pageLines += linesOf(width, CHARS_PER_LINE);
       const rest = withoutContainers(line);
       for (const mark of line.slice(0, line.length - rest.length).match(CONTAINER_MARK) ?? []) lineUnits += mark === '>' ? cost.quote : cost.listItem;
       if (columns === 0 && rest.includes('-') && DELIMITER_ROW.test(rest)) {
         // A table: the line before was its header row; count that again as one.
         columns = cellsOf(rest).length;
+        pageLines += ROW_PAGE_LINES;
         units += cost.table + rowCost(withoutContainers(previous.line), columns) - previous.units;
       } else if (columns > 0) {
         lineUnits += rowCost(rest, columns);
+        pageLines += ROW_PAGE_LINES;
       } else {
-        if (HEADING.test(rest)) lineUnits += cost.heading + linesOf(measureLine(rest).width, CHARS_PER_LINE / 2) * cost.headingLine;
+        if (HEADING.test(rest)) {
+          const headingLines = linesOf(measureLine(rest).width, CHARS_PER_LINE / 2);
+          lineUnits += cost.heading + headingLines * cost.headingLine;
+          pageLines += HEADING_PAGE_LINES * headingLines;
+        }
         lineUnits += marksIn(rest) + (rest.endsWith('  ') || rest.endsWith('\\') ? cost.lineBreak : 0);
       }
       if (inFence || INDENTED.test(rest)) lineUnits = Math.max(lineUnits, codeCost(width) + text);
@@ -305,7 +324,7 @@ export function estimatedLayoutMs(markdown: string, stopAbove = Infinity): numbe
     units += lineUnits;
     previous = { line, units: lineUnits, blank: line.trim() === '' };
   }
-  return units;
+  return total();
 }
 
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
