@@ -672,6 +672,20 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
     }
   });
 
+  it('estimates Markdown of many pages at least at what WeasyPrint spends on it (it spends more per page the more pages there are)', () => {
+    // Measured on the benchmark machine (bench/from-markdown.ts), seconds of CPU less Python's start-up (0.54 s).
+    const headings = (bytes: number) => Array.from({ length: Math.floor(bytes / 24) }, (_, i) => `## Section ${String(i).padStart(6, '0')} title\n`).join('');
+    const measured: Array<[string, string, number]> = [
+      ['60 KB of two-letter code lines, 323 pages', '```\n' + repeatBytes('ab\n', 60_000) + '```\n', 5_630],
+      ['120 KB of them, 646 pages', '```\n' + repeatBytes('ab\n', 120_000) + '```\n', 12_750],
+      ['324 KB of them, 1,750 pages', '```\n' + repeatBytes('ab\n', 323_639) + '```\n', 42_190],
+      ['704 KB of short headings', headings(704_496), 47_970],
+      ['1 MB of long headings, 1,128 pages', repeatBytes(`# ${prose}Each region reported its own numbers, and the totals were checked twice.\n`, MB), 21_240],
+    ];
+    for (const [name, markdown, milliseconds] of measured) expect(estimatedLayoutMs(markdown), name).to.be.at.least(milliseconds);
+    refuse('```\n' + repeatBytes('ab\n', 350 * 1024) + '```\n', '350 KB of two-letter code lines', DEADLINE_SHARE);
+  });
+
   it('counts every line of a code block that may have ended as code and as text, whichever weighs more', () => {
     const items = repeat('- a\n', 20_000);
     // After a link definition's label, a fence may be its destination: the lines after it are list items.
