@@ -94,7 +94,8 @@ export function decodeMarkdown(bytes: Uint8Array): string {
 // - in a fenced code block opened at the left margin after a blank line (FENCE), every line at
 //   CODE_CHARS_PER_LINE columns, its characters and text nodes, and nothing else: marks in code are
 //   not elements. Lines of any other fence, and indented lines, are counted as code and as text,
-//   and weigh the more of the two.
+//   and weigh the more of the two;
+// - the height of all those lines, squared (PAGE_LINE_COST_MS).
 // Each is weighed by LAYOUT_COST_MS, WeasyPrint's CPU per item on the benchmark machine, fitted as
 // an upper bound (bench/from-markdown.ts, "Hostile Markdown"): 128 documents (100 hostile shapes, 27
 // README and CHANGELOG files from node_modules, the benchmark document) were each typeset, and the
@@ -138,8 +139,8 @@ export const LAYOUT_MS_PER_KB = 200;
 /**
  * No Markdown may be estimated at more than this share of its job's deadline (60 s of 120 s): the
  * pool runs a job per core, and an estimate met exactly still leaves the job the other half for
- * sharing its core. 1 MB of README and CHANGELOG files is estimated at 36 to 48 s (27 to 30 s of
- * CPU), 1 MB of running text at 11 s (8 s).
+ * sharing its core. 1 MB of README and CHANGELOG files is estimated at 39 to 51 s (27 to 30 s of
+ * CPU), 1 MB of running text at 12 s (8 s).
  */
 export const LAYOUT_DEADLINE_SHARE = 0.5;
 /** What the deadline's share lets through, measured (bench/notes/markdown-layout-cost.md). */
