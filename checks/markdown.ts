@@ -161,6 +161,12 @@ const perByteBudgetMs = (bytes: number) => Math.max(LAYOUT_BASE_MS, (LAYOUT_MS_P
 // of text or code, blank line, heading and table row, each as the lines of text it is about as high
 // as), this many milliseconds times that height squared: 3 s for 40,000 lines (about 650 pages).
 const PAGE_LINE_COST_MS = 1.9e-6;
+// A single line of hundreds of kilobytes costs more per byte the longer it is: one 1 MB word took
+// 10.7 ms per KB against 8.0 at 285 KB; 524 KB of `ab**cd**…` 114 ms per KB against 82 at 40 KB
+// (60.3 s against a linear estimate of 59.6). So a line adds its long-run characters squared, and
+// its marks squared: 2 s for a 1 MB word, 10 s for the 131,000 emphasis runs of that 524 KB line.
+const RUN_CHARACTER_COST_MS = 2e-9;
+const LINE_MARK_COST_MS = 6e-7;
 const HEADING_PAGE_LINES = 3; // a heading's line at half the width, with its margins (measured: 2.6 for h2, 2.4 for h1)
 const ROW_PAGE_LINES = 2; // a one-line table row with its padding and rule
 const TEXT_WIDTH_PT = 493; // A4 less the 18 mm side margins
@@ -174,19 +180,22 @@ const TAB_COLUMNS = 8;
 const linesOf = (characters: number, perLine: number) => Math.max(1, Math.ceil(characters / Math.max(1, Math.floor(perLine))));
 const cost = LAYOUT_COST_MS;
 
-/** Link marks (`[`, `<`), code marks and runs of emphasis marks (`*`, `_`, `~`), weighed; one pass over the text. */
+/**
+ * Link marks (`[`, `<`), code marks and runs of emphasis marks (`*`, `_`, `~`), weighed, and their
+ * number squared (LINE_MARK_COST_MS); one pass over the text.
+ */
 function marksIn(text: string): number {
   let units = 0;
+  let marks = 0;
   let inEmphasisRun = false;
   for (let i = 0; i < text.length; i += 1) {
     const char = text.charAt(i);
     const emphasis = char === '*' || char === '_' || char === '~';
-    if (emphasis && !inEmphasisRun) units += cost.emphasis;
+    if (emphasis && !inEmphasisRun) { units += cost.emphasis; marks += 1; }
     inEmphasisRun = emphasis;
-    if (char === '[' || char === '<') units += cost.link;
-    else if (char === '`') units += cost.codeMark;
+    if (char === '[' || char === '<') { units += cost.link; marks += 1; } else if (char === '`') { units += cost.codeMark; marks += 1; }
   }
-  return units;
+  return units + LINE_MARK_COST_MS * marks * marks;
 }
 
 function cellCost(cell: string, columns: number): number {
@@ -279,7 +288,7 @@ export function estimatedLayoutMs(markdown: string, stopAbove = Infinity): numbe
   for (const line of sourceLines(markdown)) {
     if (total() > stopAbove) break;
     const { width, runCharacters } = measureLine(line);
-    const text = Math.floor(width / BOX_LIMIT) * cost.textNode + runCharacters * cost.runCharacter;
+    const text = Math.floor(width / BOX_LIMIT) * cost.textNode + runCharacters * cost.runCharacter + RUN_CHARACTER_COST_MS * runCharacters ** 2;
     if (fence?.atMargin) {
       const closing = closes(line, fence);
       units += closing ? cost.fence : codeCost(width) + text;

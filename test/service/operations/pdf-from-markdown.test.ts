@@ -672,7 +672,7 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
     }
   });
 
-  it('estimates Markdown of many pages at least at what WeasyPrint spends on it (it spends more per page the more pages there are)', () => {
+  it('estimates Markdown of many pages or very long lines at least at what WeasyPrint spends on it (more per page, or per byte, the more there is)', () => {
     // Measured on the benchmark machine (bench/from-markdown.ts), seconds of CPU less Python's start-up (0.54 s).
     const headings = (bytes: number) => Array.from({ length: Math.floor(bytes / 24) }, (_, i) => `## Section ${String(i).padStart(6, '0')} title\n`).join('');
     const measured: Array<[string, string, number]> = [
@@ -681,6 +681,8 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
       ['324 KB of them, 1,750 pages', '```\n' + repeatBytes('ab\n', 323_639) + '```\n', 42_190],
       ['704 KB of short headings', headings(704_496), 47_970],
       ['1 MB of long headings, 1,128 pages', repeatBytes(`# ${prose}Each region reported its own numbers, and the totals were checked twice.\n`, MB), 21_240],
+      ['a 1 MB word', longWord(MB - 64), 10_950],
+      ['524 KB of ab**cd** on one line', `${repeatBytes('ab**cd**', 524_304)}\n`, 59_800],
     ];
     for (const [name, markdown, milliseconds] of measured) expect(estimatedLayoutMs(markdown), name).to.be.at.least(milliseconds);
     refuse('```\n' + repeatBytes('ab\n', 350 * 1024) + '```\n', '350 KB of two-letter code lines', DEADLINE_SHARE);
