@@ -337,6 +337,8 @@ export function estimatedLayoutMs(markdown: string, stopAbove = Infinity): numbe
   return total();
 }
 
+/** How much of an upload past the ceiling is scanned again, to say whether it is dense. */
+const DENSITY_SAMPLE = 64 * 1024;
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 
 /**
@@ -345,18 +347,18 @@ const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
  * part of the budget it passes).
  */
 export function inspectMarkdown(bytes: Uint8Array, deadlineMs: number): void {
-  const perByte = perByteBudgetMs(bytes.length);
+  const budget = layoutBudgetMs(bytes.length, deadlineMs);
   const ceiling = deadlineMs * LAYOUT_DEADLINE_SHARE;
-  // Counted past the ceiling, so that a dense document is told what makes it dense.
-  const estimate = estimatedLayoutMs(decodeMarkdown(bytes), Math.max(perByte, ceiling));
-  if (estimate > perByte) {
-    fail('LIMIT_EXCEEDED',
-      `the Markdown costs far more to typeset per byte than ordinary documents: its estimated layout time passes both ${seconds(LAYOUT_BASE_MS)} and ${LAYOUT_MS_PER_KB} ms per KB of Markdown (README and CHANGELOG files are estimated at 18 to 110 ms per KB); it holds too many short elements for its size (one-line paragraphs, list items, headings, code spans, emphasis or table cells). Join short lines into paragraphs, or split it: a part estimated within ${seconds(LAYOUT_BASE_MS)} (${LAYOUT_BASE_SIZE}) is accepted whatever its shape`,
-      { field: 'file' });
-  }
-  if (estimate > ceiling) {
-    fail('LIMIT_EXCEEDED',
-      `the Markdown is more than one job typesets: its estimated layout time passes ${seconds(ceiling)}, ${LAYOUT_DEADLINE_SHARE * 100} % of the job's ${seconds(deadlineMs)} deadline (${LAYOUT_CEILING_SIZE} fit); split it into smaller documents (/v1/pdf/merge joins the PDFs)`,
-      { field: 'file' });
-  }
+  // Counting stops at the budget, so a dense 1 MB upload is not scanned whole before payment.
+  const markdown = decodeMarkdown(bytes);
+  const estimate = estimatedLayoutMs(markdown, budget);
+  if (estimate <= budget) return;
+  const dense = `far more to typeset per byte than ordinary documents: its estimated layout time passes both ${seconds(LAYOUT_BASE_MS)} and ${LAYOUT_MS_PER_KB} ms per KB of Markdown (README and CHANGELOG files are estimated at 18 to 110 ms per KB); it holds too many short elements for its size (one-line paragraphs, list items, headings, code spans, emphasis or table cells). Join short lines into paragraphs, or split it: a part estimated within ${seconds(LAYOUT_BASE_MS)} (${LAYOUT_BASE_SIZE}) is accepted whatever its shape`;
+  if (budget < ceiling) fail('LIMIT_EXCEEDED', `the Markdown costs ${dense}`, { field: 'file' });
+  // Past the ceiling: whether its beginning is dense tells the writer what to change.
+  const beginning = markdown.slice(0, DENSITY_SAMPLE);
+  const denseBeginning = estimatedLayoutMs(beginning) > perByteBudgetMs(Buffer.byteLength(beginning));
+  fail('LIMIT_EXCEEDED',
+    `the Markdown is more than one job typesets: its estimated layout time passes ${seconds(ceiling)}, ${LAYOUT_DEADLINE_SHARE * 100} % of the job's ${seconds(deadlineMs)} deadline (${LAYOUT_CEILING_SIZE} fit); ${denseBeginning ? `and its beginning costs ${dense}` : 'split it into smaller documents (/v1/pdf/merge joins the PDFs)'}`,
+    { field: 'file' });
 }

@@ -612,7 +612,9 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
       expect(estimatePerKb(refused), name).to.be.above(LAYOUT_MS_PER_KB);
       refuse(refused, name, PER_BYTE);
       expect(refusal(accepted), name).to.be.undefined();
-      refuse((prefix ?? '') + repeatBytes(unit, MB - 100), `${name} at 1 MB`, PER_BYTE);
+      const oneMb = (prefix ?? '') + repeatBytes(unit, MB - 100);
+      refuse(oneMb, `${name} at 1 MB`, DEADLINE_SHARE);
+      refuse(oneMb, `${name} at 1 MB`, `and its beginning costs far more to typeset per byte than ordinary documents`);
     }
     const columns = (count: number) => `${'|a'.repeat(count)}|\n${'|-'.repeat(count)}|\n`;
     refuse(columns(5_000), 'one row of 5,000 columns', PER_BYTE);
@@ -758,7 +760,7 @@ describe('paid over HTTP on the local Base chain: documents past the old 3.2 s b
 
   it('refuses dense and overlong Markdown with 413 before any payment is asked for, saying which rule and why', async () => {
     const refused: Array<[string, string, string]> = [
-      ['1 MB of one-letter list items', repeatBytes('- a\n', MB), PER_BYTE],
+      ['1 MB of one-letter list items', repeatBytes('- a\n', MB), 'and its beginning costs far more to typeset per byte than ordinary documents'],
       ['20 KB of one-letter paragraphs', repeatBytes('a\n\n', 20 * 1024), PER_BYTE],
       ['1 MB of links', repeatBytes('[a](https://e.com/) ', MB), DEADLINE_SHARE],
     ];
