@@ -2,8 +2,11 @@
 // Chromium printing the same HTML (the same document and print stylesheet); then hostile
 // Markdown, shapes built to make WeasyPrint slow, side by side with WeasyPrint on markdown-it's
 // plain HTML (the renderer before break opportunities, text-node bounds and the layout budget).
-// Run: npx tsc -p tsconfig.json && node dist/bench/from-markdown.js [--only=pages|hostile]
-//   -> bench/results/from-markdown.json (--only keeps the other part of an earlier result)
+// Run: npx tsc -p tsconfig.json && node dist/bench/from-markdown.js [--only=pages|hostile] [--keep-raw] [--shapes=a,b]
+//   -> bench/results/from-markdown.json (--only keeps the other part of an earlier result; --keep-raw
+//   takes raw WeasyPrint's figures from the earlier result instead of measuring them again: they do
+//   not depend on the service's check; --shapes measures only the hostile shapes whose names contain
+//   one of the words, and keeps the earlier result of the others and of the benchmark document)
 // Chromium is optional (`apt-get install chromium`); without it only our renderer is measured.
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -12,7 +15,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
 import type { Job } from '../core/job.js';
 import { ServiceError } from '../core/errors.js';
-import { inspectMarkdown, estimatedLayoutMs, LAYOUT_LIMIT } from '../checks/markdown.js';
+import { inspectMarkdown, estimatedLayoutMs, layoutBudgetMs, LAYOUT_BASE_MS, LAYOUT_DEADLINE_SHARE, LAYOUT_MS_PER_KB } from '../checks/markdown.js';
+import { PDF_TIMEOUT_MS } from '../operations/shared.js';
 import { fromMarkdown, renderHtmlToPdf, renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { PRINT_STYLESHEET } from '../workers/pdf/markdown-html.js';
 import { RunFailure, runTool, runToolsInThisProcess } from '../tools/process/run-tool.js';
@@ -179,6 +183,9 @@ const HOSTILE: Array<{ shape: string; make: (bytes: number) => string; extraSize
   { shape: 'indented code of 80-character lines', make: (n) => repeat(`    ${CODE_LINE}\n`, n) },
   { shape: 'long headings', make: (n) => repeat(`# ${SENTENCES[0]} ${SENTENCES[1]}\n`, n) },
   { shape: 'one-cell tables', make: (n) => repeat('|a|\n|-|\n\n', n) },
+  // Many pages for their bytes: WeasyPrint spends more on each page the more pages there are.
+  { shape: 'two-letter lines in a code block', make: (n) => `\`\`\`\n${repeat('ab\n', n)}\`\`\`\n` },
+  { shape: 'short headings', make: (n) => Array.from({ length: Math.floor(n / 24) }, (_, i) => `## Section ${String(i).padStart(6, '0')} title\n`).join('') },
 ];
 
 interface Timing { cpuSeconds: number; wallSeconds: number }
@@ -210,26 +217,37 @@ async function raw(markdown: string, workDir: string): Promise<Timing & { pages?
   }
 }
 
-async function service(markdown: string, workDir: string): Promise<Partial<Timing> & { checkMilliseconds: number; pages?: number; refused?: string }> {
+interface ServiceTiming extends Partial<Timing> { checkMilliseconds: number; pages?: number; refused?: string; failedAfterCheck?: string }
+
+async function service(markdown: string, workDir: string): Promise<ServiceTiming> {
   const bytes = new TextEncoder().encode(markdown);
   const checkStarted = performance.now();
   try {
-    inspectMarkdown(bytes);
+    inspectMarkdown(bytes, PDF_TIMEOUT_MS);
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     return { checkMilliseconds: Number((performance.now() - checkStarted).toFixed(1)), refused: `${error.status} ${error.code}` };
   }
   const checkMilliseconds = Number((performance.now() - checkStarted).toFixed(1));
-  const { value: pdf, ...timing } = await timed(() => ours(markdown, workDir));
-  return { checkMilliseconds, ...timing, pages: await pageCount(pdf) };
+  const cpuBefore = await childCpuSeconds();
+  try {
+    const { value: pdf, ...timing } = await timed(() => ours(markdown, workDir));
+    return { checkMilliseconds, ...timing, pages: await pageCount(pdf) };
+  } catch (error) {
+    // Accepted, then refused by the work (the renderer's memory cap): uncharged, but a bound missed.
+    if (!(error instanceof ServiceError)) throw error;
+    return { checkMilliseconds, cpuSeconds: Number(((await childCpuSeconds()) - cpuBefore).toFixed(2)), failedAfterCheck: `${error.status} ${error.code}` };
+  }
 }
 
 // The upload limit, less room for the few bytes a shape adds around its repeated part.
 const LARGEST = 1024 * 1024 - 64;
 
+const accepted = (markdown: string) => estimatedLayoutMs(markdown) <= layoutBudgetMs(Buffer.byteLength(markdown), PDF_TIMEOUT_MS);
+
 /** The largest size, up to the upload limit, whose layout estimate the check accepts. */
 function largestAccepted(make: (bytes: number) => string): number {
-  const fits = (bytes: number) => estimatedLayoutMs(make(bytes)) <= LAYOUT_LIMIT;
+  const fits = (bytes: number) => accepted(make(bytes));
   let low = 100;
   let high = LARGEST;
   if (fits(high)) return high;
@@ -240,30 +258,54 @@ function largestAccepted(make: (bytes: number) => string): number {
   return low;
 }
 
-async function hostile(workDir: string): Promise<unknown[]> {
+type Measured = { bytes: number; raw?: unknown };
+/** Raw WeasyPrint's figure for the shape and size in an earlier result (--keep-raw). */
+type EarlierRaw = (shape: string, bytes: number) => unknown;
+
+type ShapeResult = { shape: string; sizes: Measured[] };
+
+async function hostile(workDir: string, earlierRaw?: EarlierRaw, only?: { words: string[]; earlier: ShapeResult[] }): Promise<unknown[]> {
+  if (only) {
+    const chosen = (shape: string) => only.words.some((word) => shape.includes(word));
+    const kept = (entry: ShapeResult) => entry.shape.startsWith('the benchmark document') || (!chosen(entry.shape) && HOSTILE.some((h) => h.shape === entry.shape));
+    const results: unknown[] = only.earlier.filter(kept);
+    for (const entry of HOSTILE.filter((h) => chosen(h.shape))) results.push(await hostileShape(entry, workDir, earlierRaw));
+    // In the order of HOSTILE, the benchmark document first.
+    const rank = (entry: unknown) => HOSTILE.findIndex((h) => h.shape === (entry as ShapeResult).shape);
+    return results.sort((a, b) => rank(a) - rank(b));
+  }
   // The yardstick in the same run: the benchmark document at the most sections the check accepts.
+  const fitsSections = (sections: number) => Buffer.byteLength(document(sections)) <= LARGEST && accepted(document(sections));
   let sections = 1;
-  while (estimatedLayoutMs(document(sections + 1)) <= LAYOUT_LIMIT) sections += 1;
+  let tooMany = 2;
+  while (fitsSections(tooMany)) tooMany *= 2;
+  while (tooMany - sections > 1) {
+    const middle = Math.floor((sections + tooMany) / 2);
+    if (fitsSections(middle)) sections = middle; else tooMany = middle;
+  }
   const reference = document(sections);
   const referenceService = await service(reference, workDir);
   process.stdout.write(`the benchmark document, ${referenceService.pages} pages: service ${referenceService.cpuSeconds} s CPU\n`);
   const results: unknown[] = [{ shape: `the benchmark document at the largest size accepted (${referenceService.pages} pages)`, sizes: [{ bytes: Buffer.byteLength(reference), layoutUnits: Math.round(estimatedLayoutMs(reference)), service: referenceService }] }];
-  for (const { shape, make, extraSizes = [] } of HOSTILE) {
-    const sizes = [];
-    const largest = largestAccepted(make);
-    for (const target of [...HOSTILE_SIZES, ...extraSizes, largest, ...(largest < LARGEST ? [LARGEST] : [])]) {
-      const markdown = make(target);
-      const measured: Record<string, unknown> = { bytes: Buffer.byteLength(markdown), layoutUnits: Math.round(estimatedLayoutMs(markdown)) };
-      measured.service = await service(markdown, workDir);
-      if (target <= 150_000) measured.raw = await raw(markdown, workDir);
-      const show = (t: { cpuSeconds?: number; stoppedAfterSeconds?: number; refused?: string } | undefined) => !t ? '–'
-        : t.refused ? `refused (${t.refused})` : t.stoppedAfterSeconds ? `stopped after ${t.stoppedAfterSeconds} s` : `${t.cpuSeconds} s CPU`;
-      process.stdout.write(`${shape}, ${measured.bytes} bytes: service ${show(measured.service as never)}, raw WeasyPrint ${show(measured.raw as never)}\n`);
-      sizes.push(measured);
-    }
-    results.push({ shape, sizes });
-  }
+  for (const entry of HOSTILE) results.push(await hostileShape(entry, workDir, earlierRaw));
   return results;
+}
+
+async function hostileShape({ shape, make, extraSizes = [] }: (typeof HOSTILE)[number], workDir: string, earlierRaw?: EarlierRaw): Promise<ShapeResult> {
+  const sizes: Measured[] = [];
+  const largest = largestAccepted(make);
+  for (const target of [...HOSTILE_SIZES, ...extraSizes, largest, ...(largest < LARGEST ? [LARGEST] : [])]) {
+    const markdown = make(target);
+    const measured: Measured & Record<string, unknown> = { bytes: Buffer.byteLength(markdown), layoutUnits: Math.round(estimatedLayoutMs(markdown)) };
+    measured.service = await service(markdown, workDir);
+    if (target <= 150_000) measured.raw = earlierRaw?.(shape, Buffer.byteLength(markdown)) ?? await raw(markdown, workDir);
+    const show = (t: { cpuSeconds?: number; stoppedAfterSeconds?: number; refused?: string; failedAfterCheck?: string } | undefined) => !t ? '–'
+      : t.refused ? `refused (${t.refused})` : t.failedAfterCheck ? `accepted, then ${t.failedAfterCheck} after ${t.cpuSeconds} s CPU`
+        : t.stoppedAfterSeconds ? `stopped after ${t.stoppedAfterSeconds} s` : `${t.cpuSeconds} s CPU`;
+    process.stdout.write(`${shape}, ${measured.bytes} bytes: service ${show(measured.service as never)}, raw WeasyPrint ${show(measured.raw as never)}\n`);
+    sizes.push(measured);
+  }
+  return { shape, sizes };
 }
 
 async function pageSizes(workDir: string): Promise<{ browser?: string; sizes: unknown[] }> {
@@ -284,21 +326,27 @@ async function pageSizes(workDir: string): Promise<{ browser?: string; sizes: un
 
 async function main(): Promise<void> {
   const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+  const keepRaw = process.argv.includes('--keep-raw');
   const resultsDir = path.join(projectRoot, 'bench/results');
   const resultsFile = path.join(resultsDir, 'from-markdown.json');
-  const earlier = only ? JSON.parse(await readFile(resultsFile, 'utf8').catch(() => '{}')) as Record<string, unknown> : {};
+  const earlier = only || keepRaw || process.argv.some((arg) => arg.startsWith('--shapes=')) ? JSON.parse(await readFile(resultsFile, 'utf8').catch(() => '{}')) as Record<string, unknown> : {};
+  const earlierShapes = (earlier.hostile ?? []) as ShapeResult[];
+  const earlierRaw: EarlierRaw | undefined = keepRaw
+    ? (shape, bytes) => earlierShapes.find((entry) => entry.shape === shape)?.sizes.find((size) => size.bytes === bytes)?.raw
+    : undefined;
   const workDir = await mkdtemp(path.join(tmpdir(), 'bench-from-markdown-'));
   let pages: { browser?: string; sizes: unknown[] } | undefined;
   let hostileShapes: unknown[] | undefined;
   try {
     if (only !== 'hostile') pages = await pageSizes(workDir);
-    if (only !== 'pages') hostileShapes = await hostile(workDir);
+    const shapeWords = process.argv.find((arg) => arg.startsWith('--shapes='))?.slice('--shapes='.length).split(',');
+    if (only !== 'pages') hostileShapes = await hostile(workDir, earlierRaw, shapeWords ? { words: shapeWords, earlier: earlierShapes } : undefined);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
   const versionOf = async (tool: string, args: string[]) => Buffer.from((await runTool(tool, args, { timeoutMs: 30_000 })).stdout).toString('utf8').trim();
   const report = {
-    ...earlier,
+    ...(only ? earlier : {}),
     measured: new Date().toISOString(),
     weasyprint: await versionOf('weasyprint', ['--version']),
     ...(pages ? { chromium: pages.browser ? await versionOf(pages.browser, ['--version']) : 'not installed' } : {}),
@@ -308,7 +356,7 @@ async function main(): Promise<void> {
     note: 'Both engines print the same HTML (the service\'s Markdown rendering and print stylesheet). WeasyPrint time is the whole work function (markdown-it, Python start-up and import, typesetting). Chromium time is one headless --print-to-pdf process per document, start-up included. cpuSeconds is the CPU time of the finished child processes per run and does not depend on other load (for Chromium it likely undercounts: its renderer processes are forked by a zygote and may not be reaped through the chain that /proc/self/stat counts); wall times on a shared machine do.',
     ...(pages ? { sizes: pages.sizes } : {}),
     ...(hostileShapes ? {
-      hostileNote: `Hostile Markdown, one run each. service: the pre-payment check (checkMilliseconds; a refusal is answered before payment), then the work function as for the documents above. raw: WeasyPrint through the same script on markdown-it's plain HTML with the same stylesheet (the renderer before break opportunities, text-node bounds and the layout budget), stopped after ${RAW_CAP_MS / 1000} s; measured up to 150 KB. Each shape is measured at 10 and 40 KB, at the largest size the check accepts (estimated layout time, layoutUnits, at most ${LAYOUT_LIMIT} ms; at most 1 MB) and, when that is smaller, at 1 MB.`,
+      hostileNote: `Hostile Markdown, one run each. service: the pre-payment check (checkMilliseconds; a refusal is answered before payment), then the work function as for the documents above. raw: WeasyPrint through the same script on markdown-it's plain HTML with the same stylesheet (the renderer before break opportunities, text-node bounds and the layout budget), stopped after ${RAW_CAP_MS / 1000} s; measured up to 150 KB. Each shape is measured at 10 and 40 KB, at the largest size the check accepts (estimated layout time, layoutUnits, within ${LAYOUT_BASE_MS} ms or ${LAYOUT_MS_PER_KB} ms per KB, and at most ${PDF_TIMEOUT_MS * LAYOUT_DEADLINE_SHARE} ms; at most 1 MB) and, when that is smaller, at 1 MB. failedAfterCheck: accepted by the check, then refused by the work (uncharged).`,
       hostile: hostileShapes,
     } : {}),
   };

@@ -372,13 +372,14 @@ export async function buildReport(input: ReportInput): Promise<string> {
     // Each shape at the largest size the pre-payment check accepts: the worst a paid call can cost.
     const largest = (shape: Json) => (shape.sizes as Json[]).filter((s) => !s.service.refused).sort((a, b) => b.layoutUnits - a.layoutUnits)[0];
     const show = (t: Json) => !t ? '–' : t.stoppedAfterSeconds ? `stopped after ${t.stoppedAfterSeconds}` : t.cpuSeconds;
+    const served = (t: Json) => !t ? '–' : t.failedAfterCheck ? `${t.cpuSeconds}, then ${t.failedAfterCheck} (uncharged)` : `${t.cpuSeconds} (${t.pages} pages)`;
     L.push('## Hostile Markdown: the slowest input the pre-payment check accepts', '', fromMd.hostileNote ?? '', '');
-    L.push(...table(['Shape', 'Largest accepted (bytes)', 'Estimated layout ms', 'Service CPU s', 'Refused above it', 'Raw WeasyPrint CPU s at 40 KB'],
+    L.push(...table(['Shape', 'Largest accepted (bytes)', 'Estimated layout ms', 'Service CPU s (pages)', 'Refused above it', 'Raw WeasyPrint CPU s at 40 KB'],
       (fromMd.hostile as Json[]).map((shape) => {
         const top = largest(shape);
         const refused = (shape.sizes as Json[]).find((s) => s.service.refused);
         const raw40 = (shape.sizes as Json[]).find((s) => s.bytes > 39_000 && s.bytes < 41_000)?.raw;
-        return [shape.shape, top?.bytes ?? '–', top?.layoutUnits ?? '–', top?.service.cpuSeconds ?? '–', refused ? `${refused.bytes} bytes: ${refused.service.refused}` : '–', show(raw40)];
+        return [shape.shape, top?.bytes ?? '–', top?.layoutUnits ?? '–', served(top?.service), refused ? `${refused.bytes} bytes: ${refused.service.refused}` : '–', show(raw40)];
       })));
     L.push('');
   }

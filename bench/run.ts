@@ -38,7 +38,7 @@ const STEPS: Step[] = [
   // A subset (20 pages, half with tables, in every style): OCR takes seconds per page on this shared machine.
   { name: 'markdown-scanned', title: 'PDF to Markdown on 200 dpi scans (local tesseract), 20 pages in each style', script: 'dist/bench/markdown/run.js', args: ['--scanned', '--limit=20'], results: ['markdown-scanned.json', 'markdown-scanned.md'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 30 },
   { name: 'blocks', title: 'PDF blocks: the blocks\' Markdown and text scored beside the Markdown on its benchmark', script: 'dist/bench/blocks.js', results: ['blocks.json'], quick: 'flag', timeoutMinutes: 20 },
-  { name: 'from-markdown', title: 'Markdown to PDF typesetting time vs Chromium', script: 'dist/bench/from-markdown.js', results: ['from-markdown.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 10 },
+  { name: 'from-markdown', title: 'Markdown to PDF typesetting time vs Chromium', script: 'dist/bench/from-markdown.js', results: ['from-markdown.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 45 },
   { name: 'searchable', title: 'Searchable PDFs: OCRmyPDF\'s CPU time and word recall per scanned page beside tesseract\'s', script: 'dist/bench/searchable.js', results: ['searchable.json'], quick: 'flag', timeoutMinutes: 10 },
   { name: 'ocr', title: 'Local OCR pages per second and word recall', script: 'dist/bench/ocr.js', results: ['ocr.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 6 },
   // Three service processes behind HAProxy with one Redis, 2,000 paid calls under SIGKILL, a Redis restart and a slow facilitator (200 with --quick).

@@ -75,10 +75,11 @@ export function decodeMarkdown(bytes: Uint8Array): string {
 
 // The layout budget. WeasyPrint's CPU time grows with the lines of text and the elements it lays
 // out: 1 MB of one-letter list items, paragraphs, headings or table cells ran for minutes and past
-// the 1.5 GiB cap, and 1 MB of plain prose takes 8 s. Counting elements exactly means parsing the
-// Markdown, which takes up to 2 s for 1 MB of tiny blocks: too long on the server's main thread for
-// a request nobody has paid for. This scan of the source lines estimates from above, in
-// milliseconds, what WeasyPrint will spend, and refuses more than LAYOUT_LIMIT before payment:
+// the 1.5 GiB cap, while 1 MB of plain prose takes 8 s and 1 MB of README and CHANGELOG files
+// about 30 s. Counting elements exactly means parsing the Markdown, which takes up to 2 s for 1 MB
+// of tiny blocks: too long on the server's main thread for a request nobody has paid for. This
+// scan of the source lines estimates from above, in milliseconds, what WeasyPrint will spend, and
+// refuses, before payment, more than layoutBudgetMs allows (see there):
 // - every line outside a fenced code block: its lines of text at CHARS_PER_LINE columns (a wide
 //   East Asian character counts two, a tab eight; at least one, even blank), plus a text node per
 //   BOX_LIMIT characters (the renderer starts new ones), plus every character of a run longer than
@@ -93,15 +94,15 @@ export function decodeMarkdown(bytes: Uint8Array): string {
 // - in a fenced code block opened at the left margin after a blank line (FENCE), every line at
 //   CODE_CHARS_PER_LINE columns, its characters and text nodes, and nothing else: marks in code are
 //   not elements. Lines of any other fence, and indented lines, are counted as code and as text,
-//   and weigh the more of the two.
+//   and weigh the more of the two;
+// - the height of all those lines, squared (PAGE_LINE_COST_MS).
 // Each is weighed by LAYOUT_COST_MS, WeasyPrint's CPU per item on the benchmark machine, fitted as
 // an upper bound (bench/from-markdown.ts, "Hostile Markdown"): 128 documents (100 hostile shapes, 27
 // README and CHANGELOG files from node_modules, the benchmark document) were each typeset, and the
 // weights are the least total estimate that is at least every measured time (tables and heading
 // lines weigh more, bench/notes/markdown-layout-cost.md). The estimate is within
 // a few percent of the time for the slowest shapes, and 1.0 to 1.7 times it for real documents
-// (1.3 for the benchmark document). The limit keeps the slowest accepted Markdown to a few seconds
-// (with Python's start-up, about 4 s on the benchmark machine).
+// (1.3 for the benchmark document).
 export const LAYOUT_COST_MS = {
   textLine: 0.48,
   blankLine: 0.5,
@@ -122,10 +123,52 @@ export const LAYOUT_COST_MS = {
   codeLine: 0.33,
   codeCharacter: 0.0086,
 } as const;
-/** The most estimated layout time, in milliseconds, one job is given (LAYOUT_COST_MS). */
-export const LAYOUT_LIMIT = 3_200;
-/** What LAYOUT_LIMIT lets through, measured with the benchmark's documents. */
-export const LAYOUT_LIMIT_SIZE = 'about 30 pages mixing paragraphs, lists, code and tables, or 80 pages of running text';
+/** Any Markdown may be estimated at this much layout, whatever its shape. */
+export const LAYOUT_BASE_MS = 3_200;
+/** What LAYOUT_BASE_MS lets through, measured with the benchmark's documents. */
+export const LAYOUT_BASE_SIZE = 'about 30 pages mixing paragraphs, lists, code and tables';
+/**
+ * Past LAYOUT_BASE_MS, the estimate may grow by this much per KB (1,024 bytes) of Markdown, so
+ * that no accepted Markdown costs far more CPU per byte than ordinary documents. The 326 README and
+ * CHANGELOG files of more than 8 KB in node_modules are estimated at 18 to 110 ms per KB (median
+ * 34), a reference table of options at 170, running text at 6 to 12; Markdown that lays out a short
+ * element every few bytes (one-letter paragraphs, list items, headings, code spans, emphasis, table
+ * cells) at 220 to 770.
+ */
+export const LAYOUT_MS_PER_KB = 200;
+/**
+ * No Markdown may be estimated at more than this share of its job's deadline (60 s of 120 s): the
+ * pool runs a job per core, and an estimate met exactly still leaves the job the other half for
+ * sharing its core. 1 MB of README and CHANGELOG files is estimated at 39 to 51 s (27 to 30 s of
+ * CPU), 1 MB of running text at 12 s (8 s).
+ */
+export const LAYOUT_DEADLINE_SHARE = 0.5;
+/** What the deadline's share lets through, measured (bench/notes/markdown-layout-cost.md). */
+export const LAYOUT_CEILING_SIZE = '1 MB of running text, README or CHANGELOG files, or about 360 pages of a changelog dense with lists and links';
+
+/**
+ * The most estimated layout, in milliseconds, a Markdown upload of `bytes` is given for a job of
+ * `deadlineMs`: LAYOUT_BASE_MS, or LAYOUT_MS_PER_KB for each KB when that is more, and never more
+ * than LAYOUT_DEADLINE_SHARE of the deadline.
+ */
+export function layoutBudgetMs(bytes: number, deadlineMs: number): number {
+  return Math.min(deadlineMs * LAYOUT_DEADLINE_SHARE, perByteBudgetMs(bytes));
+}
+const perByteBudgetMs = (bytes: number) => Math.max(LAYOUT_BASE_MS, (LAYOUT_MS_PER_KB * bytes) / 1024);
+// Past a few hundred pages WeasyPrint spends more on each page the more pages there are: 3-character
+// code lines took 5.6 s for 323 pages and 12.8 s for 646, 1 MB of long headings (1,128 pages) 21.6 s
+// against a linear estimate of 17.7 s. So the estimate adds, for the height of the lines (every line
+// of text or code, blank line, heading and table row, each as the lines of text it is about as high
+// as), this many milliseconds times that height squared: 3 s for 40,000 lines (about 650 pages).
+const PAGE_LINE_COST_MS = 1.9e-6;
+// A single line of hundreds of kilobytes costs more per byte the longer it is: one 1 MB word took
+// 10.7 ms per KB against 8.0 at 285 KB; 524 KB of `ab**cd**…` 114 ms per KB against 82 at 40 KB
+// (60.3 s against a linear estimate of 59.6). So a line adds its long-run characters squared, and
+// its marks squared: 2 s for a 1 MB word, 10 s for the 131,000 emphasis runs of that 524 KB line.
+const RUN_CHARACTER_COST_MS = 2e-9;
+const LINE_MARK_COST_MS = 6e-7;
+const HEADING_PAGE_LINES = 3; // a heading's line at half the width, with its margins (measured: 2.6 for h2, 2.4 for h1)
+const ROW_PAGE_LINES = 2; // a one-line table row with its padding and rule
 const TEXT_WIDTH_PT = 493; // A4 less the 18 mm side margins
 const ADVANCE_PT = 6; // DejaVu Sans at 10 pt: 5.5 pt a character on average in running text
 const CHARS_PER_LINE = Math.floor(TEXT_WIDTH_PT / ADVANCE_PT);
@@ -137,19 +180,22 @@ const TAB_COLUMNS = 8;
 const linesOf = (characters: number, perLine: number) => Math.max(1, Math.ceil(characters / Math.max(1, Math.floor(perLine))));
 const cost = LAYOUT_COST_MS;
 
-/** Link marks (`[`, `<`), code marks and runs of emphasis marks (`*`, `_`, `~`), weighed; one pass over the text. */
+/**
+ * Link marks (`[`, `<`), code marks and runs of emphasis marks (`*`, `_`, `~`), weighed, and their
+ * number squared (LINE_MARK_COST_MS); one pass over the text.
+ */
 function marksIn(text: string): number {
   let units = 0;
+  let marks = 0;
   let inEmphasisRun = false;
   for (let i = 0; i < text.length; i += 1) {
     const char = text.charAt(i);
     const emphasis = char === '*' || char === '_' || char === '~';
-    if (emphasis && !inEmphasisRun) units += cost.emphasis;
+    if (emphasis && !inEmphasisRun) { units += cost.emphasis; marks += 1; }
     inEmphasisRun = emphasis;
-    if (char === '[' || char === '<') units += cost.link;
-    else if (char === '`') units += cost.codeMark;
+    if (char === '[' || char === '<') { units += cost.link; marks += 1; } else if (char === '`') { units += cost.codeMark; marks += 1; }
   }
-  return units;
+  return units + LINE_MARK_COST_MS * marks * marks;
 }
 
 function cellCost(cell: string, columns: number): number {
@@ -234,16 +280,19 @@ function* sourceLines(markdown: string): Generator<string> {
  */
 export function estimatedLayoutMs(markdown: string, stopAbove = Infinity): number {
   let units = 0;
+  let pageLines = 0; // the height of the pages the lines fill, in lines of text (PAGE_LINE_COST_MS)
+  const total = () => units + PAGE_LINE_COST_MS * pageLines * pageLines;
   let columns = 0; // of the table the line is in
   let fence: Fence | undefined; // of the code block the line is in
   let previous = { line: '', units: 0, blank: true };
   for (const line of sourceLines(markdown)) {
-    if (units > stopAbove) break;
+    if (total() > stopAbove) break;
     const { width, runCharacters } = measureLine(line);
-    const text = Math.floor(width / BOX_LIMIT) * cost.textNode + runCharacters * cost.runCharacter;
+    const text = Math.floor(width / BOX_LIMIT) * cost.textNode + runCharacters * cost.runCharacter + RUN_CHARACTER_COST_MS * runCharacters ** 2;
     if (fence?.atMargin) {
       const closing = closes(line, fence);
       units += closing ? cost.fence : codeCost(width) + text;
+      pageLines += linesOf(width, CODE_CHARS_PER_LINE);
       if (closing) fence = undefined;
       previous = { line: '', units: 0, blank: false };
       continue;
@@ -258,18 +307,26 @@ export function estimatedLayoutMs(markdown: string, stopAbove = Infinity): numbe
     } else if (line.trim() === '') {
       columns = 0;
       lineUnits += cost.blankLine;
+      pageLines += 1;
     } else {
       lineUnits += linesOf(width, CHARS_PER_LINE) * cost.textLine;
+      pageLines += linesOf(width, CHARS_PER_LINE);
       const rest = withoutContainers(line);
       for (const mark of line.slice(0, line.length - rest.length).match(CONTAINER_MARK) ?? []) lineUnits += mark === '>' ? cost.quote : cost.listItem;
       if (columns === 0 && rest.includes('-') && DELIMITER_ROW.test(rest)) {
         // A table: the line before was its header row; count that again as one.
         columns = cellsOf(rest).length;
+        pageLines += ROW_PAGE_LINES;
         units += cost.table + rowCost(withoutContainers(previous.line), columns) - previous.units;
       } else if (columns > 0) {
         lineUnits += rowCost(rest, columns);
+        pageLines += ROW_PAGE_LINES;
       } else {
-        if (HEADING.test(rest)) lineUnits += cost.heading + linesOf(measureLine(rest).width, CHARS_PER_LINE / 2) * cost.headingLine;
+        if (HEADING.test(rest)) {
+          const headingLines = linesOf(measureLine(rest).width, CHARS_PER_LINE / 2);
+          lineUnits += cost.heading + headingLines * cost.headingLine;
+          pageLines += HEADING_PAGE_LINES * headingLines;
+        }
         lineUnits += marksIn(rest) + (rest.endsWith('  ') || rest.endsWith('\\') ? cost.lineBreak : 0);
       }
       if (inFence || INDENTED.test(rest)) lineUnits = Math.max(lineUnits, codeCost(width) + text);
@@ -277,17 +334,31 @@ export function estimatedLayoutMs(markdown: string, stopAbove = Infinity): numbe
     units += lineUnits;
     previous = { line, units: lineUnits, blank: line.trim() === '' };
   }
-  return units;
+  return total();
 }
 
+/** How much of an upload past the ceiling is scanned again, to say whether it is dense. */
+const DENSITY_SAMPLE = 64 * 1024;
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+
 /**
- * The pre-payment check: throws CORRUPT_INPUT (not UTF-8), NO_CONTENT (empty or whitespace only)
- * or LIMIT_EXCEEDED (more to typeset than one job can: LAYOUT_LIMIT).
+ * The pre-payment check for a job of `deadlineMs`: throws CORRUPT_INPUT (not UTF-8), NO_CONTENT
+ * (empty or whitespace only) or LIMIT_EXCEEDED (an estimate past layoutBudgetMs, saying which
+ * part of the budget it passes).
  */
-export function inspectMarkdown(bytes: Uint8Array): void {
-  if (estimatedLayoutMs(decodeMarkdown(bytes), LAYOUT_LIMIT) > LAYOUT_LIMIT) {
-    fail('LIMIT_EXCEEDED',
-      `the Markdown is more than one job typesets: its estimated layout time passes the ${LAYOUT_LIMIT / 1000} s budget (${LAYOUT_LIMIT_SIZE}; fewer of one-line paragraphs, list items or table cells); split it into smaller documents`,
-      { field: 'file' });
-  }
+export function inspectMarkdown(bytes: Uint8Array, deadlineMs: number): void {
+  const budget = layoutBudgetMs(bytes.length, deadlineMs);
+  const ceiling = deadlineMs * LAYOUT_DEADLINE_SHARE;
+  // Counting stops at the budget, so a dense 1 MB upload is not scanned whole before payment.
+  const markdown = decodeMarkdown(bytes);
+  const estimate = estimatedLayoutMs(markdown, budget);
+  if (estimate <= budget) return;
+  const dense = `far more to typeset per byte than ordinary documents: its estimated layout time passes both ${seconds(LAYOUT_BASE_MS)} and ${LAYOUT_MS_PER_KB} ms per KB of Markdown (README and CHANGELOG files are estimated at 18 to 110 ms per KB); it holds too many short elements for its size (one-line paragraphs, list items, headings, code spans, emphasis or table cells). Join short lines into paragraphs, or split it: a part estimated within ${seconds(LAYOUT_BASE_MS)} (${LAYOUT_BASE_SIZE}) is accepted whatever its shape`;
+  if (budget < ceiling) fail('LIMIT_EXCEEDED', `the Markdown costs ${dense}`, { field: 'file' });
+  // Past the ceiling: whether its beginning is dense tells the writer what to change.
+  const beginning = markdown.slice(0, DENSITY_SAMPLE);
+  const denseBeginning = estimatedLayoutMs(beginning) > perByteBudgetMs(Buffer.byteLength(beginning));
+  fail('LIMIT_EXCEEDED',
+    `the Markdown is more than one job typesets: its estimated layout time passes ${seconds(ceiling)}, ${LAYOUT_DEADLINE_SHARE * 100} % of the job's ${seconds(deadlineMs)} deadline (${LAYOUT_CEILING_SIZE} fit); ${denseBeginning ? `and its beginning costs ${dense}` : 'split it into smaller documents (/v1/pdf/merge joins the PDFs)'}`,
+    { field: 'file' });
 }

@@ -169,6 +169,9 @@ async function renderPageBoxes(file: string, digest: string, inspections: Inspec
   return boxes;
 }
 
+/** The time a job of the operation is given: its own deadline, or JOB_TIMEOUT_MS when that is shorter. */
+const jobTimeoutMs = (op: Operation, config: Config) => Math.min(op.timeoutMs, config.jobTimeoutMs);
+
 /**
  * Runs every check that can refuse the request and computes the exact price.
  *
@@ -198,7 +201,7 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
       if (op.input.kind === 'image') {
         files.push({ kind: 'image', bytes, header: await readImageHeader(bytes) });
       } else if (op.input.kind === 'markdown') {
-        inspectMarkdown(bytes);
+        inspectMarkdown(bytes, jobTimeoutMs(op, config));
         files.push({ kind: 'markdown', bytes });
       } else if (op.input.kind === 'office') {
         files.push({ kind: 'office', bytes, format: await inspectOffice(bytes, raw.declared?.[i]) });

@@ -2,14 +2,20 @@
 // table pagination, metadata) and that the input can never make the renderer fetch anything.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ServiceError } from '../../../core/errors.js';
-import { BOX_LIMIT, RUN_LIMIT, RUN_STEP, firstInvalidUtf8Offset, inspectMarkdown, LAYOUT_LIMIT, LAYOUT_LIMIT_SIZE, estimatedLayoutMs } from '../../../checks/markdown.js';
+import {
+  BOX_LIMIT, RUN_LIMIT, RUN_STEP, firstInvalidUtf8Offset, inspectMarkdown, estimatedLayoutMs, layoutBudgetMs, LAYOUT_BASE_MS, LAYOUT_MS_PER_KB,
+} from '../../../checks/markdown.js';
+import { PDF_TIMEOUT_MS } from '../../../operations/shared.js';
 import { plannedJob } from '../../support/jobs.js';
+import { startTestService, form, type TestService } from '../../support/service.js';
+import { balancesOf } from '../../support/paying.js';
 import { renderHtmlToPdf, renderMarkdownHtml } from '../../../workers/pdf/from-markdown.js';
 import { LINK_LIMIT } from '../../../workers/pdf/markdown-html.js';
 import { runTool } from '../../../tools/process/run-tool.js';
@@ -29,9 +35,9 @@ async function newJobDir(): Promise<string> {
   return mkdtemp(path.join(workRoot, `job${jobCounter}-`));
 }
 
-async function typeset(markdown: string | Uint8Array, title?: string): Promise<Uint8Array> {
+async function typeset(markdown: string | Uint8Array, title?: string, timeoutMs = 90_000): Promise<Uint8Array> {
   const bytes = typeof markdown === 'string' ? encoder.encode(markdown) : markdown;
-  const planned = await plannedJob('pdf.from-markdown', [bytes], title === undefined ? {} : { title }, { root: await newJobDir(), timeoutMs: 90_000 });
+  const planned = await plannedJob('pdf.from-markdown', [bytes], title === undefined ? {} : { title }, { root: await newJobDir(), timeoutMs });
   const output = await planned.run().finally(() => planned.jobDir.remove());
   expect(output.mediaType).to.equal('application/pdf');
   return output.body;
@@ -90,13 +96,13 @@ after(async () => {
 
 describe('inspectMarkdown (before payment)', () => {
   it('accepts UTF-8, with or without a byte order mark', () => {
-    expect(() => inspectMarkdown(encoder.encode('# Title\n\nΚείμενο и текст\n'))).to.not.throw();
-    expect(() => inspectMarkdown(new Uint8Array([0xef, 0xbb, 0xbf, 0x23, 0x20, 0x41]))).to.not.throw();
+    expect(() => inspectMarkdown(encoder.encode('# Title\n\nΚείμενο и текст\n'), PDF_TIMEOUT_MS)).to.not.throw();
+    expect(() => inspectMarkdown(new Uint8Array([0xef, 0xbb, 0xbf, 0x23, 0x20, 0x41]), PDF_TIMEOUT_MS)).to.not.throw();
   });
 
   it('refuses bytes that are not UTF-8 with CORRUPT_INPUT naming the offset and line', () => {
     const bad = new Uint8Array([...encoder.encode('ok line\nsecond é '), 0xc3, 0x28, 0x41]);
-    const error = (() => { try { inspectMarkdown(bad); } catch (err) { return err; } return undefined; })();
+    const error = (() => { try { inspectMarkdown(bad, PDF_TIMEOUT_MS); } catch (err) { return err; } return undefined; })();
     expect(error).to.be.an.instanceof(ServiceError);
     expect((error as ServiceError).code).to.equal('CORRUPT_INPUT');
     expect((error as ServiceError).status).to.equal(422);
@@ -133,7 +139,7 @@ describe('inspectMarkdown (before payment)', () => {
 
   it('refuses an empty or whitespace-only document with NO_CONTENT', () => {
     for (const bytes of [new Uint8Array(), encoder.encode(' \n\t\r\n  '), new Uint8Array([0xef, 0xbb, 0xbf, 0x0a])]) {
-      const error = (() => { try { inspectMarkdown(bytes); } catch (err) { return err; } return undefined; })();
+      const error = (() => { try { inspectMarkdown(bytes, PDF_TIMEOUT_MS); } catch (err) { return err; } return undefined; })();
       expect((error as ServiceError).code).to.equal('NO_CONTENT');
       expect((error as ServiceError).status).to.equal(422);
     }
@@ -515,49 +521,143 @@ describe('fromMarkdown: deep lists and quotes', () => {
   });
 });
 
+// Real Markdown nobody here wrote: the README and CHANGELOG files of the installed packages
+// (package-lock.json fixes which), read at test time.
+const NODE_MODULES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../node_modules');
+const MB = 1024 * 1024;
+
+/** Every README.md and CHANGELOG.md of a package installed at the top of node_modules, in path order. */
+async function packageMarkdownFiles(): Promise<string[]> {
+  const packages: string[] = [];
+  for (const entry of (await readdir(NODE_MODULES)).sort()) {
+    if (entry.startsWith('.')) continue;
+    if (!entry.startsWith('@')) packages.push(path.join(NODE_MODULES, entry));
+    else for (const scoped of (await readdir(path.join(NODE_MODULES, entry))).sort()) packages.push(path.join(NODE_MODULES, entry, scoped));
+  }
+  const files: string[] = [];
+  for (const dir of packages) {
+    for (const name of ['README.md', 'CHANGELOG.md']) {
+      const file = path.join(dir, name);
+      if (await stat(file).then((info) => info.isFile(), () => false)) files.push(file);
+    }
+  }
+  return files;
+}
+
+/** Those files one after another, cut at the last line end within `bytes`. */
+async function packageMarkdown(bytes: number): Promise<string> {
+  const parts: string[] = [];
+  let total = 0;
+  for (const file of await packageMarkdownFiles()) {
+    if (total >= bytes) break;
+    const text = `${await readFile(file, 'utf8')}\n\n`;
+    parts.push(text);
+    total += Buffer.byteLength(text);
+  }
+  expect(total, 'README and CHANGELOG files in node_modules').to.be.at.least(bytes);
+  const joined = Buffer.from(parts.join('')).subarray(0, bytes);
+  return joined.subarray(0, joined.lastIndexOf(0x0a) + 1).toString('utf8');
+}
+
+/** The unit repeated to at most `bytes` of UTF-8. */
+const repeatBytes = (unit: string, bytes: number) => unit.repeat(Math.floor(bytes / Buffer.byteLength(unit)));
+const estimatePerKb = (markdown: string) => estimatedLayoutMs(markdown) / (Buffer.byteLength(markdown) / 1024);
+const DEADLINE_SHARE = `passes 60 s, 50 % of the job's 120 s deadline`;
+const PER_BYTE = `the Markdown costs far more to typeset per byte than ordinary documents: its estimated layout time passes both 3.2 s and ${LAYOUT_MS_PER_KB} ms per KB`;
+
+function refusal(markdown: string, deadlineMs = PDF_TIMEOUT_MS): ServiceError | undefined {
+  try {
+    inspectMarkdown(encoder.encode(markdown), deadlineMs);
+  } catch (error) {
+    expect(error).to.be.an.instanceof(ServiceError);
+    return error as ServiceError;
+  }
+  return undefined;
+}
+
 describe('inspectMarkdown: the layout budget (before payment)', () => {
+  /** The unit repeated from 100 times, doubling, until the check refuses it; and the last count it accepted. */
   const justOver = (unit: string, prefix = '') => {
     let count = 100;
-    while (estimatedLayoutMs(prefix + unit.repeat(count)) <= LAYOUT_LIMIT) count *= 2;
-    return prefix + unit.repeat(count);
+    while (!refusal(prefix + unit.repeat(count))) count *= 2;
+    return { refused: prefix + unit.repeat(count), accepted: prefix + unit.repeat(count / 2) };
   };
-  const refuse = (markdown: string, name: string) => {
-    const error = (() => { try { inspectMarkdown(encoder.encode(markdown)); } catch (err) { return err; } return undefined; })();
+  const refuse = (markdown: string, name: string, reason: string) => {
+    const error = refusal(markdown);
     expect(error, name).to.be.an.instanceof(ServiceError);
-    expect((error as ServiceError).code, name).to.equal('LIMIT_EXCEEDED');
-    expect((error as ServiceError).message, name).to.contain(`its estimated layout time passes the ${LAYOUT_LIMIT / 1000} s budget (${LAYOUT_LIMIT_SIZE}`);
+    expect(error!.code, name).to.equal('LIMIT_EXCEEDED');
+    expect(error!.status, name).to.equal(413);
+    expect(error!.message, name).to.contain(reason);
   };
   const prose = 'The quarterly figures were reviewed by the committee before the meeting closed. ';
   const codeLine = 'function total(rows) { return rows.reduce((sum, row) => sum + row.amount, 0); }\n';
 
-  it('refuses Markdown that would take more than a few seconds to typeset (each took minutes, ran out of memory, or took 8 s or more)', () => {
-    refuse(justOver('- a\n'), 'list items');
-    refuse(justOver('- a\r'), 'list items on old Mac line ends');
-    refuse(justOver('a\n\n'), 'paragraphs');
-    refuse(justOver('# a\n'), 'headings');
-    refuse(justOver('a\\\n'), 'line breaks');
-    refuse(justOver('`a` '), 'code spans');
-    refuse(justOver('*a* '), 'emphasis');
-    refuse(justOver('[a](https://e.com/) '), 'links');
-    refuse(justOver('> a\n'), 'quotes');
-    refuse(justOver('|a|\n|-|\n\n'), 'one-cell tables');
-    refuse(justOver(`# ${prose}${prose}\n`), 'long headings');
-    refuse(justOver(codeLine, '```\n'), 'code block lines');
-    refuse(justOver(`    ${codeLine}`), 'indented code lines');
-    refuse(justOver('漢字仮名交じり文 '), 'CJK text');
-    const columns = (count: number) => `${'|a'.repeat(count)}|\n${'|-'.repeat(count)}|\n`;
-    refuse(columns(5_000), 'one row of 5,000 columns');
-    // 100 columns leave the first a character per line: its cells are counted that way.
-    refuse(columns(100) + repeat(`| ${longWord(400)} |\n`, 20_000), 'long cells in narrow columns');
-    // Running text took 8 s at the 1 MB upload limit.
-    for (const markdown of [repeat(prose, 1_000_000), longWord(1_000_000), '```\n' + longWord(1_000_000) + '\n```']) refuse(markdown, markdown.slice(0, 20));
+  it('gives a document 3.2 s, or 200 ms per KB when that is more, and never more than half the job\'s deadline', () => {
+    expect(layoutBudgetMs(1, PDF_TIMEOUT_MS)).to.equal(LAYOUT_BASE_MS);
+    expect(layoutBudgetMs(100 * 1024, PDF_TIMEOUT_MS)).to.equal(100 * LAYOUT_MS_PER_KB);
+    expect(layoutBudgetMs(MB, PDF_TIMEOUT_MS)).to.equal(PDF_TIMEOUT_MS / 2);
+    // A shorter deadline (JOB_TIMEOUT_MS) shrinks the ceiling with it.
+    expect(layoutBudgetMs(MB, 20_000)).to.equal(10_000);
   });
 
-  it('accepts 75 pages of running text, and 30 copies of a report mixing headings, paragraphs, lists, a quote, code and a table', () => {
-    // How many pages of the benchmark document are accepted is measured in bench/from-markdown.ts.
-    for (const markdown of [repeat(`${prose.repeat(4)}\n\n`, 240_000), repeat(`${RICH_MARKDOWN}\n`, 30 * RICH_MARKDOWN.length)]) {
-      expect(() => inspectMarkdown(encoder.encode(markdown)), markdown.slice(0, 20)).to.not.throw();
+  it('refuses, past 3.2 s, Markdown that lays out a short element every few bytes (each took minutes or ran out of memory at 1 MB)', () => {
+    const shapes: Array<[string, string, string?]> = [
+      ['- a\n', 'list items'], ['- a\r', 'list items on old Mac line ends'], ['1. a\n', 'numbered items'], ['- - - a\n', 'lists three deep'],
+      ['a\n\n', 'paragraphs'], ['# a\n', 'headings'], ['a\\\n', 'line breaks'], ['a  \n', 'line breaks by two spaces'], ['`a` ', 'code spans'],
+      ['*a* ', 'emphasis'], ['> a\n', 'quotes'], ['|a|\n|-|\n\n', 'one-cell tables'], ['| a | b |\n', 'rows of a two-column table', '| a | b |\n|---|---|\n'],
+    ];
+    for (const [unit, name, prefix] of shapes) {
+      const { refused, accepted } = justOver(unit, prefix);
+      expect(estimatedLayoutMs(refused), name).to.be.above(LAYOUT_BASE_MS);
+      expect(estimatePerKb(refused), name).to.be.above(LAYOUT_MS_PER_KB);
+      refuse(refused, name, PER_BYTE);
+      expect(refusal(accepted), name).to.be.undefined();
+      const oneMb = (prefix ?? '') + repeatBytes(unit, MB - 100);
+      refuse(oneMb, `${name} at 1 MB`, DEADLINE_SHARE);
+      refuse(oneMb, `${name} at 1 MB`, `and its beginning costs far more to typeset per byte than ordinary documents`);
     }
+    const columns = (count: number) => `${'|a'.repeat(count)}|\n${'|-'.repeat(count)}|\n`;
+    refuse(columns(5_000), 'one row of 5,000 columns', PER_BYTE);
+    // 100 columns leave the first a character per line: its cells are counted that way.
+    refuse(columns(100) + repeat(`| ${longWord(400)} |\n`, 20_000), 'long cells in narrow columns', PER_BYTE);
+  });
+
+  it('refuses Markdown estimated past half the job\'s deadline, whatever its shape, and says so', async () => {
+    refuse(repeat('[a](https://e.com/) ', MB - 100), '1 MB of links', DEADLINE_SHARE);
+    refuse(repeat('<https://e.com/> ', MB - 100), '1 MB of autolinks', DEADLINE_SHARE);
+    // The two changelogs of node_modules densest in lists, links and code (es-abstract, qs), again and again to 1 MB.
+    const dense = `${await readFile(path.join(NODE_MODULES, 'es-abstract/CHANGELOG.md'), 'utf8')}\n\n${await readFile(path.join(NODE_MODULES, 'qs/CHANGELOG.md'), 'utf8')}\n\n`;
+    refuse(repeat(dense, MB - 100), '1 MB of dense changelogs', DEADLINE_SHARE);
+    expect(refusal(repeat(dense, 600 * 1024)), '600 KB of them').to.be.undefined();
+    // A job given less time (JOB_TIMEOUT_MS) is given half of it.
+    const error = refusal(await readFile(path.join(NODE_MODULES, 'axios/CHANGELOG.md'), 'utf8'), 8_000);
+    expect(error?.message).to.contain(`passes 4 s, 50 % of the job's 8 s deadline`);
+  });
+
+  it('accepts every README and CHANGELOG in node_modules, and 1 MB of them, of running text, code or one long word', async () => {
+    const files = await packageMarkdownFiles();
+    expect(files.length).to.be.at.least(100);
+    let densest = 0;
+    for (const file of files) {
+      const markdown = await readFile(file, 'utf8');
+      if (markdown.trim() === '') continue; // an empty README: NO_CONTENT
+      expect(refusal(markdown), path.relative(NODE_MODULES, file)).to.be.undefined();
+      if (markdown.length > 8_000) densest = Math.max(densest, estimatePerKb(markdown));
+    }
+    // The per-byte rule leaves room above the densest real document.
+    expect(densest * 1.5).to.be.below(LAYOUT_MS_PER_KB);
+    const shapes = [
+      await packageMarkdown(MB), repeatBytes(`${prose.repeat(4)}\n\n`, MB), repeatBytes(prose, MB), longWord(MB),
+      '```\n' + repeatBytes(codeLine, MB - 100) + '```\n', repeatBytes(`    ${codeLine}`, MB), repeatBytes(`# ${prose}${prose}\n`, MB),
+      repeatBytes('Η ομάδα συμφώνησε να επανεξετάσει τα στοιχεία. Команда согласилась пересмотреть данные. ', MB),
+      repeatBytes('漢字仮名交じり文 ', MB),
+    ];
+    for (const markdown of shapes) {
+      expect(Buffer.byteLength(markdown), markdown.slice(0, 20)).to.be.within(MB - 4096, MB);
+      expect(refusal(markdown), markdown.slice(0, 20)).to.be.undefined();
+    }
+    // Half a megabyte of a report with every construct and a heading every 300 bytes.
+    expect(refusal(repeatBytes(`${RICH_MARKDOWN}\n`, MB / 2))).to.be.undefined();
   });
 
   it('estimates every kind of element at least at what WeasyPrint spends on it (bench/from-markdown.ts, milliseconds of CPU)', () => {
@@ -574,6 +674,22 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
     }
   });
 
+  it('estimates Markdown of many pages or very long lines at least at what WeasyPrint spends on it (more per page, or per byte, the more there is)', () => {
+    // Measured on the benchmark machine (bench/from-markdown.ts), seconds of CPU less Python's start-up (0.54 s).
+    const headings = (bytes: number) => Array.from({ length: Math.floor(bytes / 24) }, (_, i) => `## Section ${String(i).padStart(6, '0')} title\n`).join('');
+    const measured: Array<[string, string, number]> = [
+      ['60 KB of two-letter code lines, 323 pages', '```\n' + repeatBytes('ab\n', 60_000) + '```\n', 5_630],
+      ['120 KB of them, 646 pages', '```\n' + repeatBytes('ab\n', 120_000) + '```\n', 12_750],
+      ['324 KB of them, 1,750 pages', '```\n' + repeatBytes('ab\n', 323_639) + '```\n', 42_190],
+      ['704 KB of short headings', headings(704_496), 47_970],
+      ['1 MB of long headings, 1,128 pages', repeatBytes(`# ${prose}Each region reported its own numbers, and the totals were checked twice.\n`, MB), 21_240],
+      ['a 1 MB word', longWord(MB - 64), 10_950],
+      ['524 KB of ab**cd** on one line', `${repeatBytes('ab**cd**', 524_304)}\n`, 59_800],
+    ];
+    for (const [name, markdown, milliseconds] of measured) expect(estimatedLayoutMs(markdown), name).to.be.at.least(milliseconds);
+    refuse('```\n' + repeatBytes('ab\n', 350 * 1024) + '```\n', '350 KB of two-letter code lines', DEADLINE_SHARE);
+  });
+
   it('counts every line of a code block that may have ended as code and as text, whichever weighs more', () => {
     const items = repeat('- a\n', 20_000);
     // After a link definition's label, a fence may be its destination: the lines after it are list items.
@@ -584,7 +700,7 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
     expect(estimatedLayoutMs(`a\n\n\`\`\`\n${items}`)).to.be.below(estimatedLayoutMs(items) / 2);
   });
 
-  it('counts every element the renderer makes at 0.4 ms at least, so the budget bounds memory too (10-30 KB an element)', () => {
+  it('counts every element the renderer makes at 0.4 ms at least, so the estimate bounds the elements and the memory they take (10-30 KB each)', () => {
     const shapes = [
       repeat('- a\n', 5000), repeat('a\n\n', 5000), repeat('# a\n', 5000), repeat('a\\\n', 5000), repeat('`a` ', 5000), repeat('*a* ', 5000),
       repeat('**a** ', 5000), repeat('~~a~~ ', 5000), repeat('[a](https://e.com/) ', 5000), repeat('<https://e.com/> ', 5000), repeat('![a](b) ', 5000),
@@ -595,6 +711,68 @@ describe('inspectMarkdown: the layout budget (before payment)', () => {
     for (const markdown of shapes) {
       const elements = (bodyOf(renderMarkdownHtml(markdown)).match(/<[a-z]/g) ?? []).length - 1;
       expect(estimatedLayoutMs(markdown), markdown.slice(0, 20)).to.be.at.least(0.4 * elements);
+    }
+  });
+});
+
+const pageCountOf = async (pdf: Uint8Array) => Number(/^Pages:\s+(\d+)$/m.exec(await tool('pdfinfo', ['-'], pdf))![1]);
+const RUNNING_TEXT = `${'The quarterly figures were reviewed by the committee before the meeting closed. '.repeat(4)}\n\n`;
+
+describe('fromMarkdown: ordinary documents up to the 1 MB limit', () => {
+  it('typesets 1 MB of README and CHANGELOG files from node_modules (about 30 s of CPU): 300 to 600 pages with their words', { timeout: 400_000 }, async () => {
+    const markdown = await packageMarkdown(MB);
+    const pdf = await typeset(markdown, undefined, 360_000);
+    expect(await pageCountOf(pdf)).to.be.within(300, 600);
+    // The last plain paragraph (no marks, at least 8 words) is on the last pages, whole.
+    const plain = markdown.split(/\n\s*\n/).map((block) => block.trim()).filter((block) => /^[A-Za-z][^[\]<>`|*_#\\~=]*$/.test(block) && words(block).length >= 8);
+    const lastPages = await pdftotext(pdf, '-f', String((await pageCountOf(pdf)) - 10));
+    expect(firstMissingInOrder(words(plain.at(-1)!), words(lastPages))).to.be.undefined();
+  });
+});
+
+describe('paid over HTTP on the local Base chain: documents past the old 3.2 s budget', () => {
+  let t: TestService;
+  before(async () => { t = await startTestService(); });
+  after(async () => { await t?.stop(); });
+  const url = () => `${t.url}/v1/pdf/from-markdown`;
+  const upload = (markdown: string) => form([{ bytes: encoder.encode(markdown), name: 'document.md', type: 'text/markdown' }]);
+
+  it('a real 152 KB CHANGELOG (axios), 150 KB of README and CHANGELOG files and 1 MB of running text: 200, the PDF, 0.01 USD each', { timeout: 300_000 }, async () => {
+    const documents: Array<[string, string, number, number]> = [
+      ['axios CHANGELOG.md', await readFile(path.join(NODE_MODULES, 'axios/CHANGELOG.md'), 'utf8'), 40, 70],
+      ['150 KB of README and CHANGELOG files', await packageMarkdown(150 * 1024), 60, 110],
+      ['1 MB of running text', repeatBytes(RUNNING_TEXT, MB), 280, 320],
+    ];
+    const payFetch = await t.payFetch('base');
+    for (const [name, markdown, fewestPages, mostPages] of documents) {
+      // Each was refused before (estimated past the old budget of 3.2 s).
+      expect(estimatedLayoutMs(markdown), name).to.be.above(LAYOUT_BASE_MS);
+      const before = await balancesOf(t.evm);
+      const res = await payFetch(url(), { method: 'POST', body: upload(markdown) });
+      expect(res.status, name).to.equal(200);
+      expect(res.headers.get('content-type'), name).to.equal('application/pdf');
+      expect(await pageCountOf(new Uint8Array(await res.arrayBuffer())), name).to.be.within(fewestPages, mostPages);
+      const after = await balancesOf(t.evm);
+      expect(before.payer - after.payer, name).to.equal(10_000n);
+      expect(after.payTo - before.payTo, name).to.equal(10_000n);
+    }
+  });
+
+  it('refuses dense and overlong Markdown with 413 before any payment is asked for, saying which rule and why', async () => {
+    const refused: Array<[string, string, string]> = [
+      ['1 MB of one-letter list items', repeatBytes('- a\n', MB), 'and its beginning costs far more to typeset per byte than ordinary documents'],
+      ['20 KB of one-letter paragraphs', repeatBytes('a\n\n', 20 * 1024), PER_BYTE],
+      ['1 MB of links', repeatBytes('[a](https://e.com/) ', MB), DEADLINE_SHARE],
+    ];
+    for (const [name, markdown, reason] of refused) {
+      const before = await balancesOf(t.evm);
+      const res = await fetch(url(), { method: 'POST', body: upload(markdown) });
+      expect(res.status, name).to.equal(413);
+      expect(res.headers.get('payment-required'), name).to.be.null();
+      const { error } = await res.json() as { error: { code: string; message: string } };
+      expect(error.code, name).to.equal('LIMIT_EXCEEDED');
+      expect(error.message, name).to.contain(reason);
+      expect(await balancesOf(t.evm), name).to.equal(before);
     }
   });
 });
