@@ -169,9 +169,6 @@ async function renderPageBoxes(file: string, digest: string, inspections: Inspec
   return boxes;
 }
 
-/** The time a job of the operation is given: its own deadline, or JOB_TIMEOUT_MS when that is shorter. */
-const jobTimeoutMs = (op: Operation, config: Config) => Math.min(op.timeoutMs, config.jobTimeoutMs);
-
 /**
  * Runs every check that can refuse the request and computes the exact price.
  *
@@ -256,7 +253,7 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
   };
 }
 
-/** The job's deadline: the operation's own, within JOB_TIMEOUT_MS. */
+/** The time a job of the operation is given: its own deadline, or JOB_TIMEOUT_MS when that is shorter. */
 export function jobTimeoutMs(op: Operation, config: Pick<Config, 'jobTimeoutMs'>): number {
   return Math.min(op.timeoutMs, config.jobTimeoutMs);
 }
