@@ -8,22 +8,10 @@ import path from 'node:path';
 import * as mupdf from 'mupdf';
 import type { EngineCommand, RedactionReport, RemovedCounts, RemovedKind, SanitizeRequest } from './mupdf-js.js';
 import { MUPDF_JS_EXIT } from './mupdf-js.js';
-import { MatchesRemain, ReaderFailed, redactDocument } from './mupdf-js-redaction.js';
+import { MatchesRemain, ReaderFailed, eachContainer, redactDocument } from './mupdf-js-redaction.js';
 import { runToolsInThisProcess } from '../process/run-tool.js';
 
 // ---------------------------------------------------------------- object walks
-
-/** Calls fn on every dictionary and array of the document: each object, and those inside it. */
-function eachContainer(doc: mupdf.PDFDocument, fn: (container: mupdf.PDFObject, num: number) => void): void {
-  const count = doc.countObjects();
-  const visit = (obj: mupdf.PDFObject, num: number, depth: number) => {
-    if (depth > 64 || !(obj.isDictionary() || obj.isStream() || obj.isArray())) return;
-    fn(obj, num);
-    obj.forEach((value) => { if (!value.isIndirect()) visit(value, num, depth + 1); });
-  };
-  // A stream answers as one only through its reference (a resolved stream reads as its dictionary).
-  for (let num = 1; num < count; num++) visit(doc.newIndirect(num), num, 0);
-}
 
 /** Calls fn on every dictionary of the document (streams' dictionaries among them). */
 function eachDictionary(doc: mupdf.PDFDocument, fn: (dict: mupdf.PDFObject, num: number) => void): void {

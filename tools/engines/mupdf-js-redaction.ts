@@ -303,7 +303,7 @@ function redactAreas(doc: mupdf.PDFDocument, request: RedactionRequest): number[
 // ---------------------------------------------------------------- elsewhere in the file
 
 /** Calls fn on every dictionary and array of the document: each object, and those inside it. */
-function eachContainer(doc: mupdf.PDFDocument, fn: (container: mupdf.PDFObject, num: number) => void): void {
+export function eachContainer(doc: mupdf.PDFDocument, fn: (container: mupdf.PDFObject, num: number) => void): void {
   const count = doc.countObjects();
   const visit = (obj: mupdf.PDFObject, num: number, depth: number) => {
     if (depth > 64 || !(obj.isDictionary() || obj.isStream() || obj.isArray())) return;
