@@ -34,6 +34,9 @@ async function main() {
         `  demo payer ${evm.payerAddress} holds test USDC; its key (dev only): ${evm.payerKey}`,
         '  pay for a resize with the bundled x402 client:',
         `    PAYER_KEY=${evm.payerKey} node dist/bin/pay.js ${base}/v1/image/resize file=@photo.jpg width=800 --out small.jpg`,
+        '  or through a payment channel (one deposit, then a voucher per call: no transaction, no wait for a block):',
+        `    PAYER_KEY=${evm.payerKey} EVM_RPC_URL=${evm.rpcUrl} node dist/bin/pay.js --deposit 0.05 ${base}/v1/image/resize file=@photo.jpg width=800 --out small.jpg`,
+        `    PAYER_KEY=${evm.payerKey} EVM_RPC_URL=${evm.rpcUrl} node dist/bin/pay.js --refund ${base}    (the rest of the deposit back)`,
       );
     }
     if (svm) {
