@@ -6,7 +6,7 @@
 //   sh bench/real-files-corpus.sh MIRRORS_DIR /tmp/real-files   (the corpus; not committed)
 //   REAL_FILES_DIR=/tmp/real-files node dist/bench/real-files.js [--quick]
 // -> bench/results/real-files.json (bench/quick/results with --quick: 8 files of each kind)
-import { readdir, readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -87,7 +87,8 @@ async function rawTool(kind: Kind, file: string, scratch: string): Promise<{ han
       return { handles: false, detail: `sharp: ${String(error).slice(0, 120)}` };
     }
   }
-  const r = await runTool('soffice', [`-env:UserInstallation=file://${scratch}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', scratch, file],
+  const profile = `-env:UserInstallation=file://${scratch}/profile`;
+  const r = await runTool('soffice', [profile, '--headless', '--convert-to', 'pdf', '--outdir', scratch, file],
     { cwd: scratch, timeoutMs: CALL_TIMEOUT_MS });
   const produced = (await readdir(scratch)).some((f) => f.endsWith('.pdf'));
   return { handles: r.exitCode === 0 && produced, detail: `soffice exit ${r.exitCode}, ${produced ? 'a PDF' : 'no PDF'}` };
@@ -141,7 +142,8 @@ async function main(): Promise<void> {
             last = { status: res.status, body: new Uint8Array(await res.arrayBuffer()) };
           } catch (error) {
             // A connection closed under the client, or the client's own refusal to pay: recorded as status 0.
-            last = { status: 0, body: new TextEncoder().encode(JSON.stringify({ error: { code: 'CLIENT', message: String(error).slice(0, 300) } })) };
+            const body = JSON.stringify({ error: { code: 'CLIENT', message: String(error).slice(0, 300) } });
+            last = { status: 0, body: new TextEncoder().encode(body) };
           }
           const ms = Math.round(performance.now() - began);
           const after = await bench.evm.balanceOf(bench.evm.payerAddress);
@@ -150,7 +152,8 @@ async function main(): Promise<void> {
           const record: CallRecord = {
             kind, file: name, bytes: bytes.byteLength, operation: call.id,
             quoteStatus: statuses[0]?.status ?? last.status,
-            ...(quoted ? { paidStatus: last.status, ...(error.code ? { paidCode: error.code } : {}) } : error.code ? { quoteCode: error.code } : {}),
+            ...(quoted ? { paidStatus: last.status, ...(error.code ? { paidCode: error.code } : {}) }
+              : error.code ? { quoteCode: error.code } : {}),
             ...(error.message ? { message: error.message.slice(0, 300) } : {}),
             charged: after !== before, rawHandles: true, rawDetail: '', ms,
           };
@@ -160,7 +163,8 @@ async function main(): Promise<void> {
         const anyFailure = results.some((r) => (r.paidStatus ?? r.quoteStatus) !== 200);
         if (kind !== 'office' || anyFailure) {
           const scratch = await mkdtemp(path.join(work, 'raw-'));
-          const raw = await rawTool(kind, file, scratch).catch((error: unknown) => ({ handles: false, detail: String(error).slice(0, 120) }));
+          const raw = await rawTool(kind, file, scratch)
+            .catch((error: unknown) => ({ handles: false, detail: String(error).slice(0, 120) }));
           await rm(scratch, { recursive: true, force: true });
           for (const r of results) { r.rawHandles = raw.handles; r.rawDetail = raw.detail; }
         } else {
@@ -169,7 +173,9 @@ async function main(): Promise<void> {
         records.push(...results);
         // Written after every file, so a run stopped by its time limit still leaves what it measured.
         await writeResult(args, 'real-files', { sources: SOURCES, summary: summarize(records), records }, startedAt);
-        progress(`${kind} ${name}: ${results.map((r) => `${r.operation} ${r.quoteStatus}${r.paidStatus ? `/${r.paidStatus}` : ''}${r.charged ? ' charged' : ''}`).join(', ')}`);
+        const line = (r: CallRecord) =>
+          `${r.operation} ${r.quoteStatus}${r.paidStatus ? `/${r.paidStatus}` : ''}${r.charged ? ' charged' : ''}`;
+        progress(`${kind} ${name}: ${results.map(line).join(', ')}`);
       }
     }
   } finally {
@@ -201,7 +207,8 @@ export function summarize(records: CallRecord[]): RealFilesSummary {
     files,
     calls: records.length,
     ok: records.filter((r) => final(r) === 200).length,
-    refusedBeforePayment: records.filter((r) => r.paidStatus === undefined && r.quoteStatus >= 400 && r.quoteStatus < 500 && r.quoteStatus !== 402).length,
+    refusedBeforePayment: records.filter((r) => r.paidStatus === undefined && r.quoteStatus >= 400 && r.quoteStatus < 500
+      && r.quoteStatus !== 402).length,
     failedAfterPayment4xx: records.filter((r) => r.paidStatus !== undefined && r.paidStatus >= 400 && r.paidStatus < 500).length,
     failedAfterPayment5xx: records.filter((r) => r.paidStatus !== undefined && r.paidStatus >= 500).length,
     chargedWithoutResult: records.filter((r) => r.charged && final(r) !== 200).length,
