@@ -195,7 +195,9 @@ export interface RealFilesSummary {
   failedAfterPayment4xx: number;
   failedAfterPayment5xx: number;
   chargedWithoutResult: number;
+  /** 5xx answers other than 501 NOT_IMPLEMENTED (the specification's answer to inputs not supported yet, before payment). */
   serverErrors: number;
+  notImplemented: number;
   refusedButRawHandles: number;
 }
 
@@ -212,7 +214,9 @@ export function summarize(records: CallRecord[]): RealFilesSummary {
     failedAfterPayment4xx: records.filter((r) => r.paidStatus !== undefined && r.paidStatus >= 400 && r.paidStatus < 500).length,
     failedAfterPayment5xx: records.filter((r) => r.paidStatus !== undefined && r.paidStatus >= 500).length,
     chargedWithoutResult: records.filter((r) => r.charged && final(r) !== 200).length,
-    serverErrors: records.filter((r) => r.quoteStatus >= 500 || (r.paidStatus ?? 0) >= 500 || final(r) === 0).length,
+    serverErrors: records.filter((r) => (r.quoteStatus >= 500 && r.quoteCode !== 'NOT_IMPLEMENTED') || (r.paidStatus ?? 0) >= 500
+      || final(r) === 0).length,
+    notImplemented: records.filter((r) => r.quoteCode === 'NOT_IMPLEMENTED').length,
     refusedButRawHandles: records.filter((r) => final(r) !== 200 && r.rawHandles).length,
   };
 }
