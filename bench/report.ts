@@ -407,10 +407,14 @@ export async function buildReport(input: ReportInput): Promise<string> {
 
   if (chaos) L.push(...chaosSection(chaos));
 
+  const realFiles = load('real-files.json', 'real-files');
+  if (realFiles) L.push(...realFilesSection(realFiles), ...note('real-files.md'));
+
   L.push('## Reproducing', '', '```sh', 'npm run bench                 # the whole suite (15 minutes here on 2 cores shared with other work)', 'npm run bench -- --quick      # a subset in a few minutes, written under bench/quick/',
     'npm run bench -- --only operations,payment   # some steps; the report shows the others from their last results',
     'npm run bench -- --only payment-channels      # channels vs exact on a chain mining every 2 s, 1,000 calls in one channel (about 4 minutes; --quick: 200)',
     'npm run bench -- --only chaos                 # three replicas behind HAProxy under faults (2,000 paid calls, about 10 minutes here; --quick: 200)',
+    'REAL_FILES_DIR=DIR npm run bench -- --only real-files   # other projects\' test files (DIR: bench/real-files-corpus.sh)',
     'npm run bench -- --report-only                # rebuild this report and the charts from bench/results', '```', '');
   L.push('Raw results: `bench/results/*.json` (each carries the machine, the load average and the method).', '');
   if (provenance.length) L.push('Results not measured in this invocation:', '', ...provenance.map((p) => `- ${p}`), '');
@@ -459,6 +463,38 @@ function compressionSection(comp: Json, chartFile: string | undefined): string[]
 }
 
 /** Cell F1 of every engine's tables, per style, with the local tables engine's targets. */
+/** Other projects' test files through the paid service: the counts, then every call that did not answer 200. */
+function realFilesSection(run: Json): string[] {
+  const s = run.summary;
+  const records: Json[] = run.records;
+  const final = (r: Json) => r.paidStatus ?? r.quoteStatus;
+  const L = ['## Real files nobody here made', '',
+    `Measured ${String(run.measured).slice(0, 16).replace('T', ' ')} UTC (bench/real-files.ts). `
+    + 'Every file went through the in-process service on the local Base chain with the standard x402 client (quote, then the paid retry), '
+    + 'the payer\'s USDC balance read before and after '
+    + 'each call; the raw tool ran on the same file (qpdf --check and pdftotext for PDFs, sharp decoding every pixel for images, '
+    + 'soffice --convert-to pdf for the Office files the service refused). The files are not committed: '
+    + '`sh bench/real-files-corpus.sh MIRRORS_DIR DIR` takes every k-th file of each source from bare git mirrors, then '
+    + '`REAL_FILES_DIR=DIR npm run bench -- --only real-files`.', ''];
+  const operationsOf = (kind: string) => [...new Set(records.filter((r) => r.kind === kind).map((r) => r.operation))].join(', ');
+  L.push(...table(['Source', 'Files', 'Operations per file'],
+    Object.entries(run.sources as Record<string, string>).map(([kind, source]) => [source, s.files[kind] ?? 0, operationsOf(kind)])), '');
+  L.push(...table(['Calls', '200', '4xx before payment', '501 before payment', '4xx after payment', '5xx after payment',
+    'Charged without a result', 'Other 5xx or no answer', 'Refused, raw tool reads it'],
+  [[s.calls, s.ok, s.refusedBeforePayment, s.notImplemented, s.failedAfterPayment4xx, s.failedAfterPayment5xx, s.chargedWithoutResult,
+    s.serverErrors, s.refusedButRawHandles]]), '');
+  const failed = records.filter((r) => final(r) !== 200);
+  const status = (code: number | undefined, name: string | undefined) => (code ? `${code}${name ? ` ${name}` : ''}` : '');
+  if (failed.length) {
+    L.push('Every call that did not answer 200 (the message is the service\'s):', '');
+    L.push(...table(['File', 'Operation', 'Quote', 'Paid', 'Charged', 'Raw tool', 'Message'], failed.map((r) => [
+      r.file, r.operation, status(r.quoteStatus, r.quoteCode), status(r.paidStatus, r.paidCode), r.charged ? '**yes**' : 'no',
+      `${r.rawHandles ? 'reads it' : 'fails'} (${r.rawDetail})`,
+      String(r.message ?? '').replace(/\|/g, '/').replace(/\s+/g, ' ').slice(0, 220)])), '');
+  }
+  return L;
+}
+
 function cellSection(run: Json): string[] {
   const cells = run.tableCells;
   const where = run.subset

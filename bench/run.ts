@@ -41,6 +41,8 @@ const STEPS: Step[] = [
   { name: 'from-markdown', title: 'Markdown to PDF typesetting time vs Chromium', script: 'dist/bench/from-markdown.js', results: ['from-markdown.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 45 },
   { name: 'searchable', title: 'Searchable PDFs: OCRmyPDF\'s CPU time and word recall per scanned page beside tesseract\'s', script: 'dist/bench/searchable.js', results: ['searchable.json'], quick: 'flag', timeoutMinutes: 10 },
   { name: 'ocr', title: 'Local OCR pages per second and word recall', script: 'dist/bench/ocr.js', results: ['ocr.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 6 },
+  // Other projects' test files (REAL_FILES_DIR, built by bench/real-files-corpus.sh): 5xx, charges without a result, over-refusals.
+  { name: 'real-files', title: 'Real files nobody here made: qpdf\'s test PDFs, Office test documents, sharp\'s fixtures', script: 'dist/bench/real-files.js', results: ['real-files.json'], quick: 'own', timeoutMinutes: 60 },
   // Three service processes behind HAProxy with one Redis, 2,000 paid calls under SIGKILL, a Redis restart and a slow facilitator (200 with --quick).
   { name: 'chaos', title: 'Three replicas behind HAProxy under faults: SIGKILL, Redis restart, slow facilitator', script: 'dist/bench/chaos.js', results: ['chaos.json'], quick: 'own', timeoutMinutes: 60 },
 ];
