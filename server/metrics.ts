@@ -27,16 +27,20 @@ export interface ChannelSample {
 export function createMetrics(sample: { queueDepth: () => number; busyWorkers: () => number }): Metrics {
   const registry = new Registry();
   let channels: (() => Promise<ChannelSample>) | undefined;
+  let lastChannels: ChannelSample = { openChannels: 0, unclaimedUsd: 0, lastClaimAt: 0 };
   const channelGauge = (name: string, help: string, pick: (sample: ChannelSample) => number) => new Gauge({
     name, help, registers: [registry],
-    async collect() { if (channels) this.set(pick(await channels())); },
+    // A store that cannot be read (Redis down) leaves the last value; the scrape still answers.
+    async collect() { if (channels) this.set(pick(await channels().catch(() => lastChannels))); },
   });
   channelGauge('paydoc_channel_unclaimed_usd', 'USD charged through payment channels and not yet claimed on the chain.', (c) => c.unclaimedUsd);
   channelGauge('paydoc_channels_open', 'Payment channels this service holds state for.', (c) => c.openChannels);
   channelGauge('paydoc_channel_last_claim_timestamp_seconds', 'When this process last claimed vouchers on the chain (Unix seconds; 0: not yet).', (c) => c.lastClaimAt);
   return {
     channelClaims: new Counter({ name: 'paydoc_channel_vouchers_claimed_total', help: 'Channel vouchers claimed on the chain.', registers: [registry] }),
-    sampleChannels(read) { channels = read; },
+    sampleChannels(read) {
+      channels = async () => (lastChannels = await read());
+    },
     registry,
     requests: new Counter({ name: 'paydoc_requests_total', help: 'Requests by operation and status.', labelNames: ['operation', 'status'], registers: [registry] }),
     duration: new Histogram({

@@ -18,7 +18,8 @@ describe('pdf.protect and pdf.unlock on generated fixtures', () => {
   });
 
   it('protect encrypts with AES-256 under one password; unlock takes it off', async () => {
-    const password = '-- tricky pass\nword "é"';
+    // Quotes, spaces, a leading dash and non-ASCII; control characters are refused (pdf-passwords).
+    const password = '-- tricky pass word "é" ✓';
     const { output } = await runOperation('pdf.protect', [textPdf], { password });
     const enc = await pdfFacts(output!.body, 'not-it').catch(() => undefined);
     expect(enc?.pages ?? -1).to.equal(-1);
