@@ -282,7 +282,13 @@ export class PaymentGate {
     await this.ledger.checkClientId(payment);
     const held = this.holding.heldFor<R>(payment);
     if (held) return this.holding.redeliver(payment, held);
-    await this.ledger.refuseKnown(payment);
+    try {
+      await this.ledger.refuseKnown(payment);
+    } catch (err) {
+      // A channel voucher for a total already spent on another request is stale, not a conflict:
+      // verification answers it with the corrective 402, from which the buyer's client catches up.
+      if (!(channelPayloadType(payment.payload) && err instanceof ServiceError && err.code === 'PAYMENT_ID_CONFLICT')) throw err;
+    }
     const tooShort = lifetimeProblem(payment, duration);
     if (tooShort) return refuse(tooShort);
 

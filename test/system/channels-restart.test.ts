@@ -1,7 +1,8 @@
 // A charged voucher survives the process that took it: the service, run as `npm start` runs it
 // against the test's own chain, is SIGKILLed after paid calls through a channel (and once in the
 // middle of one), restarted on the same store (the embedded folder, or Redis), and claims on the
-// chain exactly what was charged before the kill; the buyer goes on from the right total.
+// chain exactly what was charged before the kill; the buyer goes on from the right total. And two
+// replicas sharing Redis serve one channel one call at a time.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,14 +12,15 @@ import sharp from 'sharp';
 import { createPublicClient, http, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Client } from '@x402/core/client';
-import { decodePaymentResponseHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client';
 import { BATCH_SETTLEMENT_ADDRESS, startEvmRig, type EvmRig } from '../../devchains/index.js';
 import { freePort } from '../support/paying.js';
 import { RedisProcess, ServiceProcess, waitFor } from '../support/processes.js';
-import { form } from '../support/service.js';
+import { form, startTestService } from '../support/service.js';
 import { makePdf, textPages } from '../support/pdf-fixtures.js';
 
 export const lab = Lab.script();
@@ -53,7 +55,7 @@ describe('payment channels across a SIGKILL and a restart', () => {
     await evm.mint(account.address, PRICE * 100n);
     const chain = createPublicClient({ transport: http(evm.rpcUrl) });
     const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, chain), { depositStrategy: () => PRICE * 40n });
-    return { chain, pay: wrapFetchWithPayment(fetch, new x402Client().register('eip155:8453', scheme)) as typeof fetch };
+    return { chain, scheme, pay: wrapFetchWithPayment(fetch, new x402Client().register('eip155:8453', scheme)) as typeof fetch };
   }
 
   const resize = (width: number) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ file: { data: jpeg.toString('base64') }, width }) });
@@ -112,5 +114,29 @@ describe('payment channels across a SIGKILL and a restart', () => {
 
   it('Redis: killed, restarted on the same Redis, nothing charged is lost', async () => {
     await run({ REDIS_URL: redis.url });
+  });
+
+  it('two replicas on one Redis: vouchers for the same total sent to both at once buy one result; the channel goes on from there', async () => {
+    const shared = { rigs: { evm }, config: { redisUrl: redis.url, workers: 1 } };
+    const [a, b] = [await startTestService(shared), await startTestService(shared)];
+    try {
+      const { scheme, pay } = await buyer();
+      expect((await pay(`${a.url}/v1/image/resize`, resize(18))).status).to.equal(200);
+      const quote = decodePaymentRequiredHeader((await fetch(`${a.url}/v1/image/resize`, resize(19))).headers.get('payment-required')!);
+      const client = new x402Client().register('eip155:8453', scheme);
+      const [one, two] = [await client.createPaymentPayload(quote), await client.createPaymentPayload(quote)];
+      const paid = (url: string, payload: PaymentPayload) => fetch(`${url}/v1/image/resize`, { ...resize(19), headers: { 'content-type': 'application/json', 'payment-signature': encodePaymentSignatureHeader(payload) } });
+      const answers = await Promise.all([paid(a.url, one), paid(b.url, two)]);
+      const statuses = answers.map((r) => r.status).sort();
+      expect(statuses[0]).to.equal(200);
+      expect(statuses[1]).to.be.within(402, 409);
+      const next = await pay(`${b.url}/v1/image/resize`, resize(20));
+      expect(next.status).to.equal(200);
+      const state = (decodePaymentResponseHeader(next.headers.get('payment-response')!).extra as { channelState: { chargedCumulativeAmount: string } }).channelState;
+      expect(BigInt(state.chargedCumulativeAmount)).to.equal(PRICE * 3n);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
   });
 });
