@@ -29,6 +29,8 @@ export const OFFICE_FORMATS: Record<OfficeFormat, FormatInfo> = {
   odp: { name: 'an OpenDocument presentation (ODP)', extensions: ['odp', 'otp'], mediaTypes: ['application/vnd.oasis.opendocument.presentation', 'application/vnd.oasis.opendocument.presentation-template'] },
   rtf: { name: 'an RTF document', extensions: ['rtf'], mediaTypes: ['application/rtf', 'text/rtf'] },
   doc: { name: 'a Word 97-2003 document (DOC)', extensions: ['doc', 'dot'], mediaTypes: ['application/msword'] },
+  // Declared by the same names and type as Word 97-2003 (FAMILY keeps them one family); only the bytes tell it apart.
+  doc6: { name: 'a Word 6.0/95 document (DOC)', extensions: [], mediaTypes: [] },
   xls: { name: 'an Excel 97-2003 workbook (XLS)', extensions: ['xls', 'xlt'], mediaTypes: ['application/vnd.ms-excel'] },
   ppt: { name: 'a PowerPoint 97-2003 presentation (PPT)', extensions: ['ppt', 'pps', 'pot'], mediaTypes: ['application/vnd.ms-powerpoint'] },
 };
@@ -49,6 +51,11 @@ export const OFFICE_ZIP_LIMITS = {
   entries: 10_000,
   /** What LibreOffice may inflate: the declared sizes of all parts together (it checks each part's size as it reads it). */
   uncompressedBytes: 512 * 1024 * 1024,
+  /**
+   * Stray bytes after the end-of-central-directory record and its comment, which unzip and LibreOffice
+   * ignore (a transfer or a tool that padded the file) and yauzl refuses: up to this many are cut off.
+   */
+  trailingBytes: 1024,
 } as const;
 
 const ACCEPTED = 'send a DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, DOC, XLS or PPT file';
@@ -143,7 +150,28 @@ function packagePath(partName: string): string {
   }
 }
 
-async function zipFormat(bytes: Buffer): Promise<OfficeFormat> {
+/** APPNOTE 4.3.16: the end-of-central-directory record's signature, its size before the comment, its comment's size. */
+const EOCD_SIGNATURE = 0x06054b50;
+const EOCD_BYTES = 22;
+const EOCD_MAX_COMMENT = 0xffff;
+
+/**
+ * The package without the stray bytes after its end record (at most OFFICE_ZIP_LIMITS.trailingBytes),
+ * found as yauzl finds it, the last signature from the end; any other package is returned as it is.
+ */
+function withoutTrailingBytes(bytes: Buffer): Buffer {
+  const lowest = Math.max(0, bytes.length - EOCD_BYTES - EOCD_MAX_COMMENT - OFFICE_ZIP_LIMITS.trailingBytes);
+  for (let at = bytes.length - EOCD_BYTES; at >= lowest; at -= 1) {
+    if (bytes.readUInt32LE(at) !== EOCD_SIGNATURE) continue;
+    const end = at + EOCD_BYTES + bytes.readUInt16LE(at + 20);
+    const stray = bytes.length - end;
+    return stray > 0 && stray <= OFFICE_ZIP_LIMITS.trailingBytes ? bytes.subarray(0, end) : bytes;
+  }
+  return bytes;
+}
+
+async function zipFormat(file: Buffer): Promise<OfficeFormat> {
+  const bytes = withoutTrailingBytes(file);
   const zip = await yauzl.fromBufferPromise(bytes, { lazyEntries: true, validateEntrySizes: true })
     .catch(() => corrupt('the file starts like a ZIP package (OOXML or OpenDocument) but has no ZIP directory: it is cut short or damaged'));
   const byName = await zipDirectory(zip);
@@ -281,9 +309,22 @@ function miniSector(dir: CfbDirectory, id: number): Buffer {
   return dir.sectorAt(sector).subarray(at, at + MINI_SECTOR_BYTES);
 }
 
-/** Word 97's FIB says whether the document is encrypted (fEncrypted, bit 8 of the flags at offset 10). */
+/** The FIB (Word 6.0 to 2019 alike) says whether the document is encrypted (fEncrypted, bit 8 of the flags at offset 10). */
 function wordEncrypted(head: Buffer): boolean {
   return head.length >= 12 && (head.readUInt16LE(10) & 0x0100) !== 0;
+}
+
+/** The FIB's nFib (offset 2): Word 6.0 writes 0x0065, Word 95 0x0068, Word 97 and every later version 0x00C1 or more. */
+const NFIB_WORD6 = 0x0065;
+const NFIB_WORD97 = 0x00c1;
+
+/**
+ * Which Word the FIB says wrote the file: LibreOffice loads Word 6.0/95 only with their own filter.
+ * Anything else (a FIB too short to say, an older or unknown nFib) is read as Word 97 or not at all.
+ */
+function wordFormat(head: Buffer): 'doc' | 'doc6' {
+  const nFib = head.length >= 4 ? head.readUInt16LE(2) : NFIB_WORD97;
+  return nFib >= NFIB_WORD6 && nFib < NFIB_WORD97 ? 'doc6' : 'doc';
 }
 
 /** The Current User atom's header token of an encrypted presentation (MS-PPT 2.3.2; 0xE391C05F when not). */
@@ -307,8 +348,10 @@ function cfbFormat(bytes: Buffer): OfficeFormat {
   if (names.has('EncryptionInfo') && names.has('EncryptedPackage')) encrypted('the document (an encrypted OOXML package)');
   const word = stream('WordDocument');
   if (word) {
-    if (wordEncrypted(streamHead(dir, word))) encrypted(the('doc'));
-    return 'doc';
+    const head = streamHead(dir, word);
+    const format = wordFormat(head);
+    if (wordEncrypted(head)) encrypted(the(format));
+    return format;
   }
   // A workbook's FILEPASS record is not refused here: Excel's default password (write protection
   // only) sets it too, and LibreOffice opens those; telling them apart means checking the verifier
@@ -362,7 +405,7 @@ function declaredFormat(declared: DeclaredType): { format: OfficeFormat; by: str
 /** Same family: a macro-enabled variant is declared by the plain type often enough (and converts the same). */
 const FAMILY: Record<OfficeFormat, string> = {
   docx: 'word-xml', docm: 'word-xml', xlsx: 'excel-xml', xlsm: 'excel-xml', pptx: 'powerpoint-xml', pptm: 'powerpoint-xml',
-  odt: 'odt', ods: 'ods', odp: 'odp', rtf: 'rtf', doc: 'doc', xls: 'xls', ppt: 'ppt',
+  odt: 'odt', ods: 'ods', odp: 'odp', rtf: 'rtf', doc: 'doc', doc6: 'doc', xls: 'xls', ppt: 'ppt',
 };
 
 /**

@@ -35,6 +35,8 @@ export const IMPORT_FILTERS = {
   odp: 'impress8',
   rtf: 'Rich Text Format',
   doc: 'MS Word 97',
+  // Word 6.0 and Word 95 files (their FIB's nFib says which): the Word 97 filter cannot load them.
+  doc6: 'MS WinWord 6.0',
   xls: 'MS Excel 97',
   ppt: 'MS PowerPoint 97',
 } as const;

@@ -17,7 +17,7 @@ import { startTestService, form, signOnBase, type TestService } from '../../supp
 import { balancesOf } from '../../support/paying.js';
 import { realFile } from '../../support/real-files.js';
 import { inspectOffice } from '../../../checks/office.js';
-import { OFFICE_MAX_PAGES } from '../../../operations/office/pdf.js';
+import { OFFICE_MAX_PAGES, officePdf } from '../../../operations/office/pdf.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -120,6 +120,26 @@ describe('converting paid over HTTP on the local Base chain, and over MCP', () =
       });
     }
     expect((await balancesOf(t.evm)).payer).to.equal(before.payer);
+  });
+
+  it('Apache POI\'s real files once refused are converted and charged: a PPTX with a stray byte after its ZIP end record, a Word 6.0 DOC', { timeout: 120_000 }, async () => {
+    const files = [
+      { name: 'au.asn.aes.www_conferences_2011_presentations_Fri_20Room4Level4_20930_20Maloney.pptx', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' },
+      { name: 'cn.orthodox.www_divenbog_APRIL_30-APRIL.DOC', type: 'application/msword' },
+    ] as const;
+    const payFetch = await t.payFetch('base');
+    for (const { name, type } of files) {
+      const before = await balancesOf(t.evm);
+      const res = await payFetch(`${t.url}/v1/office/pdf`, { method: 'POST', body: form([{ bytes: await realFile(name), name, type }]) });
+      expect(res.status, name).to.equal(200);
+      expect(res.headers.get('content-type')).to.equal('application/pdf');
+      const facts = await pdfFacts(new Uint8Array(await res.arrayBuffer()));
+      expect(facts.check, name).to.equal(0);
+      expect(facts.pages, name).to.be.above(0);
+      const charged = await balancesOf(t.evm);
+      expect(before.payer - charged.payer, name).to.equal(BigInt(officePdf.price.rate));
+      expect(charged.payTo - before.payTo, name).to.equal(BigInt(officePdf.price.rate));
+    }
   });
 
   it('MCP: svc_office_pdf quotes 0.02 USD, and the paid call returns the PDF as a resource', { timeout: 60_000 }, async () => {

@@ -77,6 +77,35 @@ describe('the Office checks before payment', () => {
     });
   });
 
+  it('Apache POI\'s presentation with a stray byte after the ZIP\'s end record is taken, as unzip and LibreOffice take it; cut short, or with more stray bytes than the bound, it is refused', async () => {
+    const presentation = await realFile('au.asn.aes.www_conferences_2011_presentations_Fri_20Room4Level4_20930_20Maloney.pptx');
+    const end = Buffer.from(presentation).lastIndexOf('PK\x05\x06');
+    expect(presentation.length - (end + 22)).to.equal(1);
+    expect(await inspectOffice(presentation, { extension: 'pptx' })).to.equal('pptx');
+    const noDirectory = { code: 'CORRUPT_INPUT', message: 'the file starts like a ZIP package (OOXML or OpenDocument) but has no ZIP directory: it is cut short or damaged' };
+    expect(await refusal(presentation.subarray(0, presentation.length - 20))).to.equal(noDirectory);
+    expect(await refusal(presentation.subarray(0, presentation.length >> 1))).to.equal(noDirectory);
+    const padded = Buffer.concat([presentation.subarray(0, end + 22), Buffer.alloc(OFFICE_ZIP_LIMITS.trailingBytes + 1)]);
+    expect(await refusal(padded)).to.equal(noDirectory);
+    expect(await inspectOffice(padded.subarray(0, padded.length - 1), undefined)).to.equal('pptx');
+  });
+
+  it('Apache POI\'s Word 6.0 document is told from Word 97 by its FIB (nFib 0x0065), declared as a .doc or not; its FIB\'s encryption flag is read as Word 97\'s', async () => {
+    const word6 = await realFile('cn.orthodox.www_divenbog_APRIL_30-APRIL.DOC');
+    expect(await inspectOffice(word6, { extension: 'doc', mediaType: 'application/msword' })).to.equal('doc6');
+    expect(await inspectOffice(word6, undefined)).to.equal('doc6');
+    expect((await refusal(word6, { extension: 'xls' })).message).to.match(/its name \(\.xls\) says an Excel 97-2003 workbook \(XLS\), but its bytes are a Word 6\.0\/95 document \(DOC\)/);
+    // Its FIB starts the WordDocument stream (nFib at 2, the flags at 10): the last copy of its first bytes in the file, as the nFib change below shows.
+    const fib = Buffer.from(word6).lastIndexOf(Buffer.from([0xdc, 0xa5, 0x65, 0x00]));
+    expect(fib).to.be.above(0);
+    const encryptedWord6 = Buffer.from(word6);
+    encryptedWord6.writeUInt16LE(encryptedWord6.readUInt16LE(fib + 10) | 0x0100, fib + 10);
+    expect((await refusal(encryptedWord6)).message).to.equal('the Word 6.0/95 document (DOC) is password-protected (encrypted): it cannot be converted without its password; remove the protection and send it again');
+    const word97 = Buffer.from(word6);
+    word97.writeUInt16LE(0x00c1, fib + 2);
+    expect(await inspectOffice(word97, undefined)).to.equal('doc');
+  });
+
   it('ZIP bombs are bounded from the directory: declared unpacked size and number of parts', async () => {
     const bomb = declaringUnpackedSize(await docx(), 200 * 1024 * 1024);
     expect(await refusal(bomb)).to.equal({ code: 'LIMIT_EXCEEDED', message: 'the package\'s parts unpack to more than 512 MB, more than one conversion unpacks' });

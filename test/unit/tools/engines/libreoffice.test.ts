@@ -29,6 +29,9 @@ describe('the LibreOffice engine', () => {
     const args = sofficeArgs({ input: '/job/document.docx', format: 'docx' }, 'file:///job/profile', '/job/out');
     expect(args).to.include(['--headless', '--norestore', '--nolockcheck', '-env:UserInstallation=file:///job/profile', '--infilter=MS Word 2007 XML', '--convert-to', 'pdf']);
     expect(args.slice(-3)).to.equal(['--outdir', '/job/out', '/job/document.docx']);
+    // Word 6.0/95 files load only with their own filter, not Word 97's.
+    expect(sofficeArgs({ input: '/job/document.doc6', format: 'doc6' }, 'file:///job/profile', '/job/out')).to.include(['--infilter=MS WinWord 6.0']);
+    expect(sofficeArgs({ input: '/job/document.doc', format: 'doc' }, 'file:///job/profile', '/job/out')).to.include(['--infilter=MS Word 97']);
   });
 
   it('seeds the profile: macros disabled at the very high level, links never updated, linked content blocked, a proxy that goes nowhere', () => {
