@@ -19,9 +19,7 @@ import type { SettleResponse } from '@x402/core/types';
 import { FileClientChannelStorage } from '@x402/evm/batch-settlement/client/file-storage';
 import { channelScheme, channelsDir, createPayer, type ChannelOptions, type PayChain } from '../client/payer.js';
 import { fromUsd, toUsd } from '../client/usd.js';
-
-/** Where the service takes a channel's refund payload. */
-const CHANNEL_REFUND_PATH = '/v1/channels/refund';
+import { CHANNEL_REFUND_PATH } from '../client/protocol.js';
 
 const usdOf = (atomic: bigint | string) => `${atomic} atomic USDC (${toUsd(BigInt(atomic))} USD)`;
 

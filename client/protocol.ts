@@ -10,3 +10,6 @@ export const RECEIPT_META_KEY = 'x402/payment-response';
 
 /** The most base64 file bytes (decoded) one MCP call may carry; larger files go as { "url" }. */
 export const MCP_MAX_DECODED_BYTES = 73_400_320;
+
+/** Where a buyer sends a payment channel's refund payload (x402's batch-settlement client asks it with GET). */
+export const CHANNEL_REFUND_PATH = '/v1/channels/refund';

@@ -9,7 +9,8 @@ import { channelSentence, type PublicView } from './view.js';
 
 export function wellKnownX402(app: PublicView): { version: 1; resources: string[]; instructions?: string } {
   const channels = channelSentence(app);
-  return { version: 1, resources: operations.map((op) => `${app.config.baseUrl}${op.path}`), ...(channels ? { instructions: channels } : {}) };
+  const resources = operations.map((op) => `${app.config.baseUrl}${op.path}`);
+  return channels ? { version: 1, resources, instructions: channels } : { version: 1, resources };
 }
 
 export function llmsTxt(app: PublicView): string {

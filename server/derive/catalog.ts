@@ -47,6 +47,7 @@ export function catalogItem(op: Operation, app: PublicView): Record<string, unkn
   const rate = BigInt(op.price.rate);
   const thirdParty = thirdPartyInfo(op, app);
   const note = pricingNote(op);
+  const channel = app.gate.channelTerms;
   return {
     accepts: paymentSchemes(app).map(({ scheme, network }) => ({
       amount: rate.toString(),
@@ -55,7 +56,7 @@ export function catalogItem(op: Operation, app: PublicView): Record<string, unkn
       network,
       payTo: app.gate.chains.find((chain) => chain.network === network)!.payTo,
       scheme,
-      ...(scheme === 'batch-settlement' ? { extra: { receiverAuthorizer: app.gate.channelTerms!.receiverAuthorizer, withdrawDelay: app.gate.channelTerms!.withdrawDelay } } : {}),
+      ...(scheme === 'batch-settlement' && channel ? { extra: { receiverAuthorizer: channel.receiverAuthorizer, withdrawDelay: channel.withdrawDelay } } : {}),
     })),
     category: op.category,
     metadata: {
@@ -81,6 +82,7 @@ export function catalogItem(op: Operation, app: PublicView): Record<string, unkn
 }
 
 export function catalog(app: PublicView): Record<string, unknown> {
+  const channel = app.gate.channelTerms;
   return {
     x402Version: 2,
     service: {
@@ -101,7 +103,7 @@ export function catalog(app: PublicView): Record<string, unknown> {
       network: app.gate.chains[0]?.network,
       networks: app.gate.chains.map((c) => c.network),
       schemes: paymentSchemes(app),
-      ...(app.gate.channelTerms ? { channels: { ...app.gate.channelTerms, refund: `${app.config.baseUrl}${app.gate.channelTerms.refundPath}`, about: channelSentence(app) } } : {}),
+      ...(channel ? { channels: { ...channel, refund: `${app.config.baseUrl}${channel.refundPath}`, about: channelSentence(app) } } : {}),
       mcp: {
         paymentMetaKey: PAYMENT_META_KEY,
         protocolVersion: MCP_PROTOCOL_VERSION,

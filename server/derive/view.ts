@@ -11,7 +11,8 @@ export interface PublicView {
 /** The ways to pay each call, in the order every 402 offers them: exact on each chain, then a channel. */
 export function paymentSchemes(app: PublicView): Array<{ scheme: string; network: string }> {
   const channel = app.gate.channelTerms;
-  return [...app.gate.chains.map((c) => ({ scheme: 'exact', network: c.network })), ...(channel ? [{ scheme: 'batch-settlement', network: channel.network }] : [])];
+  const exact = app.gate.chains.map((c) => ({ scheme: 'exact', network: c.network }));
+  return channel ? [...exact, { scheme: 'batch-settlement', network: channel.network }] : exact;
 }
 
 /** One sentence on the payment channels for the documents people and agents read; empty when none are offered. */

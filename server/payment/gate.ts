@@ -21,11 +21,10 @@ import { ChainAuthorizationReader, ChainReaders } from './stages/authorization.j
 import { SolanaTransactionReader } from './stages/solana-transactions.js';
 import { alreadySpent, describeFailure, facilitatorRefused, inProgress, unconfirmed } from './stages/refusals.js';
 import { BATCH_SETTLEMENT, type PaymentChannels } from './channels/channels.js';
+import { CHANNEL_REFUND_PATH } from '../../client/protocol.js';
 import { channelPayloadType, withdrawalRequested } from './channels/payloads.js';
 
 export { MAX_TIMEOUT_SECONDS } from './stages/ledger.js';
-/** Where a buyer sends a channel's refund payload (x402's client asks it with GET). */
-export const CHANNEL_REFUND_PATH = '/v1/channels/refund';
 export type { GateResult, PaidOutcome } from './stages/holding.js';
 export type { CallDuration } from './stages/lifetime.js';
 
@@ -185,7 +184,8 @@ export class PaymentGate {
   get channelTerms(): ChannelTerms | undefined {
     if (!this.channels) return undefined;
     const { network, withdrawDelayS } = this.channels.settings;
-    return { network, receiverAuthorizer: this.channels.receiverAuthorizer, withdrawDelay: withdrawDelayS, refundPath: CHANNEL_REFUND_PATH };
+    const receiverAuthorizer = this.channels.receiverAuthorizer;
+    return { network, receiverAuthorizer, withdrawDelay: withdrawDelayS, refundPath: CHANNEL_REFUND_PATH };
   }
 
   /** Each chain's facilitator (its URL without any credentials) and whether its /supported lists the chain. */
