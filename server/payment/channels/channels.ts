@@ -40,14 +40,18 @@ export interface ChannelEvents {
 
 export class PaymentChannels {
   readonly scheme: BatchSettlementEvmScheme;
+  /** The address that signs claims and refunds: the channels' receiverAuthorizer. */
+  readonly receiverAuthorizer: `0x${string}`;
   private manager: BatchSettlementChannelManager | undefined;
   private lastClaimAt: number | undefined;
   private claiming: Promise<unknown> = Promise.resolve();
 
   constructor(readonly settings: ChannelSettings, private readonly storage: ChannelStorage & { close?(): void }) {
+    const signer = privateKeyToAccount(settings.receiverAuthorizerKey);
+    this.receiverAuthorizer = signer.address;
     this.scheme = new BatchSettlementEvmScheme(settings.payTo, {
       storage,
-      receiverAuthorizerSigner: privateKeyToAccount(settings.receiverAuthorizerKey),
+      receiverAuthorizerSigner: signer,
       withdrawDelay: settings.withdrawDelayS,
     });
   }
@@ -55,10 +59,6 @@ export class PaymentChannels {
   /** The embedded store for one process, under `dir`. */
   static withFileStore(settings: ChannelSettings, dir: string): PaymentChannels {
     return new PaymentChannels(settings, FileChannelStore.open(dir));
-  }
-
-  get receiverAuthorizer(): `0x${string}` {
-    return privateKeyToAccount(this.settings.receiverAuthorizerKey).address;
   }
 
   /**
