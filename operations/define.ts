@@ -24,6 +24,20 @@ export interface IntegerField extends FieldBase {
   default?: number;
 }
 
+/** A decimal number (opacity, angles in degrees): multipart sends it as text, "0.5" or "-12". */
+export interface NumberField extends FieldBase {
+  type: 'number';
+  minimum?: number;
+  maximum?: number;
+  default?: number;
+}
+
+/** true or false: JSON booleans over MCP and JSON bodies, the words "true" and "false" in a form. */
+export interface BooleanField extends FieldBase {
+  type: 'boolean';
+  default?: boolean;
+}
+
 export interface StringField extends FieldBase {
   type: 'string';
   enum?: readonly string[];
@@ -51,14 +65,14 @@ export interface StringField extends FieldBase {
   example?: string;
 }
 
-export type FieldSpec = IntegerField | StringField;
+export type FieldSpec = IntegerField | NumberField | BooleanField | StringField;
 
-/** The parsed value of one declared field: a member of its enumeration, else a number or a string. */
+/** The parsed value of one declared field: a member of its enumeration, else a number, a boolean or a string. */
 type ValueOf<F extends FieldSpec> = F extends { enum: readonly (infer Choice)[] } ? Choice
-  : F extends { type: 'integer' } ? number : string;
+  : F extends { type: 'integer' | 'number' } ? number : F extends { type: 'boolean' } ? boolean : string;
 
 /** A field always holds a value when it is required or has a default (the validation applies it). */
-type AlwaysSet<F extends FieldSpec> = F extends { required: true } ? true : F extends { default: string | number } ? true : false;
+type AlwaysSet<F extends FieldSpec> = F extends { required: true } ? true : F extends { default: string | number | boolean } ? true : false;
 
 /**
  * The validated fields of an operation, typed from its declarations (declared `as const` or
@@ -70,7 +84,7 @@ export type FieldValuesOf<Fields extends readonly FieldSpec[]> = {
 };
 
 /** The fields of any operation, as the server validates them. */
-export type FieldValues = Record<string, string | number | undefined>;
+export type FieldValues = Record<string, string | number | boolean | undefined>;
 
 export type InputKind = 'image' | 'pdf' | 'markdown' | 'office';
 

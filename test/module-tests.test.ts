@@ -58,7 +58,6 @@ const SERVICE_TESTED: Record<string, string> = {
   'server/derive/catalog.ts': 'service/surfaces, system/discovery (the catalog against the table)',
   'server/derive/delivery-schemas.ts': 'service/surfaces, service/delivery',
   'server/derive/descriptions.ts': 'service/surfaces',
-  'server/derive/fields.ts': 'unit/operations/define, service/surfaces, service/bad-input (field validation from the declarations)',
   'server/derive/mcp-schemas.ts': 'service/surfaces, service/mcp',
   'server/derive/openapi.ts': 'service/surfaces (the OpenAPI document validates; a typed client type-checks), system/discovery',
   'server/derive/resources.ts': 'service/surfaces, system/discovery (the 402 resources)',

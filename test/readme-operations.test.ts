@@ -113,8 +113,9 @@ function checkNote(op: Operation, field: FieldSpec, note: string, previous: List
     return undefined;
   }
   const values = note.split(', ');
-  if (field.enum && values.length > 1) {
-    expect(values, `${where}: the enumeration, in order`).to.equal(field.enum.map(String));
+  const choices = 'enum' in field ? field.enum : undefined;
+  if (choices && values.length > 1) {
+    expect(values, `${where}: the enumeration, in order`).to.equal(choices.map(String));
     return undefined;
   }
   return where;

@@ -28,6 +28,9 @@ function hintFor(name: string, schema: PropertySchema): string {
     if (schema.minimum !== undefined && schema.maximum !== undefined) parts.push(`A whole number from ${schema.minimum} to ${schema.maximum}.`);
     else if (schema.minimum !== undefined) parts.push(`A whole number of at least ${schema.minimum}.`);
   }
+  if (schema.type === 'number' && schema.minimum !== undefined && schema.maximum !== undefined) {
+    parts.push(`A number from ${schema.minimum} to ${schema.maximum}.`);
+  }
   if (schema.type === 'string' && !schema.enum && schema.maxLength !== undefined) {
     parts.push(schema.minLength ? `${schema.minLength} to ${schema.maxLength} characters.` : `At most ${schema.maxLength} characters.`);
   }
@@ -54,18 +57,21 @@ function optionField(name: string, schema: PropertySchema, required: boolean): H
   const id = `field-${name}`;
   const hintId = `hint-${name}`;
   let control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
-  if (schema.enum) {
+  // A yes-or-no option is a choice of the two words a form sends for it.
+  const choices = schema.type === 'boolean' ? ['true', 'false'] : schema.enum;
+  if (choices) {
     const select = element('select', { id, name, required, 'aria-describedby': hintId });
     // Nothing is sent unless chosen, so the service applies its own default.
     const blank = required && schema.default === undefined
       ? 'Choose…'
       : schema.default !== undefined ? `Default (${schema.default})` : 'Default';
     select.append(element('option', { value: '' }, blank));
-    for (const value of schema.enum) select.append(element('option', { value: String(value) }, String(value)));
+    for (const value of choices) select.append(element('option', { value: String(value) }, String(value)));
     control = select;
-  } else if (schema.type === 'integer') {
+  } else if (schema.type === 'integer' || schema.type === 'number') {
     control = element('input', {
-      type: 'number', id, name, required, inputmode: 'numeric', step: '1',
+      type: 'number', id, name, required, inputmode: schema.type === 'integer' ? 'numeric' : 'decimal',
+      step: schema.type === 'integer' ? '1' : 'any',
       min: schema.minimum !== undefined ? String(schema.minimum) : undefined,
       max: schema.maximum !== undefined ? String(schema.maximum) : undefined,
       placeholder: schema.default !== undefined ? String(schema.default) : undefined,

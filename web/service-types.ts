@@ -3,7 +3,7 @@
 import type { PaymentRequired } from '@x402/core/types';
 
 export interface PropertySchema {
-  type?: 'string' | 'integer' | 'array';
+  type?: 'string' | 'integer' | 'number' | 'boolean' | 'array';
   format?: string;
   description?: string;
   enum?: Array<string | number>;
@@ -11,7 +11,7 @@ export interface PropertySchema {
   maximum?: number;
   minLength?: number;
   maxLength?: number;
-  default?: string | number;
+  default?: string | number | boolean;
   items?: PropertySchema;
   minItems?: number;
   maxItems?: number;

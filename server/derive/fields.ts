@@ -14,6 +14,11 @@ export function expectation(field: FieldSpec): string {
     if (field.minimum !== undefined) return `an integer of at least ${field.minimum}`;
     return 'an integer';
   }
+  if (field.type === 'number') {
+    if (field.minimum !== undefined && field.maximum !== undefined) return `a number from ${field.minimum} to ${field.maximum}`;
+    return 'a number';
+  }
+  if (field.type === 'boolean') return 'true or false';
   if (field.enum) return `one of ${field.enum.map((v) => `"${v}"`).join(', ')}`;
   if (field.maxUtf8Bytes !== undefined) return `a string of ${field.minLength ?? 0} to ${field.maxUtf8Bytes} bytes in UTF-8 (ASCII characters take 1 byte, others 2 to 4)`;
   if (field.minLength !== undefined && field.maxLength !== undefined) return `a string of ${field.minLength} to ${field.maxLength} characters`;
@@ -30,6 +35,13 @@ function joiFor(field: FieldSpec): Joi.Schema {
     if (field.maximum !== undefined) n = n.max(field.maximum);
     return field.required ? n.required() : n;
   }
+  if (field.type === 'number') {
+    let n = Joi.number().strict();
+    if (field.minimum !== undefined) n = n.min(field.minimum);
+    if (field.maximum !== undefined) n = n.max(field.maximum);
+    return field.required ? n.required() : n;
+  }
+  if (field.type === 'boolean') return field.required ? Joi.boolean().strict().required() : Joi.boolean().strict();
   let s = Joi.string();
   if (field.enum) s = s.valid(...field.enum);
   if (field.minLength !== undefined) s = s.min(field.minLength);
@@ -65,6 +77,9 @@ function schemaFor(op: Operation): Joi.ObjectSchema {
   return schema;
 }
 
+/** How a form writes a number field's value: "0.5", "-12" (no exponent, no spaces). */
+const DECIMAL = /^-?\d{1,15}(\.\d{1,15})?$/;
+
 // Client text repeated in an error is cut short: a request cannot make its error larger than itself.
 const SHOWN_CHARACTERS = 40;
 
@@ -77,8 +92,9 @@ function describeReceived(field: FieldSpec | undefined, value: unknown): string 
   if (field?.type === 'string' && field.secret) return 'a value that does not qualify';
   if (value === undefined) return 'nothing';
   if (field?.type === 'integer' && typeof value === 'string' && /^-?\d{1,15}$/.test(value)) return value;
+  if (field?.type === 'number' && typeof value === 'string' && DECIMAL.test(value)) return value;
   if (typeof value === 'string') return JSON.stringify(shortened(value));
-  if (typeof value === 'number') return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return `${Array.isArray(value) ? 'an array' : typeof value}`;
 }
 
@@ -98,12 +114,16 @@ export function validateFields(op: Operation, raw: Record<string, unknown>): Fie
     if (Array.isArray(value)) fail('FIELD_INVALID', `"${name}" has ${value.length} ${value.length === 1 ? 'value in a list' : 'values (the field repeated, or a list)'}; send one value`, { field: name });
   }
   // Multipart sends integers as decimal strings; only plain digits convert ("1e3", "12.0" and " 12" do not).
+  // Numbers convert from plain decimals ("0.5", "-12"), booleans from the words "true" and "false", on
+  // every surface: a JSON caller that writes "true" means what a form means by it.
   const input: Record<string, unknown> = { ...raw };
   for (const f of op.fields) {
     const v = input[f.name];
     // An empty optional field (what an HTML form sends for a blank input) means "not sent".
     if (v === '' && !f.required) delete input[f.name];
     else if (f.type === 'integer' && typeof v === 'string' && /^-?\d{1,15}$/.test(v)) input[f.name] = Number(v);
+    else if (f.type === 'number' && typeof v === 'string' && DECIMAL.test(v)) input[f.name] = Number(v);
+    else if (f.type === 'boolean' && (v === 'true' || v === 'false')) input[f.name] = v === 'true';
   }
   const result: { value: unknown; error?: Joi.ValidationError } = schemaFor(op).validate(input, { abortEarly: true, convert: false });
   const { value, error } = result;
@@ -117,7 +137,7 @@ export function validateFields(op: Operation, raw: Record<string, unknown>): Fie
   }
   const fields: FieldValues = {};
   for (const f of op.fields) {
-    fields[f.name] = ((value as Record<string, unknown>)[f.name] as string | number | undefined) ?? f.default;
+    fields[f.name] = ((value as Record<string, unknown>)[f.name] as string | number | boolean | undefined) ?? f.default;
     checkPasswordCharacters(f, fields[f.name]);
   }
   op.checkFields?.(fields);
@@ -134,6 +154,17 @@ export function fieldJsonSchema(field: FieldSpec): Record<string, unknown> {
       ...(field.maximum !== undefined ? { maximum: field.maximum } : {}),
       ...(field.default !== undefined ? { default: field.default } : {}),
     };
+  }
+  if (field.type === 'number') {
+    return {
+      type: 'number', description: field.description,
+      ...(field.minimum !== undefined ? { minimum: field.minimum } : {}),
+      ...(field.maximum !== undefined ? { maximum: field.maximum } : {}),
+      ...(field.default !== undefined ? { default: field.default } : {}),
+    };
+  }
+  if (field.type === 'boolean') {
+    return { type: 'boolean', description: field.description, ...(field.default !== undefined ? { default: field.default } : {}) };
   }
   return {
     type: 'string', description: field.description,

@@ -4,7 +4,7 @@
 // for HTTP routes and for MCP tools. Derived from the table.
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
-import type { Operation } from '../../operations/define.js';
+import type { FieldSpec, Operation } from '../../operations/define.js';
 import { INPUT_KINDS } from '../../operations/input-kinds.js';
 import type { ResourceDescription } from '../payment/gate.js';
 import { operationDescription } from './descriptions.js';
@@ -29,12 +29,17 @@ const mcpCache = new WeakMap<Operation, Map<string, Record<string, unknown>>>();
 function exampleBody(op: Operation, urls: boolean): Record<string, unknown> {
   const file = urls ? { url: `https://example.com/${INPUT_KINDS[op.input.kind].exampleFile}` } : { data: 'UGF5ZG9j' };
   const body: Record<string, unknown> = op.input.count.max > 1 ? { files: Array.from({ length: op.input.count.min }, () => file) } : { file };
-  for (const field of op.fields.filter((f) => f.required)) {
-    body[field.name] = field.type === 'integer'
-      ? field.enum?.[0] ?? field.default ?? field.minimum ?? 1
-      : field.enum?.[0] ?? field.default ?? field.example ?? 'x'.repeat(field.minLength ?? 1);
-  }
+  for (const field of op.fields.filter((f) => f.required)) body[field.name] = exampleValue(field);
   return body;
+}
+
+function exampleValue(field: FieldSpec): string | number | boolean {
+  switch (field.type) {
+    case 'integer': return field.enum?.[0] ?? field.default ?? field.minimum ?? 1;
+    case 'number': return field.default ?? field.minimum ?? 1;
+    case 'boolean': return field.default ?? true;
+    case 'string': return field.enum?.[0] ?? field.default ?? field.example ?? 'x'.repeat(field.minLength ?? 1);
+  }
 }
 
 /**

@@ -75,10 +75,10 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
           if (f.type === 'integer') {
             expect(s.minimum).to.equal(f.minimum);
             expect(s.maximum).to.equal(f.maximum);
-          } else if (f.maxLength !== undefined) {
+          } else if (f.type === 'string' && f.maxLength !== undefined) {
             expect(s.maxLength).to.equal(f.maxLength);
           }
-          expect(s.enum).to.equal(f.enum ? [...f.enum] : undefined);
+          expect(s.enum).to.equal('enum' in f && f.enum ? [...f.enum] : undefined);
           expect(s.default).to.equal(f.default);
         }
         // Besides the operation's fields: the file(s), a form's file_url in a file's place, and how the result leaves.
@@ -184,7 +184,7 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
       await writeFile(path.join(dir, 'api.d.ts'), astToString(await openapiTS(openapi as never)));
       const calls = operations.map((op) => {
         const body: string[] = [op.input.count.max > 1 ? 'file: [blob, blob]' : 'file: blob'];
-        for (const f of op.fields.filter((x) => x.required)) body.push(`${f.name}: ${f.type === 'integer' ? (f.enum ? f.enum[0] : f.minimum ?? 1) : f.enum ? `'${f.enum[0]}'` : "'x'"}`);
+        for (const f of op.fields.filter((x) => x.required)) body.push(`${f.name}: ${f.type === 'integer' ? (f.enum ? f.enum[0] : f.minimum ?? 1) : f.type === 'string' && f.enum ? `'${f.enum[0]}'` : "'x'"}`);
         return `  await client.POST('${op.path}', { body: { ${body.join(', ')} } });`;
       }).join('\n');
       await writeFile(path.join(dir, 'calls.ts'), `import createClient from 'openapi-fetch';

@@ -36,7 +36,7 @@ describe('field values', () => {
       for (const field of op.fields) {
         if (field.default === undefined) continue;
         // Sending the other fields' required values is the caller's part; only the defaults are looked at.
-        const raw = Object.fromEntries(op.fields.filter((f) => f.required).map((f) => [f.name, f.type === 'integer' ? (f.minimum ?? 1) : (f.example ?? 'x')]));
+        const raw = Object.fromEntries(op.fields.filter((f) => f.required).map((f) => [f.name, f.type === 'integer' ? (f.minimum ?? 1) : f.type === 'string' ? (f.example ?? 'x') : true]));
         let values: Record<string, unknown>;
         try {
           values = validateFields(op, raw);
