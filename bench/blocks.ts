@@ -47,7 +47,11 @@ const ids = [...all.keys()].slice(0, limit);
 await mkdir(CACHE, { recursive: true });
 const work = await mkdtemp(path.join(os.tmpdir(), 'paydoc-bench-blocks-'));
 const started = Date.now();
-const rows: { style: string; id: string; markdown: PageScores; blocks: PageScores; textNid: { markdown: number; blocks: number }; recall: { markdown: number; blocks: number }; sameMarkdownScores: boolean }[] = [];
+interface Row {
+  style: string; id: string; markdown: PageScores; blocks: PageScores;
+  textNid: { markdown: number; blocks: number }; recall: { markdown: number; blocks: number }; sameMarkdownScores: boolean;
+}
+const rows: Row[] = [];
 const cpu = { markdown: 0, blocks: 0, pages: 0 };
 try {
   for (const style of STYLES) {
@@ -75,7 +79,9 @@ try {
       const markdownScores = scorePage(truth, md), blockScores = scorePage(truth, joined);
       rows.push({
         style: style.id, id, markdown: markdownScores, blocks: blockScores,
-        textNid: { markdown: indelSimilarity(reference, normalize(groundTruthText(md))), blocks: indelSimilarity(reference, normalize(text)) },
+        textNid: {
+          markdown: indelSimilarity(reference, normalize(groundTruthText(md))), blocks: indelSimilarity(reference, normalize(text)),
+        },
         recall: { markdown: wordRecall(groundTruthText(truth), groundTruthText(md)), blocks: wordRecall(groundTruthText(truth), text) },
         sameMarkdownScores: METRICS.every((m) => markdownScores[m] === blockScores[m]),
       });
@@ -90,13 +96,16 @@ const metric = (side: 'markdown' | 'blocks', m: (typeof METRICS)[number]) => {
   const values = rows.map((r) => r[side][m]).filter((v): v is number => v !== null);
   return values.length ? Number(mean(values).toFixed(4)) : null;
 };
+const meanOf = (value: (row: Row) => number) => Number(mean(rows.map(value)).toFixed(4));
 const summary = {
   markdown: Object.fromEntries(METRICS.map((m) => [m, metric('markdown', m)])),
   blocksMarkdown: Object.fromEntries(METRICS.map((m) => [m, metric('blocks', m)])),
-  textNid: { markdown: Number(mean(rows.map((r) => r.textNid.markdown)).toFixed(4)), blocks: Number(mean(rows.map((r) => r.textNid.blocks)).toFixed(4)) },
-  wordRecall: { markdown: Number(mean(rows.map((r) => r.recall.markdown)).toFixed(4)), blocks: Number(mean(rows.map((r) => r.recall.blocks)).toFixed(4)) },
+  textNid: { markdown: meanOf((r) => r.textNid.markdown), blocks: meanOf((r) => r.textNid.blocks) },
+  wordRecall: { markdown: meanOf((r) => r.recall.markdown), blocks: meanOf((r) => r.recall.blocks) },
   pagesWithTheSameMarkdownScores: rows.filter((r) => r.sameMarkdownScores).length,
-  cpuMsPerPage: { markdown: Number((cpu.markdown / cpu.pages * 1000).toFixed(1)), blocks: Number((cpu.blocks / cpu.pages * 1000).toFixed(1)) },
+  cpuMsPerPage: {
+    markdown: Number((cpu.markdown / cpu.pages * 1000).toFixed(1)), blocks: Number((cpu.blocks / cpu.pages * 1000).toFixed(1)),
+  },
 };
 const report = {
   generated: new Date().toISOString(), pages: rows.length, styles: STYLES.map((s) => s.id),

@@ -36,7 +36,10 @@ import { quantile, round } from './lib/stats.js';
 import type { ChainBalances, ChainsReady, SettleRecord, VerifyRecord } from './lib/chains-process.js';
 import { Haproxy, RedisServer, Replica, alive, freePort, metricBy, sleep, type HaproxyServerStats } from './lib/replicas.js';
 
-interface Args { requests: number; concurrency: number; retries: number; facilitatorTimeoutMs: number; slowMinMs: number; slowMaxMs: number }
+interface Args {
+  requests: number; concurrency: number; retries: number;
+  facilitatorTimeoutMs: number; slowMinMs: number; slowMaxMs: number;
+}
 
 function parseArgs(quick: boolean, argv = process.argv.slice(2)): Args {
   const value = (name: string, fallback: number) => {
@@ -357,7 +360,11 @@ async function main(): Promise<void> {
         chargedTimes.set(id, (chargedTimes.get(id) ?? 0) + 1);
       }
       const svmSignaturesById = new Map<string, Set<string>>();
-      for (const s of svmSettled) if (svmLanded.get(s.transaction)) (svmSignaturesById.get(s.id) ?? svmSignaturesById.set(s.id, new Set()).get(s.id)!).add(s.transaction);
+      for (const s of svmSettled) {
+        if (!svmLanded.get(s.transaction)) continue;
+        if (!svmSignaturesById.has(s.id)) svmSignaturesById.set(s.id, new Set());
+        svmSignaturesById.get(s.id)!.add(s.transaction);
+      }
       for (const [id, sigs] of svmSignaturesById) chargedTimes.set(id, sigs.size);
       return { ...log, authorizationsUsed, evmTransfers, svmSettled, svmLanded, svmSignaturesById, chargedTimes };
     }
@@ -367,7 +374,9 @@ async function main(): Promise<void> {
     // one or which the chain shows charged, is sent to each replica directly: a real client cannot do
     // this (it sees only the load balancer), but it tells a result still held from one lost.
     const beforeSweep = await readCharges();
-    const undelivered = calls.flatMap((c) => c.payments.filter((p) => !p.answers.some((a) => a.status === 200)).map((p) => ({ call: c, payment: p })));
+    const undelivered = calls.flatMap((c) => c.payments
+      .filter((p) => !p.answers.some((a) => a.status === 200))
+      .map((p) => ({ call: c, payment: p })));
     const toSweep = undelivered.filter(({ payment }) => {
       const last = payment.answers.at(-1)!;
       return last.code === 'connection' || last.code === 'haproxy' || RETRY_CODES.has(last.code) || beforeSweep.chargedTimes.has(payment.id);
@@ -391,7 +400,9 @@ async function main(): Promise<void> {
     }
     note('sweep finished', `${undelivered.length} payments without a result after the client's retries; ${toSweep.length} sent to each replica directly; ${swept.length} collected so`);
 
-    const { settles, verifies, inFlight, authorizationsUsed, evmTransfers, svmSettled, svmLanded, svmSignaturesById, chargedTimes } = await readCharges();
+    const {
+      settles, verifies, inFlight, authorizationsUsed, evmTransfers, svmSettled, svmLanded, svmSignaturesById, chargedTimes,
+    } = await readCharges();
     const balancesAfter = (await chains.ask<{ balances: ChainBalances }>({ kind: 'balances' }, 'balances')).balances;
 
     const payments = calls.flatMap((c) => c.payments.map((p) => ({ call: c, payment: p })));
@@ -411,7 +422,10 @@ async function main(): Promise<void> {
       const results = delivered(payment);
       const throughLb = results.filter((a) => !a.sweep).length;
       const held = heldAnswer(payment);
-      return { call, payment, charged, results: results.length, throughLb, swept: results.length - throughLb, cut: cutByKill(payment), holder: held?.replica, heldBeforeKill: held !== undefined && held.at < killedAt };
+      return {
+        call, payment, charged, results: results.length, throughLb, swept: results.length - throughLb, cut: cutByKill(payment),
+        holder: held?.replica, heldBeforeKill: held !== undefined && held.at < killedAt,
+      };
     });
     const chargedRows = rows.filter((r) => r.charged > 0);
     const settledTwice = rows.filter((r) => r.charged > 1);
@@ -423,7 +437,8 @@ async function main(): Promise<void> {
     // documented 503 SETTLEMENT_UNCONFIRMED (the result held for up to 5 minutes).
     const heldAtGiveUp = (r: { payment: Payment; throughLb: number; charged: number }) => r.charged > 0 && r.throughLb === 0 && lastLbAnswer(r.payment)?.code === 'SETTLEMENT_UNCONFIRMED';
     // Lost to the SIGKILL: a reply cut by it with no replica holding the result afterwards, or a result held by the killed replica.
-    const lostToKill = (r: { cut: boolean; holder?: string; heldBeforeKill: boolean }) => (r.cut && r.holder === undefined) || (r.holder === KILLED && r.heldBeforeKill);
+    const lostToKill = (r: { cut: boolean; holder?: string; heldBeforeKill: boolean }) =>
+      (r.cut && r.holder === undefined) || (r.holder === KILLED && r.heldBeforeKill);
     // Each charged payment's fate, in this order: its result delivered through the load balancer;
     // still held when the client stopped retrying; collected afterwards by asking each replica
     // directly (the client had been told something else); lost to the SIGKILL; none of these.
@@ -444,7 +459,8 @@ async function main(): Promise<void> {
     const heldRows = chargedRows.filter((r) => fateOf(r) === 'held');
     // What the replica holding such a result answered when it was asked directly after the run.
     const heldDirect = count(heldRows, (r) => {
-      const atHolder = r.payment.answers.filter((a) => a.sweep && (r.holder === undefined || a.replica === r.holder)).at(-1) ?? r.payment.answers.filter((a) => a.sweep).at(-1);
+      const sweeps = r.payment.answers.filter((a) => a.sweep);
+      const atHolder = sweeps.filter((a) => r.holder === undefined || a.replica === r.holder).at(-1) ?? sweeps.at(-1);
       return `${r.payment.chain}: ${atHolder ? `${atHolder.status} ${atHolder.code}${atHolder.status !== 200 ? ` (${(atHolder.message ?? '').replace(/;.*$/, '').slice(0, 90)})` : ''}` : 'not asked'}`;
     });
     const callsChargedTwice = calls.filter((c) => c.payments.filter((p) => (chargedTimes.get(p.id) ?? 0) > 0).length > 1);
@@ -469,7 +485,8 @@ async function main(): Promise<void> {
       const mine = rows.filter((r) => r.payment.chain === chain);
       return [chain, {
         calls: calls.filter((c) => c.chain === chain).length, signed: mine.length, charged: mine.filter((r) => r.charged > 0).length,
-        deliveredThroughLoadBalancer: mine.filter((r) => r.throughLb > 0).length, collectedAfterwardsFromHolder: mine.filter((r) => r.throughLb === 0 && r.swept > 0).length,
+        deliveredThroughLoadBalancer: mine.filter((r) => r.throughLb > 0).length,
+        collectedAfterwardsFromHolder: mine.filter((r) => r.throughLb === 0 && r.swept > 0).length,
         collectedDirectlyAfterOtherAnswers: mine.filter((r) => r.charged > 0 && fateOf(r) === 'direct').length,
         chargedWithoutResultCutBySigkill: chargedNoResultCut.filter((r) => r.payment.chain === chain).length,
         chargedWithoutResultOther: chargedNoResultOther.filter((r) => r.payment.chain === chain).length,
@@ -506,17 +523,22 @@ async function main(): Promise<void> {
     // Chains: transfers, sums and balances.
     const evmTransferred = evmTransfers.reduce((sum, log) => sum + (log.args.value ?? 0n), 0n);
     const svmTransferred = BigInt(balancesAfter.svm.payTo) - BigInt(balancesBefore.svm.payTo);
-    const sumCharged = (chain: PayChain) => chargedRows.filter((r) => r.payment.chain === chain).reduce((s, r) => s + r.payment.amount * BigInt(r.charged), 0n);
+    const sumCharged = (chain: PayChain) => chargedRows
+      .filter((r) => r.payment.chain === chain)
+      .reduce((s, r) => s + r.payment.amount * BigInt(r.charged), 0n);
     const svmSettledDistinct = [...svmSignaturesById.values()].reduce((n, s) => n + s.size, 0);
     const chainsTally = {
       base: {
         transfers: evmTransfers.length, authorizationsUsed: authorizationsUsed.length, transferredAtomic: String(evmTransferred),
-        payerPaidAtomic: String(BigInt(balancesBefore.evm.payer) - BigInt(balancesAfter.evm.payer)), payToReceivedAtomic: String(BigInt(balancesAfter.evm.payTo) - BigInt(balancesBefore.evm.payTo)),
+        payerPaidAtomic: String(BigInt(balancesBefore.evm.payer) - BigInt(balancesAfter.evm.payer)),
+        payToReceivedAtomic: String(BigInt(balancesAfter.evm.payTo) - BigInt(balancesBefore.evm.payTo)),
         chargedPaymentsAtomic: String(sumCharged('base')),
       },
       solana: {
-        transfers: svmSettledDistinct, settleAnswersSuccess: svmSettled.length, signaturesNotLanded: [...svmLanded.values()].filter((v) => !v).length,
-        payerPaidAtomic: String(BigInt(balancesBefore.svm.payer) - BigInt(balancesAfter.svm.payer)), payToReceivedAtomic: String(svmTransferred),
+        transfers: svmSettledDistinct, settleAnswersSuccess: svmSettled.length,
+        signaturesNotLanded: [...svmLanded.values()].filter((v) => !v).length,
+        payerPaidAtomic: String(BigInt(balancesBefore.svm.payer) - BigInt(balancesAfter.svm.payer)),
+        payToReceivedAtomic: String(svmTransferred),
         chargedPaymentsAtomic: String(sumCharged('solana')),
       },
     };
@@ -579,7 +601,12 @@ async function main(): Promise<void> {
       requests: args.requests, concurrency: args.concurrency, retries: args.retries,
       seconds: round(loadSeconds, 1),
       events,
-      calls: { total: calls.length, finalOutcome, latencyMsOfDelivered: { p50: Math.round(quantile(latencies, 0.5)), p90: Math.round(quantile(latencies, 0.9)), p99: Math.round(quantile(latencies, 0.99)) } },
+      calls: {
+        total: calls.length, finalOutcome,
+        latencyMsOfDelivered: {
+          p50: Math.round(quantile(latencies, 0.5)), p90: Math.round(quantile(latencies, 0.9)), p99: Math.round(quantile(latencies, 0.99)),
+        },
+      },
       payments: {
         signed: payments.length,
         charged: chargedRows.length,
@@ -612,10 +639,18 @@ async function main(): Promise<void> {
         collectedThroughLoadBalancer: heldStats.filter((h) => h.collected).length,
         notCollectedWithinRetries: heldStats.filter((h) => !h.collected).length,
         ofThoseCollectedAfterwardsFromHolder: heldStats.filter((h) => !h.collected && h.swept).length,
-        retriesToCollect: { median: retriesToCollect.length ? quantile(retriesToCollect, 0.5) : null, p90: retriesToCollect.length ? quantile(retriesToCollect, 0.9) : null, max: retriesToCollect.length ? Math.max(...retriesToCollect) : null, histogram: count(retriesToCollect.map(String), (s) => s) },
+        retriesToCollect: {
+          median: retriesToCollect.length ? quantile(retriesToCollect, 0.5) : null,
+          p90: retriesToCollect.length ? quantile(retriesToCollect, 0.9) : null,
+          max: retriesToCollect.length ? Math.max(...retriesToCollect) : null,
+          histogram: count(retriesToCollect.map(String), (s) => s),
+        },
         retries: heldStats.reduce((n, h) => n + h.retries, 0),
         retriesThatReachedHolder: heldStats.reduce((n, h) => n + h.retriesAtHolder, 0),
-        answersToRetriesElsewhere: heldStats.reduce((acc, h) => { for (const [k, v] of Object.entries(h.answersElsewhere)) acc[k] = (acc[k] ?? 0) + v; return acc; }, {} as Record<string, number>),
+        answersToRetriesElsewhere: heldStats.reduce((acc, h) => {
+          for (const [k, v] of Object.entries(h.answersElsewhere)) acc[k] = (acc[k] ?? 0) + v;
+          return acc;
+        }, {} as Record<string, number>),
         byHolder: count(heldStats, (h) => h.holder),
       },
       answers: {
@@ -629,7 +664,9 @@ async function main(): Promise<void> {
       },
       chains: chainsTally,
       facilitator,
-      replicas: { paymentsByStage: metrics, jobDirsLeft, killedProcessTree: killed.killedTree.length, leftAliveAfterKill: leftBehind.length },
+      replicas: {
+        paymentsByStage: metrics, jobDirsLeft, killedProcessTree: killed.killedTree.length, leftAliveAfterKill: leftBehind.length,
+      },
       haproxy: { servers: haproxyServers, backend: haproxyBackend },
       checks,
       samples: {

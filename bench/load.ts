@@ -96,14 +96,19 @@ async function snapshot(): Promise<Snapshot> {
   collectGarbage();
   const memory = process.memoryUsage();
   const fdTargets = await openFds();
-  return { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed, fds: fdTargets.length, fdTargets, children: children().map((c) => c.comm).sort() };
+  return {
+    rssBytes: memory.rss, heapUsedBytes: memory.heapUsed, fds: fdTargets.length, fdTargets,
+    children: children().map((c) => c.comm).sort(),
+  };
 }
 
 /** Idle keep-alive sockets close after a few seconds: wait (bounded) until the counts settle. */
 async function settled(baseline: Snapshot, timeoutMs = 20_000): Promise<Snapshot> {
   const until = Date.now() + timeoutMs;
   let now = await snapshot();
-  while (Date.now() < until && (now.fds > baseline.fds || now.children.length > baseline.children.length || now.rssBytes > baseline.rssBytes + RSS_SLACK_BYTES)) {
+  const settled = () => now.fds <= baseline.fds && now.children.length <= baseline.children.length
+    && now.rssBytes <= baseline.rssBytes + RSS_SLACK_BYTES;
+  while (Date.now() < until && !settled()) {
     await sleep(500);
     now = await snapshot();
   }
@@ -230,7 +235,8 @@ async function main(): Promise<void> {
       noUnexpectedStatus: unexpected.length === 0,
       transfersEqual200s: transfers.length === ok.length,
       payerPaidExactlyThePrices: payerBefore - payerAfter === charged && payToAfter - payToBefore === charged && transferred === charged,
-      memoryBackNearBaseline: after.rssBytes <= baseline.rssBytes + RSS_SLACK_BYTES && after.heapUsedBytes <= baseline.heapUsedBytes + HEAP_SLACK_BYTES,
+      memoryBackNearBaseline: after.rssBytes <= baseline.rssBytes + RSS_SLACK_BYTES
+        && after.heapUsedBytes <= baseline.heapUsedBytes + HEAP_SLACK_BYTES,
       noFdLeak: after.fds <= baseline.fds,
       noChildLeak: after.children.join(',') === baseline.children.join(','),
       jobDirectoryEmpty: (await readdir(bench.service.app.config.tmpDir)).length === 0,
@@ -246,7 +252,9 @@ async function main(): Promise<void> {
       latencyMs: { p50: round(latency.median, 0), p99: round(p99, 0), summary: latency },
       statuses,
       byRoute,
-      chain: { transfers: transfers.length, responses200: ok.length, transferredAtomic: transferred.toString(), chargedAtomic: charged.toString() },
+      chain: {
+        transfers: transfers.length, responses200: ok.length, transferredAtomic: transferred.toString(), chargedAtomic: charged.toString(),
+      },
       memory: {
         baselineRssMB: round(baseline.rssBytes / MB, 1),
         peakServiceRssMB: round(peakServiceRss / MB, 1),

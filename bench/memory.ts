@@ -92,7 +92,9 @@ class Sampler {
   end() {
     clearInterval(this.timer);
     const mb = (kb: number) => Math.round(kb / 1024);
-    return { peakServicePlusToolsMB: mb(this.peakTotalKb), peakServiceProcessMB: mb(this.peakServiceKb), peakToolsMB: mb(this.peakToolsKb) };
+    return {
+      peakServicePlusToolsMB: mb(this.peakTotalKb), peakServiceProcessMB: mb(this.peakServiceKb), peakToolsMB: mb(this.peakToolsKb),
+    };
   }
 }
 

@@ -89,7 +89,9 @@ async function similarity(original: Array<{ data: Buffer; width: number; height:
 
 const SETTINGS = { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'model' as const, ocrLanguages: 'eng', maxZipBytes: 1 << 29 };
 
-interface TargetRow { input: string; what: string; targetKb: number; reached: boolean; step?: string; steps: number; bytes?: number; ms: number }
+interface TargetRow {
+  input: string; what: string; targetKb: number; reached: boolean; step?: string; steps: number; bytes?: number; ms: number;
+}
 
 /**
  * The cost of compress-to-a-target (target_kb) on a PDF: a target just under balanced's size (the
@@ -172,7 +174,11 @@ async function main() {
       const inputBytes = input.bytes.byteLength;
       for (const c of candidates) {
         const bytes = (await stat(c.file)).size;
-        const row = { input: input.name, kind: input.kind, method: c.method, inputBytes, bytes, ratio: Math.round((bytes / inputBytes) * 1000) / 1000, ssim: Math.round((await similarity(original, c.file, dir)) * 10000) / 10000, ms: Math.round(c.ms) };
+        const ssim = Math.round((await similarity(original, c.file, dir)) * 10000) / 10000;
+        const row = {
+          input: input.name, kind: input.kind, method: c.method, inputBytes, bytes,
+          ratio: Math.round((bytes / inputBytes) * 1000) / 1000, ssim, ms: Math.round(c.ms),
+        };
         rows.push(row);
         progress(`pdf-compress ${input.kind.padEnd(11)} ${c.method.padEnd(17)} ${String(bytes).padStart(9)} B (${row.ratio}x)  SSIM ${row.ssim}`);
       }

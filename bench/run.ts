@@ -43,7 +43,8 @@ const STEPS: Step[] = [
   { name: 'ocr', title: 'Local OCR pages per second and word recall', script: 'dist/bench/ocr.js', results: ['ocr.json'], writesToFullResults: true, quick: 'skip', timeoutMinutes: 6 },
   // Other projects' test files (REAL_FILES_DIR, built by bench/real-files-corpus.sh): 5xx, charges without a result, over-refusals.
   { name: 'real-files', title: 'Real files nobody here made: qpdf\'s test PDFs, Office test documents, sharp\'s fixtures', script: 'dist/bench/real-files.js', results: ['real-files.json'], quick: 'own', timeoutMinutes: 60 },
-  // Three service processes behind HAProxy with one Redis, 2,000 paid calls under SIGKILL, a Redis restart and a slow facilitator (200 with --quick).
+  // Three service processes behind HAProxy with one Redis, 2,000 paid calls under SIGKILL, a Redis restart and a slow
+  // facilitator (200 with --quick).
   { name: 'chaos', title: 'Three replicas behind HAProxy under faults: SIGKILL, Redis restart, slow facilitator', script: 'dist/bench/chaos.js', results: ['chaos.json'], quick: 'own', timeoutMinutes: 60 },
 ];
 
@@ -121,7 +122,8 @@ async function main(): Promise<void> {
     if (divert) {
       for (const name of step.results) {
         const file = path.join(fullResultsDir, name);
-        if (existsSync(file) && !backups.some((b) => b.file === file && readFileSync(b.backup).equals(readFileSync(file)))) await rename(file, path.join(resultsDir, name));
+        const unchanged = backups.some((b) => b.file === file && readFileSync(b.backup).equals(readFileSync(file)));
+        if (existsSync(file) && !unchanged) await rename(file, path.join(resultsDir, name));
       }
       for (const { file, backup } of backups) await rename(backup, file);
       // A quick run that only prints its tables (the Markdown step) still gets into the quick report.
@@ -138,7 +140,8 @@ async function main(): Promise<void> {
   const runFile = path.join(resultsDir, 'run.json');
   // The machine is kept with the run it describes: a later run of some steps (--only) may be on another one.
   const now: { began: string; loadAtStart: number[]; loadAtEnd: number[]; wallSeconds: number; machine?: ReturnType<typeof machine> } = {
-    began: began.toISOString(), loadAtStart, loadAtEnd: os.loadavg(), wallSeconds: Math.round((Date.now() - began.getTime()) / 1000), machine: machine(),
+    began: began.toISOString(), loadAtStart, loadAtEnd: os.loadavg(),
+    wallSeconds: Math.round((Date.now() - began.getTime()) / 1000), machine: machine(),
   };
   let header = now;
   let allRecords = records.map((r) => ({ ...r, measured: now.began }));
@@ -150,7 +153,8 @@ async function main(): Promise<void> {
   }
   await writeFile(runFile, `${JSON.stringify({ header, records: allRecords }, null, 1)}\n`);
   const report = await buildReport({
-    quick, outDir, resultsDir, fullResultsDir, records: allRecords, began: new Date(header.began), loadAtStart: header.loadAtStart, loadAtEnd: header.loadAtEnd,
+    quick, outDir, resultsDir, fullResultsDir, records: allRecords,
+    began: new Date(header.began), loadAtStart: header.loadAtStart, loadAtEnd: header.loadAtEnd,
     machine: header.machine ?? machine(), wallSeconds: header.wallSeconds, partial: only !== undefined && header !== now,
     ...(only && records.length ? { rerun: { steps: records.map((r) => r.name), at: now.began } } : {}),
   });

@@ -28,7 +28,9 @@ async function childCpuSeconds(): Promise<number> {
   return (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
-async function tool(name: string, args: string[], cwd: string, options: { input?: Uint8Array; env?: Record<string, string> } = {}): Promise<Buffer> {
+async function tool(
+  name: string, args: string[], cwd: string, options: { input?: Uint8Array; env?: Record<string, string> } = {},
+): Promise<Buffer> {
   const result = await runTool(name, args, { cwd, timeoutMs: 300_000, maxStdout: 256 * 1024 * 1024, ...options });
   if (result.exitCode !== 0) throw new Error(`${name} exited with ${result.exitCode}`);
   return Buffer.from(result.stdout);
@@ -84,10 +86,14 @@ async function main(): Promise<void> {
       progress(`${page.id}: OCRmyPDF ${row.ocrmypdf.cpuSeconds.toFixed(2)} s CPU, recall ${row.ocrmypdf.recall.toFixed(3)}; tesseract ${row.tesseract.cpuSeconds.toFixed(2)} s CPU, recall ${row.tesseract.recall.toFixed(3)}`);
     }
     const mean = (pick: (r: typeof rows[number]) => number) => rows.reduce((sum, r) => sum + pick(r), 0) / Math.max(1, rows.length);
+    const toolSummary = (tool: 'ocrmypdf' | 'tesseract') => ({
+      cpuSecondsPerPage: mean((r) => r[tool].cpuSeconds), wallSecondsPerPage: mean((r) => r[tool].wallSeconds),
+      recall: mean((r) => r[tool].recall), recallMin: Math.min(...rows.map((r) => r[tool].recall)),
+    });
     const summary = {
       pages: rows.length,
-      ocrmypdf: { cpuSecondsPerPage: mean((r) => r.ocrmypdf.cpuSeconds), wallSecondsPerPage: mean((r) => r.ocrmypdf.wallSeconds), recall: mean((r) => r.ocrmypdf.recall), recallMin: Math.min(...rows.map((r) => r.ocrmypdf.recall)) },
-      tesseract: { cpuSecondsPerPage: mean((r) => r.tesseract.cpuSeconds), wallSecondsPerPage: mean((r) => r.tesseract.wallSeconds), recall: mean((r) => r.tesseract.recall), recallMin: Math.min(...rows.map((r) => r.tesseract.recall)) },
+      ocrmypdf: toolSummary('ocrmypdf'),
+      tesseract: toolSummary('tesseract'),
     };
     const out = await writeResult(args, 'searchable', {
       method: 'Ground-truth pages of running text (no tables, at least 100 words) typeset by WeasyPrint (DejaVu Serif 11pt, A4), drawn at 200 dpi in grey and wrapped as image-only PDFs. '

@@ -98,7 +98,9 @@ async function main(): Promise<void> {
   const payments = fork(path.join(ROOT, 'dist/bench/lib/payment-process.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const clients = fork(path.join(ROOT, 'dist/bench/lib/client-process.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   let service: Awaited<ReturnType<typeof createServer>> | undefined;
-  const levels = LEVELS.map((concurrency) => ({ concurrency, service: [] as Batch[], raw: [] as Batch[], stageMsPerCall: [] as Record<string, number>[] }));
+  const levels = LEVELS.map((concurrency) => ({
+    concurrency, service: [] as Batch[], raw: [] as Batch[], stageMsPerCall: [] as Record<string, number>[],
+  }));
   try {
     const rig = await nextMessage<PaymentProcessReady>(payments, 'ready');
     service = await createServer({
@@ -136,7 +138,10 @@ async function main(): Promise<void> {
           otherThreads: perCall(threads.otherThreads - threadsBefore.otherThreads, n),
         },
         requests: n, seconds: round(answer.seconds), perSecond: round(n / answer.seconds), latencyMs: summarize(answer.latenciesMs),
-        cpuMsPerCall: { service: perCall((cpu.user + cpu.system) / 1000, n), clients: perCall(answer.cpuMs, n), payments: perCall(treeCpuMs(payments.pid!) - paymentsBefore, n) },
+        cpuMsPerCall: {
+          service: perCall((cpu.user + cpu.system) / 1000, n), clients: perCall(answer.cpuMs, n),
+          payments: perCall(treeCpuMs(payments.pid!) - paymentsBefore, n),
+        },
       };
     };
     const rawBatch = async (concurrency: number, count: number): Promise<Batch> => {
@@ -175,7 +180,8 @@ async function main(): Promise<void> {
           Object.assign(stages, { verifyMs: 0, settleMs: 0, workMs: 0 });
           const b = await serviceBatch(level.concurrency, count);
           level.service.push(b);
-          level.stageMsPerCall.push({ verifyMs: stages.verifyMs / b.requests, settleMs: stages.settleMs / b.requests, workMs: stages.workMs / b.requests });
+          const { verifyMs, settleMs, workMs } = stages;
+          level.stageMsPerCall.push({ verifyMs: verifyMs / b.requests, settleMs: settleMs / b.requests, workMs: workMs / b.requests });
         };
         // sharp's default in a plain program: libvips uses one thread per core for each image.
         const runRaw = async () => { sharp.concurrency(0); level.raw.push(await rawBatch(level.concurrency, count)); };

@@ -243,7 +243,9 @@ describe('the container image (Dockerfile built with buildah, run as its non-roo
 
   it('reports every binary the operations need as present on /v1/health, and the image\'s HEALTHCHECK passes', async () => {
     const res = await fetch(`${baseUrl}/v1/health`);
-    const health = await res.json() as { status: string; binaries: Record<string, boolean>; missing?: string[]; payments: { mode: string; networks: string[] } };
+    const health = await res.json() as {
+      status: string; binaries: Record<string, boolean>; missing?: string[]; payments: { mode: string; networks: string[] };
+    };
     expect(res.status, JSON.stringify(health)).to.equal(200);
     expect(health.status).to.equal('ok');
     expect(health.missing).to.not.exist();

@@ -145,7 +145,13 @@ function findImport(importPath: string): { contents: string } | { error: string 
 
 interface SolcOutput {
   errors?: { severity: string; formattedMessage: string }[];
-  contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
+  /** Source file → contract name → its ABI and bytecodes. */
+  contracts: Record<string, Record<string, SolcContract>>;
+}
+
+interface SolcContract {
+  abi: unknown[];
+  evm: { bytecode: { object: string }; deployedBytecode: { object: string } };
 }
 
 /** The two members of the solc module used here, with their real types (solc declares them `any`). */
@@ -154,7 +160,9 @@ interface Solc {
   version(): string;
 }
 
-async function compile(build: ContractBuild, sources: Record<string, string>): Promise<{ compiler: string; contracts: Record<string, CompiledContract> }> {
+async function compile(
+  build: ContractBuild, sources: Record<string, string>,
+): Promise<{ compiler: string; contracts: Record<string, CompiledContract> }> {
   await packageVersion(build.compilerPackage);
   const solc = (await import(build.compilerPackage) as { default: Solc }).default;
   const input = {

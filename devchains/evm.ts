@@ -316,7 +316,9 @@ export async function startEvmRig(options: EvmRigOptions = {}): Promise<EvmRig> 
         writeContract: async (args) => {
           const write = (gas?: bigint) =>
             facilitatorSend(() =>
-              facilitatorWallet.writeContract({ ...args, ...(gas ? { gas } : {}) } as Parameters<typeof facilitatorWallet.writeContract>[0]),
+              facilitatorWallet.writeContract(
+                { ...args, ...(gas ? { gas } : {}) } as Parameters<typeof facilitatorWallet.writeContract>[0],
+              ),
             );
           if (!forcedRevertArmed || args.functionName !== 'transferWithAuthorization') return write(args.gas);
           forcedRevertArmed = false;

@@ -48,7 +48,9 @@ export function clearProblem(): void {
 }
 
 /** Reads the service's error body and puts it in plain words. */
-export async function describeErrorResponse(response: Response): Promise<{ headline: string; detail: string; code?: string; field?: string }> {
+export async function describeErrorResponse(
+  response: Response,
+): Promise<{ headline: string; detail: string; code?: string; field?: string }> {
   let body: ErrorBody | undefined;
   try {
     body = await response.json() as ErrorBody;

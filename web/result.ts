@@ -45,7 +45,8 @@ export async function showResult(quote: Quote, response: Response): Promise<void
     view.unshift(element('p', { id: 'result-report' }, `${reported.header}: `, element('code', {}, reportText)));
   }
 
-  const paid = quote.paymentRequired.accepts.find((a) => a.network === receipt?.network) ?? quote.paymentRequired.accepts.find((a) => isEvm(a.network));
+  const { accepts } = quote.paymentRequired;
+  const paid = accepts.find((a) => a.network === receipt?.network) ?? accepts.find((a) => isEvm(a.network));
   // The receipt comes before the preview: a tall image must not push it out of sight.
   byId('result').replaceChildren(
     element('p', {}, element('a', { href: state.resultUrl, download: fileName, id: 'result-download' }, `Download ${fileName}`), ` (${mediaType}, ${kb})`),

@@ -57,7 +57,8 @@ export async function signWithWallet(paymentRequired: PaymentRequired, accept: P
 /** Where the exact scheme reads the mint and a recent blockhash: the service's own relay, never a third party. */
 export const SOLANA_RELAY = '/web/solana-rpc';
 
-const sameBytes = (a: ArrayLike<number>, b: ArrayLike<number>) => a.length === b.length && Array.prototype.every.call(a, (byte: number, i: number) => byte === b[i]);
+const sameBytes = (a: ArrayLike<number>, b: ArrayLike<number>) =>
+  a.length === b.length && Array.prototype.every.call(a, (byte: number, i: number) => byte === b[i]);
 
 /**
  * The wallet's account as the `TransactionSigner` @x402/svm's client scheme signs with: a partial

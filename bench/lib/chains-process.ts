@@ -11,10 +11,14 @@ import type { PaymentPayload } from '@x402/core/types';
 import { startEvmRig, startSvmRig } from '../../devchains/index.js';
 import { paymentId } from '../../server/payment/guard.js';
 
+interface ChainEndpoints {
+  network: string; rpcUrl: string; facilitatorUrl: string; proxyUrl: string; asset: string; payTo: string; payerAddress: string;
+}
+
 export interface ChainsReady {
   kind: 'ready';
-  evm: { network: string; rpcUrl: string; facilitatorUrl: string; proxyUrl: string; asset: string; payTo: string; payerKey: string; payerAddress: string };
-  svm: { network: string; rpcUrl: string; facilitatorUrl: string; proxyUrl: string; asset: string; payTo: string; payerSecretKey: string; payerAddress: string };
+  evm: ChainEndpoints & { payerKey: string };
+  svm: ChainEndpoints & { payerSecretKey: string };
 }
 
 /** One settle the proxy passed on: what the facilitator answered, and whether the replica was still there to hear it. */
@@ -95,7 +99,8 @@ async function startProxy(target: string): Promise<{ url: string; stop(): Promis
             heard: heard && !res.destroyed,
           });
         } else {
-          verifies.push({ network, id, isValid: parsed.isValid === true, ...(parsed.invalidReason ? { invalidReason: String(parsed.invalidReason) } : {}), at: Date.now() });
+          const reason = parsed.invalidReason ? { invalidReason: String(parsed.invalidReason) } : {};
+          verifies.push({ network, id, isValid: parsed.isValid === true, ...reason, at: Date.now() });
         }
       }
       if (!res.destroyed) {
@@ -121,8 +126,14 @@ const [evmProxy, svmProxy] = await Promise.all([startProxy(evm.facilitatorUrl), 
 
 const ready: ChainsReady = {
   kind: 'ready',
-  evm: { network: evm.network, rpcUrl: evm.rpcUrl, facilitatorUrl: evm.facilitatorUrl, proxyUrl: evmProxy.url, asset: evm.asset, payTo: evm.payTo, payerKey: evm.payerKey, payerAddress: evm.payerAddress },
-  svm: { network: svm.network, rpcUrl: svm.rpcUrl, facilitatorUrl: svm.facilitatorUrl, proxyUrl: svmProxy.url, asset: svm.asset, payTo: svm.payTo, payerSecretKey: svm.payerSecretKey, payerAddress: svm.payerAddress },
+  evm: {
+    network: evm.network, rpcUrl: evm.rpcUrl, facilitatorUrl: evm.facilitatorUrl, proxyUrl: evmProxy.url,
+    asset: evm.asset, payTo: evm.payTo, payerKey: evm.payerKey, payerAddress: evm.payerAddress,
+  },
+  svm: {
+    network: svm.network, rpcUrl: svm.rpcUrl, facilitatorUrl: svm.facilitatorUrl, proxyUrl: svmProxy.url,
+    asset: svm.asset, payTo: svm.payTo, payerSecretKey: svm.payerSecretKey, payerAddress: svm.payerAddress,
+  },
 };
 process.send!(ready);
 

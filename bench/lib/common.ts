@@ -54,7 +54,9 @@ export function machine(): Machine {
   };
 }
 
-export async function writeResult(args: StepArgs, name: string, data: Record<string, unknown>, startedAt: { time: Date; load: number[] }): Promise<string> {
+export async function writeResult(
+  args: StepArgs, name: string, data: Record<string, unknown>, startedAt: { time: Date; load: number[] },
+): Promise<string> {
   const dir = path.join(args.outDir, 'results');
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `${name}.json`);

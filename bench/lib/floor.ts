@@ -11,7 +11,10 @@ import { form } from './service.js';
 
 export interface HttpFloor {
   /** One bare multipart round trip (upload, parse, a reply like the service's read to the end), in ms. */
-  call(files: Array<{ bytes: Uint8Array; name: string; type: string }>, fields: Record<string, string | number> | undefined, reply: { bytes: number; mediaType: string }): Promise<number>;
+  call(
+    files: Array<{ bytes: Uint8Array; name: string; type: string }>, fields: Record<string, string | number> | undefined,
+    reply: { bytes: number; mediaType: string },
+  ): Promise<number>;
   stop(): Promise<void>;
 }
 

@@ -88,7 +88,9 @@ export class Replica {
   private output: () => string = () => '';
   /** Process ids of the replica and everything it started, read just before it was killed. */
   killedTree: number[] = [];
-  constructor(readonly name: string, readonly port: number, private readonly root: string, private readonly env: ReplicaEnv, readonly tmpDir: string) {}
+  constructor(
+    readonly name: string, readonly port: number, private readonly root: string, private readonly env: ReplicaEnv, readonly tmpDir: string,
+  ) {}
 
   get url(): string { return `http://127.0.0.1:${this.port}`; }
   get pid(): number | undefined { return this.child?.pid; }
@@ -190,7 +192,10 @@ export function metricBy(text: string, name: string, label: string): Record<stri
   return by;
 }
 
-export interface HaproxyServerStats { name: string; status: string; sessions: number; responses5xx: number; downtimeS: number; checksDown: number; retries: number; redispatches: number; connectionErrors: number; responseErrors: number }
+export interface HaproxyServerStats {
+  name: string; status: string; sessions: number; responses5xx: number; downtimeS: number; checksDown: number;
+  retries: number; redispatches: number; connectionErrors: number; responseErrors: number;
+}
 
 /**
  * HAProxy (Debian's haproxy binary) in front of the replicas: round robin, health checks on

@@ -22,7 +22,10 @@ export interface PaidResult {
   status: number;
   body: Uint8Array;
   mediaType: string;
-  /** Request with the unpaid quote (upload, checks, 402), signing, and the paid request (upload, checks, verify, work, settle, download). */
+  /**
+   * Request with the unpaid quote (upload, checks, 402), signing, and the paid request (upload, checks, verify,
+   * work, settle, download).
+   */
   quoteMs: number;
   signMs: number;
   paidMs: number;
@@ -135,7 +138,9 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
 }
 
 /** A multipart body as a browser or curl sends it. */
-export function form(files: Array<{ bytes: Uint8Array; name: string; type: string }>, fields: Record<string, string | number> = {}): FormData {
+export function form(
+  files: Array<{ bytes: Uint8Array; name: string; type: string }>, fields: Record<string, string | number> = {},
+): FormData {
   const body = new FormData();
   for (const f of files) body.append('file', new Blob([f.bytes as Uint8Array<ArrayBuffer>], { type: f.type }), f.name);
   for (const [k, v] of Object.entries(fields)) body.append(k, String(v));

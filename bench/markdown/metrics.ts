@@ -305,7 +305,8 @@ export function cellCounts(truth: readonly ShapedTable[], predicted: readonly Sh
     if (usedT.has(i) || usedP.has(j)) continue;
     usedT.add(i); usedP.add(j); matched += n;
   }
-  return { matched, predicted: p.reduce((n, k) => n + size(k), 0), truth: t.reduce((n, k) => n + size(k), 0), spurious: truth.length ? 0 : predicted.length };
+  const total = (keys: typeof p) => keys.reduce((n, k) => n + size(k), 0);
+  return { matched, predicted: total(p), truth: total(t), spurious: truth.length ? 0 : predicted.length };
 }
 
 export function cellF1(c: Pick<CellCounts, 'matched' | 'predicted' | 'truth'>): { precision: number; recall: number; f1: number } {

@@ -110,7 +110,9 @@ const pagesOf = new Map<string, number>();
  * pool would: one conversion at a time, so its wall time and its CPU time (this process, the
  * tools' launcher and the mutool and tesseract runs it waits for) are the conversion's alone.
  */
-async function eachJob(pdfs: string[], work: string, call: (job: JobInput) => Promise<string>): Promise<{ outputs: Map<string, string>; seconds: number; cpu: number | null }> {
+interface EngineRun { outputs: Map<string, string>; seconds: number; cpu: number | null }
+
+async function eachJob(pdfs: string[], work: string, call: (job: JobInput) => Promise<string>): Promise<EngineRun> {
   const outputs = new Map<string, string>();
   const meter = new Meter();
   for (const pdf of pdfs) {
@@ -202,7 +204,8 @@ const pdf2md: Engine = {
       });
     }
     const modulePath = path.join(PEERS, 'node_modules/@opendocsg/pdf2md/lib/pdf2md.js');
-    const mod = await import(pathToFileURL(modulePath).href) as { default: ((b: Uint8Array) => Promise<string>) | { default: (b: Uint8Array) => Promise<string> } };
+    type Convert = (b: Uint8Array) => Promise<string>;
+    const mod = await import(pathToFileURL(modulePath).href) as { default: Convert | { default: Convert } };
     const convert = typeof mod.default === 'function' ? mod.default : mod.default.default;
     const outputs = new Map<string, string>();
     const meter = new Meter();
@@ -279,7 +282,7 @@ async function childMain(engineId: string, listFile: string, outFile: string): P
   }
 }
 
-async function runIsolated(engine: Engine, pdfs: string[], work: string): Promise<{ outputs: Map<string, string>; seconds: number; cpu: number | null; failures: string[] }> {
+async function runIsolated(engine: Engine, pdfs: string[], work: string): Promise<EngineRun & { failures: string[] }> {
   const outputs = new Map<string, string>();
   const failures: string[] = [];
   let seconds = 0, pages = 0;
@@ -343,15 +346,18 @@ function summarize(rows: PageScores[], seconds: number, cpu: number | null): Sum
     counted[m] = values.length;
   }
   const parts = [scores.nid, scores.teds, scores.mhs].filter((v): v is number => v !== null);
-  return { pages: rows.length, secondsPerPage: seconds, cpuSecondsPerPage: cpu, scores, counted, overall: parts.reduce((a, b) => a + b, 0) / Math.max(1, parts.length) };
+  const overall = parts.reduce((a, b) => a + b, 0) / Math.max(1, parts.length);
+  return { pages: rows.length, secondsPerPage: seconds, cpuSecondsPerPage: cpu, scores, counted, overall };
 }
 
 /** Cell F1 over a set of pages: their cell counts added up (every cell counts once). */
 interface CellSummary { matched: number; predicted: number; truth: number; spurious: number; precision: number; recall: number; f1: number }
 
 function summarizeCells(counts: CellCounts[]): CellSummary {
-  const sum = counts.reduce((a, c) => ({ matched: a.matched + c.matched, predicted: a.predicted + c.predicted, truth: a.truth + c.truth, spurious: a.spurious + c.spurious }),
-    { matched: 0, predicted: 0, truth: 0, spurious: 0 });
+  const sum = counts.reduce((a, c) => ({
+    matched: a.matched + c.matched, predicted: a.predicted + c.predicted, truth: a.truth + c.truth, spurious: a.spurious + c.spurious,
+  }),
+  { matched: 0, predicted: 0, truth: 0, spurious: 0 });
   return { ...sum, ...cellF1(sum) };
 }
 
@@ -385,7 +391,12 @@ const TARGETS: Record<1 | 2, { overall: number; teds?: number; mhs: number }> = 
 };
 
 /** One row per set of styles (tuning, held-out, unseen) and column count: every page of those styles counts once. */
-function bySet(styles: Style[], perPage: Record<string, Record<string, Record<string, PageScores>>>, cellsPerPage: Record<string, Record<string, Record<string, CellCounts>>>, engineId: string, cellEngineId: string | undefined) {
+/** Style id → engine id → page → what was measured. */
+type PerStyle<T> = Record<string, Record<string, Record<string, T>>>;
+
+function bySet(
+  styles: Style[], perPage: PerStyle<PageScores>, cellsPerPage: PerStyle<CellCounts>, engineId: string, cellEngineId: string | undefined,
+) {
   const groups: { set: Style['set']; columns: 1 | 2; styles: string[]; summary: Summary; cells: CellSummary | null; targets: typeof TARGETS[1] | null }[] = [];
   for (const set of ['tuning', 'held-out', 'unseen'] as const) {
     for (const columns of [1, 2] as const) {
@@ -482,7 +493,9 @@ async function main(): Promise<void> {
   // Across styles: every page of every style counts once.
   const overall: Record<string, Summary> = {};
   const cellsOverall: Record<string, CellSummary> = {};
-  for (const engine of engines) cellsOverall[engine.id] = summarizeCells(styles.flatMap((s) => Object.values(cellsPerPage[s.id]![engine.id]!)));
+  for (const engine of engines) {
+    cellsOverall[engine.id] = summarizeCells(styles.flatMap((s) => Object.values(cellsPerPage[s.id]![engine.id]!)));
+  }
   const markdownEngines = engines.filter((e) => e.produces !== 'tables');
   for (const engine of markdownEngines) {
     const rows = styles.flatMap((s) => Object.values(perPage[s.id]![engine.id]!));
@@ -494,7 +507,8 @@ async function main(): Promise<void> {
   const sets = bySet(styles, perPage, cellsPerPage, ours.id, engines.includes(localTables) ? localTables.id : undefined);
   const setsMarkdown = setLines(sets).join('\n');
   const report = {
-    generated: new Date().toISOString(), quick, pages: gt.size, ...(gt.size < all.size ? { subset: { of: all.size, args } } : {}), styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
+    generated: new Date().toISOString(), quick, pages: gt.size, ...(gt.size < all.size ? { subset: { of: all.size, args } } : {}),
+    styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
     metrics: 'NID/NID-S: 1 - indel distance / total length on whitespace-normalized text (tables canonicalized to one HTML form; -S without tables); TEDS/TEDS-S: 1 - Zhang-Shasha tree edit distance / max tree size over the page\'s tables (-S ignores cell text); MHS/MHS-S: the same over root -> headings(level, text) -> content (-S levels only). Overall = mean of NID, TEDS, MHS. TEDS and MHS only count pages whose ground truth has tables / headings.',
     overall, byStyle: results, failures: failed, perPage,
     // Tuning, held-out and unseen styles side by side (ours; cell F1 of the local tables engine).
@@ -618,7 +632,8 @@ async function scannedMain(args: string[]): Promise<void> {
   const report = {
     generated: new Date().toISOString(), pages: gt.size, styles: styles.map(({ id, engine, description }) => ({ id, engine, description })),
     method: "Each styled PDF page rendered at 200 dpi in grey (mutool draw) and wrapped as an image-only PDF (mutool convert); ours converts it with MARKDOWN_OCR=tesseract (pages rendered again at 300 dpi and read by tesseract 5 with one thread, as /v1/pdf/ocr does). Word recall: share of the ground truth's words (its Markdown rendered to text) found in the output, with multiplicity (test/support/word-recall.ts). CPU: this process and the mutool and tesseract children it waits for, per page, one conversion at a time.",
-    overall, byStyle, wallSeconds: (Date.now() - started) / 1000, loadAverage: { start: loadAtStart, end: os.loadavg() }, cpus: os.cpus().length,
+    overall, byStyle, wallSeconds: (Date.now() - started) / 1000,
+    loadAverage: { start: loadAtStart, end: os.loadavg() }, cpus: os.cpus().length,
   };
   await mkdir(RESULTS, { recursive: true });
   await writeFile(path.join(RESULTS, 'markdown-scanned.json'), JSON.stringify(report, null, 1));

@@ -20,7 +20,9 @@ export function createRpcMethods(chain: LocalSolanaChain, tokens: TokenAccounts)
     if (!account) return null;
     const data = account.data();
     const owner = fromKey(account.owner());
-    const base = { executable: account.executable(), lamports: account.lamports(), owner, rentEpoch: account.rentEpoch(), space: BigInt(data.length) };
+    const base = {
+      executable: account.executable(), lamports: account.lamports(), owner, rentEpoch: account.rentEpoch(), space: BigInt(data.length),
+    };
     if (encoding === 'jsonParsed') {
       const parsed = tokens.parsedData(owner, data);
       if (parsed) return { ...base, data: { program: 'spl-token', parsed, space: BigInt(data.length) } };
@@ -61,7 +63,9 @@ export function createRpcMethods(chain: LocalSolanaChain, tokens: TokenAccounts)
   };
 
   const simulate = (params: unknown[]) => {
-    const config = (params[1] ?? {}) as { sigVerify?: boolean; replaceRecentBlockhash?: boolean; encoding?: string; innerInstructions?: boolean };
+    const config = (params[1] ?? {}) as {
+      sigVerify?: boolean; replaceRecentBlockhash?: boolean; encoding?: string; innerInstructions?: boolean;
+    };
     if (config.sigVerify && config.replaceRecentBlockhash) {
       throw new RpcError(-32602, 'Invalid params: sigVerify may not be used with replaceRecentBlockhash');
     }
@@ -198,11 +202,15 @@ export function createRpcMethods(chain: LocalSolanaChain, tokens: TokenAccounts)
     const keys = wire.staticKeys.map(fromKey);
     const parsed = encoding === 'jsonParsed';
     const { numRequiredSignatures, numReadonlySignedAccounts, numReadonlyUnsignedAccounts } = wire.header;
-    const isWritable = (index: number) =>
-      index < numRequiredSignatures ? index < numRequiredSignatures - numReadonlySignedAccounts : index < keys.length - numReadonlyUnsignedAccounts;
+    const isWritable = (index: number) => index < numRequiredSignatures
+      ? index < numRequiredSignatures - numReadonlySignedAccounts
+      : index < keys.length - numReadonlyUnsignedAccounts;
     const instructionJson = (instruction: { programIdIndex: number; accounts: number[]; data: string; stackHeight?: number | null }) =>
       parsed
-        ? { programId: keys[instruction.programIdIndex], accounts: instruction.accounts.map((i) => keys[i]), data: instruction.data, stackHeight: instruction.stackHeight ?? null }
+        ? {
+            programId: keys[instruction.programIdIndex], accounts: instruction.accounts.map((i) => keys[i]),
+            data: instruction.data, stackHeight: instruction.stackHeight ?? null,
+          }
         : { ...instruction, stackHeight: instruction.stackHeight ?? null };
     let transaction: unknown;
     if (encoding === 'base64') transaction = [toBase64(wire.bytes), 'base64'];
@@ -217,10 +225,16 @@ export function createRpcMethods(chain: LocalSolanaChain, tokens: TokenAccounts)
           header: wire.header,
           recentBlockhash: recentBlockhashOf(wire),
           instructions: wire.instructions.map((instruction) =>
-            instructionJson({ programIdIndex: instruction.programIdIndex, accounts: instruction.accounts, data: toBase58(instruction.data) }),
+            instructionJson({
+              programIdIndex: instruction.programIdIndex, accounts: instruction.accounts, data: toBase58(instruction.data),
+            }),
           ),
           ...(wire.versioned
-            ? { addressTableLookups: wire.lookups.map((lookup) => ({ accountKey: fromKey(lookup.accountKey), writableIndexes: lookup.writableIndexes, readonlyIndexes: lookup.readonlyIndexes })) }
+            ? {
+                addressTableLookups: wire.lookups.map((lookup) => ({
+                  accountKey: fromKey(lookup.accountKey), writableIndexes: lookup.writableIndexes, readonlyIndexes: lookup.readonlyIndexes,
+                })),
+              }
             : {}),
         },
       };
@@ -236,7 +250,8 @@ export function createRpcMethods(chain: LocalSolanaChain, tokens: TokenAccounts)
         fee: found.fee,
         preBalances: found.preBalances,
         postBalances: found.postBalances,
-        innerInstructions: compiledInnerInstructions(found.innerInstructions).map((group) => ({ ...group, instructions: group.instructions.map(instructionJson) })),
+        innerInstructions: compiledInnerInstructions(found.innerInstructions)
+          .map((group) => ({ ...group, instructions: group.instructions.map(instructionJson) })),
         logMessages: found.logs,
         preTokenBalances: found.preTokenBalances,
         postTokenBalances: found.postTokenBalances,
@@ -263,7 +278,10 @@ export function createRpcMethods(chain: LocalSolanaChain, tokens: TokenAccounts)
     getBlockHeight: () => chain.slot(),
     getEpochInfo: () => {
       const absoluteSlot = chain.slot();
-      return { absoluteSlot, blockHeight: absoluteSlot, epoch: absoluteSlot / SLOTS_PER_EPOCH, slotIndex: absoluteSlot % SLOTS_PER_EPOCH, slotsInEpoch: SLOTS_PER_EPOCH, transactionCount: BigInt(chain.transactions.size) };
+      return {
+        absoluteSlot, blockHeight: absoluteSlot, epoch: absoluteSlot / SLOTS_PER_EPOCH, slotIndex: absoluteSlot % SLOTS_PER_EPOCH,
+        slotsInEpoch: SLOTS_PER_EPOCH, transactionCount: BigInt(chain.transactions.size),
+      };
     },
     getLatestBlockhash: () => ({ context: chain.context(), value: chain.latestBlockhash() }),
     isBlockhashValid: (params) => ({ context: chain.context(), value: params[0] === chain.svm.latestBlockhash() }),

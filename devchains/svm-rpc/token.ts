@@ -16,7 +16,10 @@ const MINT_SIZE = 82;
 const TOKEN_ACCOUNT_SIZE = 165;
 
 interface MintState { mintAuthority: Uint8Array | null; supply: bigint; decimals: number; freezeAuthority: Uint8Array | null }
-export interface TokenAccountState { mint: Uint8Array; owner: Uint8Array; amount: bigint; state: number; isNative: bigint | null; delegate: Uint8Array | null; delegatedAmount: bigint; closeAuthority: Uint8Array | null }
+export interface TokenAccountState {
+  mint: Uint8Array; owner: Uint8Array; amount: bigint; state: number; isNative: bigint | null;
+  delegate: Uint8Array | null; delegatedAmount: bigint; closeAuthority: Uint8Array | null;
+}
 
 function writeOptionalKey(view: DataView, bytes: Uint8Array, offset: number, key: Uint8Array | null) {
   view.setUint32(offset, key ? 1 : 0, true);
@@ -119,7 +122,10 @@ export class TokenAccounts {
     const mint = decodeMint(mintAccount.data());
     svm.setAccount(
       this.usdcMintKey,
-      new Account(mintAccount.lamports(), encodeMint({ ...mint, supply: mint.supply - previous + amount }), this.tokenProgramKey, false, RENT_EXEMPT_EPOCH),
+      new Account(
+        mintAccount.lamports(), encodeMint({ ...mint, supply: mint.supply - previous + amount }),
+        this.tokenProgramKey, false, RENT_EXEMPT_EPOCH,
+      ),
     );
   }
 
@@ -167,7 +173,9 @@ export class TokenAccounts {
           owner: fromKey(account.owner),
           state: account.state === 2 ? 'frozen' : account.state === 1 ? 'initialized' : 'uninitialized',
           tokenAmount: tokenAmount(account.amount, decimals),
-          ...(account.delegate ? { delegate: fromKey(account.delegate), delegatedAmount: tokenAmount(account.delegatedAmount, decimals) } : {}),
+          ...(account.delegate
+            ? { delegate: fromKey(account.delegate), delegatedAmount: tokenAmount(account.delegatedAmount, decimals) }
+            : {}),
           ...(account.closeAuthority ? { closeAuthority: fromKey(account.closeAuthority) } : {}),
         },
       };

@@ -20,7 +20,10 @@ const { expect } = Code;
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const k8sDir = path.join(projectRoot, 'deploy/k8s');
 
-interface Manifest { file: string; apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: unknown }
+interface Manifest {
+  file: string; apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> };
+  [key: string]: unknown;
+}
 
 // What each apiVersion/kind is checked against; anything else in deploy/k8s is an error.
 const models: Record<string, new (data: never) => { validate(): void }> = {
@@ -71,8 +74,13 @@ type Container = {
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   args?: string[];
 };
-type PodSpec = { terminationGracePeriodSeconds?: number; containers: Container[]; volumes?: Array<{ name: string; emptyDir?: { medium?: string; sizeLimit?: string } }> };
-type Workload = Manifest & { spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } };
+type PodSpec = {
+  terminationGracePeriodSeconds?: number; containers: Container[];
+  volumes?: Array<{ name: string; emptyDir?: { medium?: string; sizeLimit?: string } }>;
+};
+type Workload = Manifest & {
+  spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
+};
 
 describe('Kubernetes manifests (deploy/k8s)', () => {
   let files: string[];
@@ -93,7 +101,8 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
 
   it('every object is valid against the Kubernetes API schemas', () => {
     expect(all.length).to.be.above(8);
-    const problems = all.map((doc) => [doc.file, doc.kind, doc.metadata?.name, validationError(doc)]).filter(([, , , error]) => error !== undefined);
+    const problems = all.map((doc) => [doc.file, doc.kind, doc.metadata?.name, validationError(doc)])
+      .filter(([, , , error]) => error !== undefined);
     expect(problems).to.equal([]);
     const kinds = new Set(all.map((d) => d.kind));
     for (const kind of ['Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'ConfigMap', 'Secret', 'StatefulSet']) expect(kinds.has(kind), kind).to.equal(true);

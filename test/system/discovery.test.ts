@@ -30,7 +30,9 @@ const { expect } = Code;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** Runs an installed package's command as npx runs it: the bin linked in node_modules/.bin. */
-async function run(bin: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(
+  bin: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(root, 'node_modules/.bin', bin), ...args], { cwd: options.cwd ?? root, env: options.env ?? process.env, maxBuffer: 16 * 1024 * 1024, timeout: 60_000 });
     return { code: 0, stdout, stderr };
@@ -63,7 +65,9 @@ describe('agent wallets and API linters read the service as it is', () => {
   it('@agentcash/discovery lists every paid route as paid with its price, the free routes as unprotected, and no warning', async () => {
     const { code, stdout } = await run('discovery', ['discover', t.url, '--json', '-v']);
     expect(code).to.equal(0);
-    const found = JSON.parse(stdout) as { ok: boolean; resources: Array<Record<string, unknown>>; warnings: unknown[]; meta: { guidance?: string } };
+    const found = JSON.parse(stdout) as {
+      ok: boolean; resources: Array<Record<string, unknown>>; warnings: unknown[]; meta: { guidance?: string };
+    };
     expect(found.ok).to.be.true();
     expect(found.warnings).to.equal([]);
     const paid = operations.map((op) => ({
@@ -87,7 +91,9 @@ describe('agent wallets and API linters read the service as it is', () => {
   it('its endpoint check of a merge shows the JSON body agents send, the price range and no warning', async () => {
     const { code, stdout } = await run('discovery', ['check', `${t.url}/v1/pdf/merge`, '--json']);
     expect(code).to.equal(0);
-    const checked = JSON.parse(stdout) as { found: boolean; advisories: Array<Record<string, unknown> & { inputSchema: { requestBody: unknown } }>; warnings: unknown[] };
+    const checked = JSON.parse(stdout) as {
+      found: boolean; advisories: Array<Record<string, unknown> & { inputSchema: { requestBody: unknown } }>; warnings: unknown[];
+    };
     expect(checked.found).to.be.true();
     expect(checked.warnings).to.equal([]);
     expect(checked.advisories).to.have.length(1);
@@ -114,7 +120,9 @@ describe('agent wallets and API linters read the service as it is', () => {
     try {
       // Redocly's recommended rules apply when no configuration is given; its users turn telemetry off this way.
       const redocly = await run('redocly', ['lint', `${t.url}/openapi.json`, '--format=json'], { cwd: dir, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
-      const report = JSON.parse(redocly.stdout) as { totals: { errors: number }; problems: Array<{ ruleId: string; severity: string; message: string }> };
+      const report = JSON.parse(redocly.stdout) as {
+        totals: { errors: number }; problems: Array<{ ruleId: string; severity: string; message: string }>;
+      };
       expect(report.problems.filter((p) => p.severity === 'error')).to.equal([]);
       expect(report.totals.errors).to.equal(0);
       expect(redocly.code).to.equal(0);
@@ -219,7 +227,9 @@ describe('agentcash fetch pays a JSON call end to end (local Base chain)', () =>
     expect(data.pageCount).to.equal(1);
     expect(data.likelyScanned).to.be.false();
     expect(data.text).to.contain('Page 1 markerpage1');
-    const metadata = output.metadata as { protocol: string; network: string; price: string; payment: { success: boolean; transactionHash: string } };
+    const metadata = output.metadata as {
+      protocol: string; network: string; price: string; payment: { success: boolean; transactionHash: string };
+    };
     expect(metadata).to.include({ protocol: 'x402', network: 'base', price: '$0.01' });
     expect(metadata.payment.success).to.be.true();
     expect(metadata.payment.transactionHash).to.match(/^0x[0-9a-f]{64}$/);

@@ -34,6 +34,11 @@ const ETHEREUM_USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 type Text = { type: 'text'; text: string };
 type Link = { type: 'resource_link'; uri: string; name: string; mimeType?: string; size?: number };
 
+/** When an exact payment's authorization expires, in seconds since the epoch. */
+function validBeforeOf(payment: PaymentPayload): number {
+  return Number((payment.payload as { authorization: { validBefore: string } }).authorization.validBefore);
+}
+
 function textOf(result: CallToolResult): string {
   return result.content.filter((c): c is Text => c.type === 'text').map((c) => c.text).join('\n');
 }
@@ -330,7 +335,8 @@ describe('the paying stdio bridge (paydoc-mcp) against a hostile upstream', () =
       expect(upstream.paid()).to.equal([]);
 
       const start = (env: Record<string, string>) => new Promise<string>((resolve) => {
-        execFile(process.execPath, [BRIDGE], { env: { PATH: process.env.PATH!, PAYDOC_URL: upstream.url, ...env } }, (_err, _out, stderr) => resolve(stderr));
+        const options = { env: { PATH: process.env.PATH!, PAYDOC_URL: upstream.url, ...env } };
+        execFile(process.execPath, [BRIDGE], options, (_err, _out, stderr) => resolve(stderr));
       });
       expect(await start({ PAYER_KEY: rig.payerKey, PAYDOC_NETWORKS: 'eip155:999999' })).to.contain('PAYDOC_NETWORKS: x402 knows no USDC on eip155:999999');
       expect(await start({ PAYER_KEY: rig.payerKey, PAYDOC_NETWORKS: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' })).to.contain('PAYDOC_NETWORKS names solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp: set SVM_PAYER_KEY and SVM_RPC_URL');
@@ -356,7 +362,7 @@ describe('the paying stdio bridge (paydoc-mcp) against a hostile upstream', () =
     expect(answers[5]).to.contain('A further 0.3 USD is signed for calls not paid for');
 
     // Once every authorization has expired, the chain shows two unused (released) and one spent (kept).
-    const validBefore = Math.max(...upstream.paid().map((p) => Number((p.payload as { authorization: { validBefore: string } }).authorization.validBefore)));
+    const validBefore = Math.max(...upstream.paid().map(validBeforeOf));
     while (Date.now() / 1000 <= validBefore + 1) await new Promise((resolve) => setTimeout(resolve, 250));
     await fetch(rig.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) });
     upstream.answer = 'fail';
@@ -368,7 +374,8 @@ describe('the paying stdio bridge (paydoc-mcp) against a hostile upstream', () =
     // At every signature, what was signed and could still be (or was) spent stays within the cap.
     const payments = upstream.seen.filter((s) => s.payment);
     for (const [i, now] of payments.entries()) {
-      const live = payments.slice(0, i + 1).filter((s) => upstream.settled.includes(s.payment!) || Number((s.payment!.payload as { authorization: { validBefore: string } }).authorization.validBefore) > now.at / 1000);
+      const live = payments.slice(0, i + 1)
+        .filter((s) => upstream.settled.includes(s.payment!) || validBeforeOf(s.payment!) > now.at / 1000);
       expect(live.reduce((sum, s) => sum + BigInt(s.payment!.accepted.amount), 0n) <= 300000n).to.equal(true);
     }
     expect(before - await rig.balanceOf(rig.payerAddress)).to.equal(100000n);

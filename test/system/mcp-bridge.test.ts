@@ -177,7 +177,10 @@ describe('the paying stdio bridge (paydoc-mcp)', () => {
   it('will not start without a wallet, or with a cap that is not an amount', async () => {
     const { execFile } = await import('node:child_process');
     const start = (env: Record<string, string>) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BRIDGE], { env: { PATH: process.env.PATH!, PAYDOC_URL: svc.url, ...env } }, (err, _out, stderr) => resolve({ code: child.exitCode ?? (err as { code?: number } | null)?.code ?? null, stderr }));
+      const options = { env: { PATH: process.env.PATH!, PAYDOC_URL: svc.url, ...env } };
+      const child = execFile(process.execPath, [BRIDGE], options, (err, _out, stderr) => {
+        resolve({ code: child.exitCode ?? (err as { code?: number } | null)?.code ?? null, stderr });
+      });
     });
     const noKey = await start({});
     expect(noKey.code).to.equal(1);

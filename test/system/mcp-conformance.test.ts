@@ -82,7 +82,9 @@ const SCENARIOS: Record<string, Classification> = {
 
 interface Check { id: string; name: string; description: string; status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | string; errorMessage?: string; details?: unknown }
 
-function runProcess(cmd: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runProcess(
+  cmd: string, args: string[], options: { cwd: string; timeoutMs: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     // Asynchronous on purpose: the service under test runs in this same process and must keep answering.
     const child = spawn(cmd, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -150,7 +150,12 @@ describe('the web page in a real browser', () => {
     await screenshot(page, 'operations');
 
     const openapi = await (await fetch(`${t.url}/openapi.json`)).json() as {
-      paths: Record<string, { post: { summary: string; requestBody: { content: Record<string, { schema: { required: string[]; properties: Record<string, Record<string, unknown>> } }> } } }>;
+      paths: Record<string, {
+        post: {
+          summary: string;
+          requestBody: { content: Record<string, { schema: { required: string[]; properties: Record<string, Record<string, unknown>> } }> };
+        };
+      }>;
     };
     for (const opPath of ['/v1/image/crop', '/v1/image/rotate', '/v1/pdf/protect', '/v1/pdf/merge']) {
       await choose(page, opPath);
@@ -404,7 +409,8 @@ describe('the web page in a real browser', () => {
     }, t.url);
     expect(devSign).to.equal('blocked');
     // Even from the page's own origin it signs nothing but this service's own requirements.
-    const foreignQuote = { ...paymentRequired, accepts: [{ ...paymentRequired.accepts[0], payTo: privateKeyToAccount(generatePrivateKey()).address }] };
+    const foreignPayTo = privateKeyToAccount(generatePrivateKey()).address;
+    const foreignQuote = { ...paymentRequired, accepts: [{ ...paymentRequired.accepts[0], payTo: foreignPayTo }] };
     const refusedSign = await fetch(`${t.url}/dev/sign`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paymentRequired: foreignQuote }) });
     expect(refusedSign.status).to.equal(422);
     expect((await refusedSign.json() as { error: { code: string } }).error.code).to.equal('FIELD_INVALID');

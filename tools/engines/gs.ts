@@ -65,6 +65,8 @@ export function gsArgs(level: GsLevel, out: string, inputs: readonly string[], s
 }
 
 /** The inputs rewritten into `out` with the level's (or the given) settings; the result as it is. */
-export function pdfwrite(level: GsLevel, out: string, inputs: readonly string[], settings: readonly string[], options: RunOptions): Promise<RunResult> {
+export function pdfwrite(
+  level: GsLevel, out: string, inputs: readonly string[], settings: readonly string[], options: RunOptions,
+): Promise<RunResult> {
   return runTool(GS.commands[0], gsArgs(level, out, inputs, settings), options);
 }

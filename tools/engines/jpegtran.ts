@@ -7,7 +7,10 @@ import { declareEngine } from './declare.js';
 
 export const JPEGTRAN = declareEngine({ name: 'jpegtran', commands: ['jpegtran'], package: 'libjpeg-turbo-progs' });
 
-/** jpegtran's exit statuses: 0 success, 1 failure (with -perfect: the transform cannot be done exactly), 2 success with warnings (damaged data). */
+/**
+ * jpegtran's exit statuses: 0 success, 1 failure (with -perfect: the transform cannot be done exactly), 2 success with
+ * warnings (damaged data).
+ */
 export const JPEGTRAN_EXIT = { ok: 0 } as const;
 
 /** The eight lossless transforms, named as jpegtran names them. */
@@ -29,7 +32,9 @@ export type JpegTransform = keyof typeof JPEG_TRANSFORMS;
  * edge blocks are partial for this transform, or the data has errors it warns about. A deadline
  * fails the job through toolFailure.
  */
-export async function transformJpeg(bytes: Uint8Array, transform: JpegTransform, keepIcc: boolean, options: RunOptions): Promise<Uint8Array | undefined> {
+export async function transformJpeg(
+  bytes: Uint8Array, transform: JpegTransform, keepIcc: boolean, options: RunOptions,
+): Promise<Uint8Array | undefined> {
   const args = [
     // The ICC profile keeps the colours right and identifies no one; EXIF, XMP and comments go.
     '-copy', keepIcc ? 'icc' : 'none',
@@ -42,7 +47,8 @@ export async function transformJpeg(bytes: Uint8Array, transform: JpegTransform,
   try {
     const result = await runTool(JPEGTRAN.commands[0], args, { ...options, input: bytes, maxStdout: bytes.length * 2 + 1024 * 1024 });
     // Warnings (exit 2) mean damaged data: re-encoding decides what to do with it.
-    if (result.exitCode !== JPEGTRAN_EXIT.ok || result.stdout.length < 4 || result.stdout[0] !== 0xff || result.stdout[1] !== 0xd8) return undefined;
+    const isJpeg = result.stdout.length >= 4 && result.stdout[0] === 0xff && result.stdout[1] === 0xd8;
+    if (result.exitCode !== JPEGTRAN_EXIT.ok || !isJpeg) return undefined;
     return result.stdout;
   } catch (err) {
     // Without jpegtran, or past its output bound, the image is re-encoded instead.

@@ -85,7 +85,9 @@ export async function countNavigation(file: string, options: RunOptions): Promis
  * Returns how many entries were appended; 0 when there were none or mupdf failed (then `out`
  * must not be used). A run that did not complete throws.
  */
-export async function appendOutlines(merged: string, out: string, sources: ReadonlyArray<{ file: string; pages: number | undefined }>, options: RunOptions): Promise<number> {
+export async function appendOutlines(
+  merged: string, out: string, sources: ReadonlyArray<{ file: string; pages: number | undefined }>, options: RunOptions,
+): Promise<number> {
   const args = [merged, out];
   // -1: a page count qpdf did not give; the program counts that source itself.
   for (const source of sources) args.push(String(source.pages ?? -1), source.file);

@@ -13,7 +13,9 @@ export const PNGQUANT_EXIT = { ok: 0 } as const;
  * The PNG with at most `colors` palette entries. `speed` is pngquant's 1 (slowest, best) to 11
  * (fastest). Any failure fails the job (toolFailure maps a deadline or a missing binary).
  */
-export async function quantisePng(png: Uint8Array, colors: number, speed: number, outputBound: number, options: RunOptions): Promise<Uint8Array> {
+export async function quantisePng(
+  png: Uint8Array, colors: number, speed: number, outputBound: number, options: RunOptions,
+): Promise<Uint8Array> {
   const args = [
     // --speed: the caller's trade of time for size.
     '--speed', String(speed),

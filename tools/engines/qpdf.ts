@@ -205,7 +205,9 @@ export async function packLosslessly(file: string, out: string, options: QpdfRun
 }
 
 /** Some pages of one file, in the given order, each optionally turned (pages). */
-export async function selectPages(file: string, out: string, choice: { pages?: readonly number[]; rotate?: number }, options: QpdfRun): Promise<void> {
+export async function selectPages(
+  file: string, out: string, choice: { pages?: readonly number[]; rotate?: number }, options: QpdfRun,
+): Promise<void> {
   const args = [file, OBJECT_STREAMS];
   // "." is the primary input itself: its document-level parts (outline, forms) are kept.
   if (choice.pages) args.push('--pages', '.', qpdfPageSpec(choice.pages), '--');

@@ -83,7 +83,9 @@ export function killGroup(pid: number): void {
  * Runs the tool in this process (the launcher calls this). `onStart` learns the child's pid,
  * which is also its process group.
  */
-export async function runToolHere(tool: string, args: readonly string[], options: RunOptions, onStart?: (pid: number) => void): Promise<RunResult> {
+export async function runToolHere(
+  tool: string, args: readonly string[], options: RunOptions, onStart?: (pid: number) => void,
+): Promise<RunResult> {
   const started = performance.now();
   const maxStdout = options.maxStdout ?? DEFAULT_STDOUT_LIMIT;
   const child = execa(tool, args, {

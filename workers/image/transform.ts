@@ -98,7 +98,9 @@ function applyTransform(image: Sharp, transform: ImageTransform): Sharp {
   }
 }
 
-async function encode(image: Sharp, compressing: boolean, encoding: Encoding, header: ImageHeader, input: Job<ImagePlan>): Promise<Uint8Array> {
+async function encode(
+  image: Sharp, compressing: boolean, encoding: Encoding, header: ImageHeader, input: Job<ImagePlan>,
+): Promise<Uint8Array> {
   const colors = encoding.paletteColors;
   if (encoding.format === 'png' && colors !== undefined && !SHARP_PALETTE_SIZES.includes(colors)) {
     return quantiseWithPngquant(image, colors, input);
@@ -137,7 +139,8 @@ async function quantiseWithPngquant(image: Sharp, colors: number, input: Job<Ima
   // this pngquant build cannot read ICC profiles.
   const { data: trueColour, info } = await image.png({ compressionLevel: 1 }).toBuffer({ resolveWithObject: true });
   // pngquant's speed runs the other way from sharp's effort (11 fastest).
-  return quantisePng(trueColour, colors, 11 - PALETTE_EFFORT, info.width * info.height * 2 + 1024 * 1024, { cwd: input.jobDir, timeoutMs: timeLeft(input) });
+  const outputBound = info.width * info.height * 2 + 1024 * 1024;
+  return quantisePng(trueColour, colors, 11 - PALETTE_EFFORT, outputBound, { cwd: input.jobDir, timeoutMs: timeLeft(input) });
 }
 
 /** Runs a pipeline strictly, and once more failing on errors only when the file's one warning is harmless. */
@@ -181,7 +184,9 @@ function kilobytes(bytes: number): string {
  * encodes. (Size is far from regular in the colour count: the quality search's secant overshot
  * and took ten or eleven encodes of several seconds each on a 12 MP photo.)
  */
-async function searchColours(render: (encoding: Encoding) => Promise<Uint8Array>, encoding: Encoding, targetBytes: number, deadline: number): Promise<TargetSearch> {
+type Render = (encoding: Encoding) => Promise<Uint8Array>;
+
+async function searchColours(render: Render, encoding: Encoding, targetBytes: number, deadline: number): Promise<TargetSearch> {
   const ceiling = encoding.paletteColors ?? 256;
   const ladder = [ceiling];
   for (let colours = 2 ** Math.floor(Math.log2(ceiling - 1)); colours >= 2; colours /= 2) ladder.push(colours);
@@ -224,7 +229,7 @@ async function searchColours(render: (encoding: Encoding) => Promise<Uint8Array>
  * size is not quite monotonic in its setting. `deadline` (epoch ms) ends the search early, with the
  * best fitting result so far, when another encode, judged by the slowest one yet, would not finish.
  */
-export async function searchTarget(render: (encoding: Encoding) => Promise<Uint8Array>, encoding: Encoding, targetBytes: number, deadline = Infinity): Promise<TargetSearch> {
+export async function searchTarget(render: Render, encoding: Encoding, targetBytes: number, deadline = Infinity): Promise<TargetSearch> {
   if (encoding.format === 'png') return searchColours(render, encoding, targetBytes, deadline);
   const ceiling = encoding.quality;
   const floor = 1;
@@ -311,7 +316,10 @@ export const transformImage: WorkFunction<ImagePlan> = async (input): Promise<Jo
 
   const render = renderer(input);
   try {
-    const body = input.params.targetBytes === undefined ? await render(encoding) : (await searchTarget(render, encoding, input.params.targetBytes, input.deadline - 500)).body;
+    const { targetBytes } = input.params;
+    const body = targetBytes === undefined
+      ? await render(encoding)
+      : (await searchTarget(render, encoding, targetBytes, input.deadline - 500)).body;
     return { body, mediaType };
   } catch (err) {
     if (err instanceof ServiceError) throw err;

@@ -17,7 +17,12 @@ import { fail } from '../../core/errors.js';
 
 type Level = CompressionLevel;
 
-interface Candidate { file: string; size: number; /** Set on Ghostscript's result: the files it was made from. */ sources?: readonly string[] }
+interface Candidate {
+  file: string;
+  size: number;
+  /** Set on Ghostscript's result: the files it was made from. */
+  sources?: readonly string[];
+}
 
 async function navigation(input: Job, file: string, dir: string): Promise<Navigation | undefined> {
   return countNavigation(file, { cwd: dir, timeoutMs: Math.max(1, Math.min(timeLeft(input), 20_000)) });
@@ -184,7 +189,10 @@ export const mergeCompress: WorkFunction<{ level: Level }> = async (input): Prom
     // parallel with qpdf's merge when the page count is already known from inspection.
     const [packed, gs] = pages !== undefined
       ? await Promise.all([baseline(), ghostscriptCandidates(input, level, sources, pages, dir)])
-      : await baseline().then(async (b) => [b, await ghostscriptCandidates(input, level, sources, await countPages(input, merged, dir), dir)] as const);
+      : await baseline().then(async (b) => {
+          const counted = await countPages(input, merged, dir);
+          return [b, await ghostscriptCandidates(input, level, sources, counted, dir)] as const;
+        });
     return { body: await smallest(input, [packed, ...gs], dir), mediaType: PDF };
   });
 };

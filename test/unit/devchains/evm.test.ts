@@ -82,7 +82,8 @@ describe('devchains/evm: batch-settlement on the local Base chain', () => {
 
   it('refuses creation code that would not land at the canonical address', async () => {
     const { contracts } = await ensureContractsBuilt();
-    expect(batchSettlementDeployments(contracts).map((d) => d.address)).to.equal([BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS]);
+    const deployed = batchSettlementDeployments(contracts).map((d) => d.address);
+    expect(deployed).to.equal([BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS]);
     const settlement = contracts.x402BatchSettlement;
     // One bit of the creation code changed, as a different compiler or setting would change it.
     const lastByte = (parseInt(settlement.bytecode.slice(-2), 16) ^ 1).toString(16).padStart(2, '0');

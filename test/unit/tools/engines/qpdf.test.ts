@@ -31,7 +31,8 @@ describe('the qpdf engine', () => {
     await inScratch(async (dir, file) => {
       const plain = await file('plain.pdf', makePdf(textPages(3)));
       const survey = await surveyPdf(plain, run(dir));
-      expect({ needsPassword: survey.needsPassword, encrypted: survey.encrypted, declared: survey.declared, walked: survey.walked }).to.equal({ needsPassword: false, encrypted: false, declared: 3, walked: 3 });
+      const { needsPassword, encrypted, declared, walked } = survey;
+      expect({ needsPassword, encrypted, declared, walked }).to.equal({ needsPassword: false, encrypted: false, declared: 3, walked: 3 });
       const locked = path.join(dir, 'locked.pdf');
       await encryptPdf(plain, locked, 'pw', run(dir));
       const lockedSurvey = await surveyPdf(locked, run(dir));

@@ -6,7 +6,9 @@ import { tool } from '../../../support/independent-tools.js';
 import { jobRoot } from '../../../support/jobs.js';
 
 /** Runs fn with a fresh directory, removed afterwards. */
-export async function inScratch<T>(fn: (dir: string, file: (name: string, bytes: Uint8Array | string) => Promise<string>) => Promise<T>): Promise<T> {
+export async function inScratch<T>(
+  fn: (dir: string, file: (name: string, bytes: Uint8Array | string) => Promise<string>) => Promise<T>,
+): Promise<T> {
   const dir = await mkdtemp(path.join(jobRoot(), 'paydoc-engine-'));
   const file = async (name: string, bytes: Uint8Array | string) => {
     const target = path.join(dir, name);
