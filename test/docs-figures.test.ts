@@ -48,6 +48,7 @@ const protectPassword = stringField('pdf.protect', 'password');
 const splitRanges = stringField('pdf.split', 'ranges');
 const s = (ms: number) => `${ms / 1000} s`;
 const thousands = (n: number) => n.toLocaleString('en-US');
+const spacedThousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 
 /** Page → the words each constant makes it say. */
 const QUOTED: Record<string, string[]> = {
@@ -116,6 +117,8 @@ const QUOTED: Record<string, string[]> = {
     `protocol \`${MCP_PROTOCOL_VERSION}\``,
     `decoded input is at most ${MCP_MAX_DECODED_BYTES} bytes`,
     `(read by the bridge, at most ${MCP_MAX_DECODED_BYTES} bytes)`,
+    `The ${operations.length} tools are named \`svc_<area>_<operation>\``,
+    `serves the same ${operations.length} tools over stdio`,
   ],
   'docs/payments.md': [
     `all with the same exact \`amount\` and \`maxTimeoutSeconds: ${MAX_TIMEOUT_SECONDS}\``,
@@ -126,6 +129,22 @@ const QUOTED: Record<string, string[]> = {
   ],
   'docs/replicas.md': [
     `(\`SET NX EX\`, ${CLAIM_TTL_SECONDS} s per payment, twice the payment timeout`,
+  ],
+  'docs/web-page.md': [
+    `it lists the ${operations.length} operations with live prices`,
+  ],
+  'SECURITY.md': [
+    `(${op('pdf.compress').input.maxBytes / MB} MB per file, ${op('pdf.merge').input.maxTotalBytes / MB} MB per merge,`
+    + ` ${op('pdf.from-markdown').input.maxBytes / MB} MB Markdown`,
+    `the ${stringField('pdf.structured', 'schema').maxBytes! / 1024} KB schema exactly`,
+    `the ${spacedThousands(MCP_MAX_DECODED_BYTES)}-byte decoded limit`,
+    `${op('pdf.merge').input.count.min} to ${op('pdf.merge').input.count.max} merge inputs, ${MAX_SPLIT_RANGES} split ranges`,
+    `${MAX_IMAGE_PIXELS / 1e6} megapixels per image and ${MAX_RENDER_PIXELS / 1e6} megapixels per rendered page`,
+    `more typesetting than ${s(LAYOUT_BASE_MS)} and ${LAYOUT_MS_PER_KB} ms per KB`,
+    `(${s(PDF_TIMEOUT_MS * LAYOUT_DEADLINE_SHARE)} of ${s(PDF_TIMEOUT_MS)})`,
+    `(${CLAIM_TTL_SECONDS} s against ${MAX_TIMEOUT_SECONDS} s)`,
+    `URLs are at most ${MAX_URL_LENGTH} characters`,
+    `At most ${MAX_REDIRECTS} redirects on a fetch`,
   ],
   'docs/architecture.md': [
     `fields (\`ranges\`, required, at most ${splitRanges.maxLength} characters),`
