@@ -4,7 +4,7 @@
 // Solana chain (LiteSVM) through x402's own facilitator code, reached through a proxy that can slow
 // settlements. The standard @x402/fetch client pays N calls (default 2,000) at concurrency C
 // (default 16) over six operations on both chains, and retries a held or cut answer with the same
-// payment, as the README tells clients to. During the run:
+// payment, as docs/payments.md tells clients to. During the run:
 //   - at 15 % of the calls one replica is killed with SIGKILL (and started again 10 s later);
 //   - from 40 % to 60 % the facilitators' settlements are slowed (1 to 6 s each, past the
 //     replicas' FACILITATOR_TIMEOUT_MS of 3 s), so settlements become unconfirmed and results held;

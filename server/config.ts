@@ -1,5 +1,5 @@
-// Every setting comes from an environment variable, validated at boot. The README's
-// configuration table lists the same names, defaults and meanings.
+// Every setting comes from an environment variable, validated at boot. The configuration table in
+// docs/configuration.md lists the same names, defaults and meanings (test/docs-configuration.test.ts).
 import convict from 'convict';
 import { accessSync, constants } from 'node:fs';
 import os from 'node:os';
@@ -68,8 +68,11 @@ const schema = {
   tablesEngine: { doc: 'Tables engine for /v1/pdf/tables: model (the provider) or local (the layout engine of /v1/pdf/markdown, on the PDF\'s text layer; files never leave the server).', format: ['model', 'local'], default: 'model', env: 'TABLES_ENGINE' },
 } as const;
 
-/** The environment variables the service reads (the README's configuration table lists them all). */
+/** The environment variables the service reads (docs/configuration.md's table lists them all). */
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(schema).map((s) => s.env);
+
+/** Each environment variable with its default in the schema (docs/configuration.md's table gives the same). */
+export const ENVIRONMENT_DEFAULTS: ReadonlyMap<string, string | number> = new Map(Object.values(schema).map((s) => [s.env, s.default]));
 
 type SettingType<S> = S extends { format: readonly (infer Choice)[] } ? Choice
   : S extends { format: 'port' | 'nat' } ? number : string;

@@ -44,7 +44,7 @@ const SERVICE_TESTED: Record<string, string> = {
   'operations/pdf/merge-compress.ts': 'service/operations/pdf-merge (merge, then compress: tested with merge)',
   // The service's own wiring: only the running service shows it.
   'server/index.ts': 'every service test starts it (support/service.ts)',
-  'server/config.ts': 'service/foundation (configuration), system/deploy (the manifests\' settings)',
+  'server/config.ts': 'service/foundation (configuration), system/deploy (the manifests\' settings), docs-configuration (the documented defaults)',
   'server/pipeline.ts': 'service/bad-input, service/foundation (the generic checks in order, before payment)',
   'server/paid-call.ts': 'service/payments, service/faults, service/mcp (the one paid-request path, HTTP and MCP)',
   'server/arguments.ts': 'service/delivery, service/bad-input (JSON bodies and tool arguments)',

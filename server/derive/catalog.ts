@@ -88,7 +88,7 @@ export function catalog(app: PublicView): Record<string, unknown> {
     service: {
       name: 'paydoc',
       description: `Pay-per-call image, PDF and Office document processing: ${operations.length} operations over HTTP (multipart or JSON) and MCP, each paid on its own with x402 v2 in USDC. No accounts, no API keys; files are never stored or logged.`,
-      // The ways a file comes in and a result goes out, on every operation (README: Files in and out).
+      // The ways a file comes in and a result goes out, on every operation (docs/files.md).
       inputs: {
         multipart: 'the file part(s), or file_url fields in their place',
         json: '{ "file": { "data": <base64> } | { "url": <https URL> }, ...fields } ("files": [...] for merges)',

@@ -4,7 +4,7 @@
 // (system-packages.txt, read by the Dockerfile and bin/setup.mjs, lists the same packages).
 
 export interface EngineDeclaration<Command extends string = string> {
-  /** The engine's name as the code and the README speak of it. */
+  /** The engine's name as the code and the docs speak of it. */
   name: string;
   /** The programs it runs, as found on PATH; the boot check looks for each. */
   commands: readonly Command[];

@@ -1,6 +1,6 @@
 // Markdown -> the HTML that WeasyPrint typesets for /v1/pdf/from-markdown.
 //
-// What WeasyPrint 57 makes slow, and what is done about it here (README, `from-markdown`):
+// What WeasyPrint 57 makes slow, and what is done about it here (docs/operations/from-markdown.md):
 // - A run of characters without a space is laid out again for every line it fills: one 40 KB
 //   word took 14 s, and a run that crosses inline elements (`ab**cd**ab**cd**…`) was worse (20 KB
 //   past a minute). Every run longer than RUN_LIMIT characters gets an invisible break opportunity
