@@ -10,8 +10,9 @@ export const lab = Lab.script();
 const { describe, it } = lab;
 const { expect } = Code;
 
-const payload = (network: string, inner: Record<string, unknown>, scheme = 'exact') =>
-  ({ x402Version: 2, accepted: { scheme, network, amount: '5000', asset: '0xa', payTo: '0xb', maxTimeoutSeconds: 60, extra: {} }, payload: inner }) as unknown as PaymentPayload;
+const payload = (network: string, inner: Record<string, unknown>, scheme = 'exact') => ({
+  x402Version: 2, accepted: { scheme, network, amount: '5000', asset: '0xa', payTo: '0xb', maxTimeoutSeconds: 60, extra: {} }, payload: inner,
+}) as unknown as PaymentPayload;
 
 describe('server/payment/guard', () => {
   it('a claim holds an id once: the second claim fails until it is released; record replaces what is held', async () => {
