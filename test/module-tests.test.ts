@@ -49,8 +49,6 @@ const SERVICE_TESTED: Record<string, string> = {
   'server/paid-call.ts': 'service/payments, service/faults, service/mcp (the one paid-request path, HTTP and MCP)',
   'server/arguments.ts': 'service/delivery, service/bad-input (JSON bodies and tool arguments)',
   'server/binaries.ts': 'unit/tools/engines/index (the boot check through each engine)',
-  'server/metrics.ts': 'service/foundation, service/faults (the counters as /metrics shows them)',
-  'server/orphans.ts': 'service/faults (what a killed job leaves behind)',
   'server/pool.ts': 'service/faults, service/foundation (the worker pool, deadlines and back-pressure)',
   'server/payment/gate.ts': 'unit/server/payment/stages (each stage), service/payments, service/faults (the gate on the chains)',
   'server/payment/facilitators.ts': 'service/going-live, service/hosted-facilitators (the hosted facilitators\' clients)',
