@@ -47,7 +47,6 @@ const SERVICE_TESTED: Record<string, string> = {
   'server/config.ts': 'service/foundation (configuration), system/deploy (the manifests\' settings)',
   'server/pipeline.ts': 'service/bad-input, service/foundation (the generic checks in order, before payment)',
   'server/paid-call.ts': 'service/payments, service/faults, service/mcp (the one paid-request path, HTTP and MCP)',
-  'server/arguments.ts': 'service/delivery, service/bad-input (JSON bodies and tool arguments)',
   'server/binaries.ts': 'unit/tools/engines/index (the boot check through each engine)',
   'server/pool.ts': 'service/faults, service/foundation (the worker pool, deadlines and back-pressure)',
   'server/payment/gate.ts': 'unit/server/payment/stages (each stage), service/payments, service/faults (the gate on the chains)',
