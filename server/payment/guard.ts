@@ -29,21 +29,19 @@ export const CLAIMED = 'claimed';
 export class MemoryGuard implements PaymentGuard {
   private readonly held = new Map<string, { value: string; until: number }>();
 
+  // Check and set without an await between them, so claims made at once cannot both win.
   async claim(id: string, ttlSeconds: number, value = CLAIMED): Promise<boolean> {
-    if (await this.lookup(id) !== undefined) return false;
-    await this.record(id, value, ttlSeconds);
+    if (this.valueOf(id) !== undefined) return false;
+    this.set(id, value, ttlSeconds);
     return true;
   }
 
   async record(id: string, value: string, ttlSeconds: number): Promise<void> {
-    const now = Date.now();
-    this.held.set(id, { value, until: now + ttlSeconds * 1000 });
-    if (this.held.size > 10_000) this.sweep(now);
+    this.set(id, value, ttlSeconds);
   }
 
   async lookup(id: string): Promise<string | undefined> {
-    const entry = this.held.get(id);
-    return entry !== undefined && entry.until > Date.now() ? entry.value : undefined;
+    return this.valueOf(id);
   }
 
   async release(id: string): Promise<void> {
@@ -55,6 +53,17 @@ export class MemoryGuard implements PaymentGuard {
 
   async close(): Promise<void> {
     this.held.clear();
+  }
+
+  private valueOf(id: string): string | undefined {
+    const entry = this.held.get(id);
+    return entry !== undefined && entry.until > Date.now() ? entry.value : undefined;
+  }
+
+  private set(id: string, value: string, ttlSeconds: number): void {
+    const now = Date.now();
+    this.held.set(id, { value, until: now + ttlSeconds * 1000 });
+    if (this.held.size > 10_000) this.sweep(now);
   }
 
   private sweep(now: number) {

@@ -40,10 +40,12 @@ export const resultsPlugin: Plugin<{ app: App }> = {
           throw new ServiceError('RESULT_ELSEWHERE', 'this result link is held by another instance of the service; retry in a moment (a load balancer may send the retry to the instance holding it)', { retryAfterSeconds: 1 });
         }
         // Ended by the first download of the whole body that reached the client; a cut download,
-        // a HEAD and a range (206) can be followed by the full GET.
+        // a HEAD and a range (206) can be followed by the full GET. Node emits 'finish' even when
+        // the client reset the connection mid-body: the socket's error tells that download apart.
         const res = request.raw.res;
+        const socket = request.raw.req.socket;
         res.once('finish', () => {
-          if (request.method !== 'get' || res.statusCode !== 200) return;
+          if (request.method !== 'get' || res.statusCode !== 200 || socket.errored) return;
           void endLink({ links: app.links, registry: app.gate.guard }, token, app.config.resultLinkTtlS);
         });
         return h.response(Buffer.from(output.body.buffer, output.body.byteOffset, output.body.byteLength))

@@ -443,6 +443,52 @@ describe('outbound: fetching', () => {
     expect(Date.now() - started).to.be.below(1000);
     await until(() => origin.closes.some((c) => c.path === '/silent'));
   });
+
+  it('a caller\'s signal that has already aborted stops it before any connection, throwing its reason', async () => {
+    const controller = new AbortController();
+    const reason = new ServiceError('CLIENT_GONE');
+    controller.abort(reason);
+    const url = parseBuyerUrl(`${origin.base}/small`, FIELD, allowed);
+    await expect(fetchBuyerUrl(url, { field: FIELD, maxBytes: 10, rules: allowed, signal: controller.signal }))
+      .to.reject(ServiceError, reason.message);
+    await expect(pushToBuyerUrl(url, Buffer.from('x'), 'text/plain', { field: 'deliver_to', rules: allowed, signal: controller.signal }))
+      .to.reject(ServiceError, reason.message);
+    expect(origin.seen).to.equal([]);
+  });
+
+  it('a Location that is not a URL is URL_FETCH_FAILED naming the status', async () => {
+    const err = await refusal(fetchOf(`${origin.base}/to?status=301&location=${encodeURIComponent('http://[not-an-address')}`, allowed));
+    expect([err.code, err.status, err.message]).to.equal(['URL_FETCH_FAILED', 422, 'file_url: the URL answered 301 with a Location that is not a URL']);
+    expect(origin.seen.map((s) => s.path)).to.equal(['/to']);
+  });
+});
+
+describe('outbound: vetting deliver_to before payment', () => {
+  it('passes a name whose every address is public, without connecting to any', async () => {
+    const lookups: string[] = [];
+    const stub = rules([], { resolve: async (host) => { lookups.push(host); return ['93.184.216.34', '2606:4700:4700::1111']; } });
+    await expect(vetBuyerUrl(new URL('https://bucket.example/upload?sig=1'), 'deliver_to', stub)).to.not.reject();
+    expect(lookups).to.equal(['bucket.example']);
+  });
+
+  it('a name with no addresses, or a lookup past the deadline, is URL_REFUSED naming what failed', async () => {
+    const empty = rules([], { resolve: async () => [] });
+    const none = await refusal(vetBuyerUrl(new URL('https://empty.example/'), 'deliver_to', empty));
+    expect([none.code, none.status, none.message, none.extra.field])
+      .to.equal(['URL_REFUSED', 422, 'deliver_to: looking up empty.example failed: the host name does not resolve (ENODATA)', 'deliver_to']);
+    const stuck = rules([], { timeoutMs: 150, resolve: () => new Promise<string[]>(() => undefined) });
+    const started = Date.now();
+    const late = await refusal(vetBuyerUrl(new URL('https://stuck.example/'), 'deliver_to', stuck));
+    expect([late.code, late.message]).to.equal(['URL_REFUSED', 'deliver_to: looking up stuck.example did not finish within 150 ms (URL_FETCH_TIMEOUT_MS)']);
+    expect(Date.now() - started).to.be.below(1000);
+  });
+
+  it('an allow-list entry whose host the URL parser refuses stops the boot', () => {
+    for (const bad of ['[not-ipv6]:80', 'a%zz:80']) {
+      expect(() => outboundRules({ urlInputs: 'on', urlFetchAllow: bad, urlFetchTimeoutMs: 1 }), bad)
+        .to.throw(ConfigError, `invalid configuration: URL_FETCH_ALLOW (urlFetchAllow): "${bad}" is not host:port`);
+    }
+  });
 });
 
 const opensslAvailable = (() => {
