@@ -140,15 +140,40 @@ export async function withBody<T>(request: Request, timeoutMs: number, lend: boo
   const declared = Number(request.headers['content-length']);
   // Without an encoding the body is exactly its Content-Length (Node's parser stops there).
   if (request.headers['content-encoding'] || !Number.isSafeInteger(declared) || declared <= 0 || declared > maxBytes) {
-    return use(ownedBuffer(await readUndeclared(request, timeoutMs, maxBytes)));
+    return use(ownedBuffer(await readUndeclared(request, timeoutMs, maxBytes).catch(lingerOnTimeout(request))));
   }
   const lending = lend && declared >= MIN_LENT_BYTES;
   const buffer = lending ? lent.take(declared) : Buffer.allocUnsafeSlow(declared);
   try {
-    return await use(await readInto(stream, buffer.subarray(0, declared), timeoutMs));
+    return await use(await readInto(stream, buffer.subarray(0, declared), timeoutMs).catch(lingerOnTimeout(request)));
   } finally {
     if (lending) lent.give(buffer, declared);
   }
+}
+
+/** After a 408, what the client still sends is read and dropped for at most this long before its connection is closed. */
+export const LINGER_AFTER_TIMEOUT_MS = 10_000;
+
+/**
+ * A body too slow is answered 408 while its client is still sending. Node closes the connection
+ * once the answer is written (Connection: close), and closing it with bytes unread resets it: a
+ * client that reads only once it has sent its body (or whose next write comes before its read)
+ * fails with EPIPE or ECONNRESET and never sees the 408. So the connection is closed lingering, as
+ * web servers do: the answer is followed by a FIN, and what still comes is read and dropped
+ * (drainUpload's bounds, at most LINGER_AFTER_TIMEOUT_MS) before it is closed.
+ */
+function lingerOnTimeout(request: Request): (err: unknown) => never {
+  return (err) => {
+    if ((err as Boom.Boom).output?.statusCode === 408) {
+      const { req } = request.raw;
+      const { socket } = req;
+      socket.destroySoon = () => {
+        if (socket.writable) socket.end();
+        void drainUpload(req, LINGER_AFTER_TIMEOUT_MS).then(() => socket.destroy());
+      };
+    }
+    throw err;
+  };
 }
 
 /**

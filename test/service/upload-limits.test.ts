@@ -96,6 +96,32 @@ function streamChunked(port: number, head: string, bodyBytes: number, waitMs: nu
   });
 }
 
+/**
+ * A client that sends its whole body before it reads the answer, as many do (Python's http.client,
+ * a shell pipe): it writes `chunkBytes` every `everyMs` for `sendMs`, then reads until the server
+ * closes or `waitMs` more pass. Its socket reads nothing while it sends.
+ */
+function sendThenRead(port: number, head: string, chunkBytes: number, everyMs: number, sendMs: number, waitMs: number): Promise<{ reply: string; error?: string }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.pause();
+    let reply = '';
+    let error: string | undefined;
+    const finish = () => { clearInterval(writer); clearTimeout(timer); socket.destroy(); resolve({ reply, ...(error ? { error } : {}) }); };
+    const timer = setTimeout(finish, sendMs + waitMs);
+    const started = performance.now();
+    const writer = setInterval(() => {
+      if (performance.now() - started < sendMs) return void socket.write(Buffer.alloc(chunkBytes, 'a'));
+      clearInterval(writer);
+      socket.resume();
+    }, everyMs);
+    socket.on('data', (chunk) => { reply += chunk.toString('latin1'); });
+    socket.on('error', (err: NodeJS.ErrnoException) => { error = err.code; finish(); });
+    socket.on('close', finish);
+    socket.write(head);
+  });
+}
+
 function head(path: string, headers: string, length: number, expectContinue: boolean): string {
   return `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Content-Length: ${length}\r\n${expectContinue ? 'Expect: 100-continue\r\n' : ''}\r\n`;
 }
@@ -178,6 +204,15 @@ describe('declared body sizes and Expect: 100-continue (UPLOAD_TIMEOUT_MS 1.5 s)
     expect(closed).to.equal(true);
     expect(performance.now() - started).to.be.below(10_000);
     expect(sent).to.be.below(2.5 * 1024 * 1024 + DRAIN_MAX_BYTES + 16 * 1024 * 1024);
+  });
+
+  it('a slow upload answered 408 while its client still sends: a client that reads only once it has sent its body reads the 408', async () => {
+    // 16 KB every 50 ms for 3 s: past UPLOAD_TIMEOUT_MS (1.5 s), far short of the declared 10 MB.
+    const { reply, error } = await sendThenRead(port, head('/v1/image/rotate', MULTIPART_HEADERS, 10_000_000, false), 16 * 1024, 50, 3_000, 5_000);
+    expect(error, reply).to.not.exist();
+    expect(reply).to.match(/^HTTP\/1\.1 408 /);
+    expect(reply.toLowerCase()).to.contain('\r\nconnection: close\r\n');
+    expect(errorOf(reply)).to.include({ code: 'UPLOAD_TIMEOUT', status: 408 });
   });
 
   it('a body within the limit sent after 100 Continue is read as usual: a quote (402)', async () => {
