@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The two-command set-up: `npm start` and `npm test` (and `npm run bench`, `npm run test:image`) come through here.
-// It installs what is missing (Debian packages as root, npm ci), builds, then runs the service,
+// It installs what is missing (Debian packages as root, npm ci), builds when the sources changed, then runs the service,
 // the whole test suite (with lint and the coverage floor) or the benchmarks. Plain JavaScript: it runs before anything is built.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -64,16 +65,58 @@ function ensureNodeModules() {
   must('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
+/**
+ * What a build reads: the folders tsc compiles (tsconfig.json's include), the page (web/), and the
+ * files that set the build up. Their digest is written beside the output after a build succeeds.
+ */
+function buildInputs() {
+  const { include } = JSON.parse(readFileSync(path.join(root, 'tsconfig.json'), 'utf8'));
+  const folders = new Set([...include.map((pattern) => pattern.split('/')[0]), 'web']);
+  const files = ['tsconfig.json', 'package.json', 'package-lock.json'];
+  const walk = (relative) => {
+    for (const entry of readdirSync(path.join(root, relative), { withFileTypes: true })) {
+      const child = path.join(relative, entry.name);
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) files.push(child);
+    }
+  };
+  for (const folder of folders) if (existsSync(path.join(root, folder))) walk(folder);
+  return files.sort();
+}
+
+function inputsDigest() {
+  const hash = createHash('sha256');
+  for (const file of buildInputs()) hash.update(`${file}\0`).update(readFileSync(path.join(root, file))).update('\0');
+  return hash.digest('hex');
+}
+
+const stampFile = path.join(root, 'dist', '.build-inputs.sha256');
+
+/**
+ * Builds only when the sources changed since the last build that succeeded: a second `npm start` in
+ * the same checkout (a second service, a test, a restart) leaves dist/ untouched, so a service already
+ * running from it never has the files its workers load rewritten under it.
+ */
 function build() {
+  const digest = inputsDigest();
+  const built = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
+  if (built === digest && existsSync(path.join(root, 'dist', 'bin', 'start.js'))) {
+    console.log('setup: dist/ is up to date with the sources; not rebuilt');
+    return;
+  }
+  rmSync(stampFile, { force: true });
   must('npx', ['tsc', '-p', 'tsconfig.json']);
   must('node', ['dist/bin/build-assets.js']);
+  writeFileSync(stampFile, `${digest}\n`);
 }
 
 ensureDebianPackages();
 ensureNodeModules();
 build();
 
-if (mode === 'start') {
+if (mode === 'build') {
+  process.exit(0);
+} else if (mode === 'start') {
   process.exit(run('node', ['dist/bin/start.js', ...extraArgs]));
 } else if (mode === 'test') {
   // The whole suite also runs the two gates: lint first, and the coverage floor (.c8rc.json)
@@ -85,6 +128,6 @@ if (mode === 'start') {
 } else if (mode === 'bench') {
   process.exit(run('node', ['dist/bench/run.js', ...extraArgs]));
 } else {
-  console.error(`setup: unknown mode ${mode}; use start, test, image or bench`);
+  console.error(`setup: unknown mode ${mode}; use start, test, image, bench or build`);
   process.exit(2);
 }

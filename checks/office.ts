@@ -7,6 +7,7 @@
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { fail, ServiceError } from '../core/errors.js';
 import type { OfficeFormat } from '../tools/engines/libreoffice.js';
+import { xlsProtection } from './xls-encryption.js';
 
 interface FormatInfo {
   /** How messages name it. */
@@ -221,6 +222,8 @@ interface CfbDirectory {
   streams: CfbStream[];
   sectorBytes: number;
   fat: number[];
+  /** The first sector of the mini FAT (the chain of small streams' mini sectors). */
+  miniFatStart: number;
   /** Sector `id`'s bytes; an id outside the file is CORRUPT_INPUT. */
   sectorAt(id: number): Buffer;
 }
@@ -276,7 +279,7 @@ function cfbDirectory(bytes: Buffer): CfbDirectory {
       });
     }
   }
-  return { streams, sectorBytes, fat, sectorAt };
+  return { streams, sectorBytes, fat, sectorAt, miniFatStart: bytes.readUInt32LE(0x3c) };
 }
 
 /** Streams smaller than this live in the mini stream, in 64-byte mini sectors (MS-CFB 2.2: always 4096). */
@@ -294,6 +297,37 @@ function streamHead(dir: CfbDirectory, stream: CfbStream): Buffer {
   return head.subarray(0, Math.min(head.length, stream.size));
 }
 
+/**
+ * The first `wanted` bytes of a stream (fewer if it is shorter): its first sectors, or for a stream
+ * in the mini stream, its first mini sectors along the mini FAT. Each link followed is bounded.
+ */
+function streamStart(dir: CfbDirectory, stream: CfbStream, wanted: number): Buffer {
+  const limit = Math.min(wanted, stream.size);
+  const parts: Buffer[] = [];
+  let have = 0;
+  const mini = stream.size < MINI_STREAM_CUTOFF;
+  for (let id = stream.start; have < limit && id <= MAX_SECTOR; id = mini ? miniFatEntry(dir, id) : dir.fat[id] ?? END_OF_CHAIN) {
+    const part = mini ? miniSector(dir, id) : dir.sectorAt(id);
+    if (part.length === 0) break;
+    parts.push(part);
+    have += part.length;
+  }
+  return Buffer.concat(parts).subarray(0, limit);
+}
+
+/** Entry `id` of the mini FAT, whose sectors are chained in the FAT. */
+function miniFatEntry(dir: CfbDirectory, id: number): number {
+  const offset = id * 4;
+  let sector = dir.miniFatStart;
+  for (let hops = Math.floor(offset / dir.sectorBytes); hops > 0; hops -= 1) {
+    if (hops > dir.fat.length || sector > MAX_SECTOR) corrupt('the OLE2 compound file\'s mini FAT loops: it is damaged');
+    sector = dir.fat[sector] ?? END_OF_CHAIN;
+  }
+  if (sector > MAX_SECTOR) corrupt('the OLE2 compound file\'s mini FAT is missing: it is damaged');
+  const entry = dir.sectorAt(sector);
+  return offset % dir.sectorBytes + 4 <= entry.length ? entry.readUInt32LE(offset % dir.sectorBytes) : END_OF_CHAIN;
+}
+
 /** Mini sector `id`: the root entry's chain holds the mini stream, followed as far as that sector. */
 function miniSector(dir: CfbDirectory, id: number): Buffer {
   const root = dir.streams.find((s) => s.type === 5);
@@ -308,6 +342,9 @@ function miniSector(dir: CfbDirectory, id: number): Buffer {
   const at = offset % dir.sectorBytes;
   return dir.sectorAt(sector).subarray(at, at + MINI_SECTOR_BYTES);
 }
+
+/** Enough of a workbook's stream for its BOF, a WriteProtect and the longest FILEPASS (RC4 CryptoAPI names its provider). */
+const XLS_HEAD_BYTES = 1024;
 
 /** The FIB (Word 6.0 to 2019 alike) says whether the document is encrypted (fEncrypted, bit 8 of the flags at offset 10). */
 function wordEncrypted(head: Buffer): boolean {
@@ -353,10 +390,12 @@ function cfbFormat(bytes: Buffer): OfficeFormat {
     if (wordEncrypted(head)) encrypted(the(format));
     return format;
   }
-  // A workbook's FILEPASS record is not refused here: Excel's default password (write protection
-  // only) sets it too, and LibreOffice opens those; telling them apart means checking the verifier
-  // of each of three encryption schemes. A protected XLS fails its conversion, uncharged.
-  if (names.has('Workbook') || names.has('Book')) return 'xls';
+  const workbook = stream('Workbook', 'Book');
+  if (workbook) {
+    // A FILEPASS that Excel's built-in password opens (write protection only) is opened by LibreOffice too.
+    if (xlsProtection(streamStart(dir, workbook, XLS_HEAD_BYTES)) === 'password') encrypted(the('xls'));
+    return 'xls';
+  }
   if (names.has('PowerPoint Document')) {
     const currentUser = stream('Current User');
     if (currentUser && presentationEncrypted(streamHead(dir, currentUser))) encrypted(the('ppt'));

@@ -5,7 +5,6 @@
 // not read to its end.
 import type { Readable } from 'node:stream';
 import Boom from '@hapi/boom';
-import Wreck from '@hapi/wreck';
 import { type as parseContentType } from '@hapi/content';
 import type { Plugin, Request, RouteOptionsPayload } from '@hapi/hapi';
 
@@ -141,21 +140,84 @@ export async function withBody<T>(request: Request, timeoutMs: number, lend: boo
   const declared = Number(request.headers['content-length']);
   // Without an encoding the body is exactly its Content-Length (Node's parser stops there).
   if (request.headers['content-encoding'] || !Number.isSafeInteger(declared) || declared <= 0 || declared > maxBytes) {
-    return use(ownedBuffer(await Wreck.read(stream, { timeout: timeoutMs, maxBytes })));
+    return use(ownedBuffer(await readUndeclared(request, timeoutMs, maxBytes).catch(lingerOnTimeout(request))));
   }
   const lending = lend && declared >= MIN_LENT_BYTES;
   const buffer = lending ? lent.take(declared) : Buffer.allocUnsafeSlow(declared);
   try {
-    return await use(await readInto(stream, buffer.subarray(0, declared), timeoutMs));
+    return await use(await readInto(stream, buffer.subarray(0, declared), timeoutMs).catch(lingerOnTimeout(request)));
   } finally {
     if (lending) lent.give(buffer, declared);
   }
 }
 
+/** After a 408, what the client still sends is read and dropped for at most this long before its connection is closed. */
+export const LINGER_AFTER_TIMEOUT_MS = 10_000;
+
+/**
+ * A body too slow is answered 408 while its client is still sending. Node closes the connection
+ * once the answer is written (Connection: close), and closing it with bytes unread resets it: a
+ * client that reads only once it has sent its body (or whose next write comes before its read)
+ * fails with EPIPE or ECONNRESET and never sees the 408. So the connection is closed lingering, as
+ * web servers do: the answer is followed by a FIN, and what still comes is read and dropped
+ * (drainUpload's bounds, at most LINGER_AFTER_TIMEOUT_MS) before it is closed.
+ */
+function lingerOnTimeout(request: Request): (err: unknown) => never {
+  return (err) => {
+    if ((err as Boom.Boom).output?.statusCode === 408) {
+      const { req } = request.raw;
+      const { socket } = req;
+      socket.destroySoon = () => {
+        if (socket.writable) socket.end();
+        void drainUpload(req, LINGER_AFTER_TIMEOUT_MS).then(() => socket.destroy());
+      };
+    }
+    throw err;
+  };
+}
+
+/**
+ * Reads a body whose length was not declared (chunked, or encoded). One found larger than
+ * `maxBytes` while it arrives is refused 413 after the rest is read and dropped by drainUpload
+ * (within its bounds, and within what is left of `timeoutMs`): closing the connection under a
+ * client still sending, as Wreck.read does, resets it before it reads the refusal.
+ */
+function readUndeclared(request: Request, timeoutMs: number, maxBytes: number): Promise<Buffer> {
+  const stream = request.payload as Readable;
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const stop = () => {
+      clearTimeout(timer);
+      stream.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose).off('aborted', onClose);
+      stream.pause();
+    };
+    const fail = (err: Error) => { stop(); reject(err); };
+    const onData = (chunk: Buffer) => {
+      length += chunk.length;
+      if (length <= maxBytes) return void chunks.push(chunk);
+      stop();
+      // The raw request, not a decoder piped from it: what is dropped is the bytes as sent.
+      const raw = request.raw.req;
+      raw.unpipe();
+      void drainUpload(raw, Math.max(0, timeoutMs - (Date.now() - started))).then(() => {
+        // hapi's own wording, as the declared-length check gives (errors.ts names the limit from it).
+        reject(Boom.entityTooLarge(`Payload content length greater than maximum allowed: ${maxBytes}`));
+      });
+    };
+    const onEnd = () => { stop(); resolve(Buffer.concat(chunks, length)); };
+    const onError = (err: Error) => fail((err as Boom.Boom).isBoom ? err : Boom.internal('Payload stream error', err));
+    const onClose = () => fail(Boom.internal('Payload stream closed prematurely'));
+    const timer = setTimeout(() => fail(Boom.clientTimeout()), timeoutMs);
+    stream.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose).once('aborted', onClose);
+  });
+}
+
 /**
  * Every body owns its whole ArrayBuffer, so a paid upload's buffer can be handed to the worker
- * without a copy (pipeline.ts). Wreck may answer with a slice of a buffer that is not the body's
- * alone (Node's small-buffer pool, a gunzip stream's output buffer): such a body is copied.
+ * without a copy (pipeline.ts). A small body joined from its chunks is a slice of Node's shared
+ * small-buffer pool: such a body is copied.
  */
 function ownedBuffer(body: Buffer): Buffer {
   if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) return body;

@@ -7,6 +7,7 @@ import Code from '@hapi/code';
 import net from 'node:net';
 import sharp from 'sharp';
 import { startTestService, type TestService } from '../support/service.js';
+import { DRAIN_MAX_BYTES } from '../../server/plugins/body.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -45,6 +46,78 @@ function exchange(port: number, head: string, waitMs: number, body?: Buffer): Pr
     });
     socket.on('close', () => done(true));
     socket.on('error', (err) => { clearTimeout(timer); reject(err); });
+    socket.write(head);
+  });
+}
+
+interface Streamed extends Exchange {
+  /** Body bytes the client had written when it stopped (the answer came, or the connection closed). */
+  sent: number;
+}
+
+/**
+ * Sends a chunked body of `bodyBytes` (Infinity: until the server closes), writing at the pace the
+ * connection takes it and reading whatever comes back meanwhile, as a client that reads while it
+ * sends does; stops sending when an answer has arrived.
+ */
+function streamChunked(port: number, head: string, bodyBytes: number, waitMs: number): Promise<Streamed> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const started = performance.now();
+    const chunk = Buffer.concat([Buffer.from(`${(64 * 1024).toString(16)}\r\n`), Buffer.alloc(64 * 1024, 'a'), Buffer.from('\r\n')]);
+    let reply = '';
+    let answeredAt = -1;
+    let sent = 0;
+    let finished = false;
+    const done = (closed: boolean) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ reply, answeredAt, closed, sent });
+    };
+    const timer = setTimeout(() => done(false), waitMs);
+    const pump = () => {
+      while (!finished && answeredAt < 0 && !socket.destroyed) {
+        if (sent >= bodyBytes) return void socket.write('0\r\n\r\n');
+        sent += 64 * 1024;
+        if (!socket.write(chunk)) return void socket.once('drain', pump);
+      }
+    };
+    socket.on('data', (data) => {
+      reply += data.toString('latin1');
+      if (answeredAt < 0) answeredAt = performance.now() - started;
+    });
+    // A reset after the answer was read still counts as read: the reply holds what came.
+    socket.on('error', () => done(true));
+    socket.on('close', () => done(true));
+    socket.write(head);
+    pump();
+  });
+}
+
+/**
+ * A client that sends its whole body before it reads the answer, as many do (Python's http.client,
+ * a shell pipe): it writes `chunkBytes` every `everyMs` for `sendMs`, then reads until the server
+ * closes or `waitMs` more pass. Its socket reads nothing while it sends.
+ */
+function sendThenRead(port: number, head: string, chunkBytes: number, everyMs: number, sendMs: number, waitMs: number): Promise<{ reply: string; error?: string }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.pause();
+    let reply = '';
+    let error: string | undefined;
+    const finish = () => { clearInterval(writer); clearTimeout(timer); socket.destroy(); resolve({ reply, ...(error ? { error } : {}) }); };
+    const timer = setTimeout(finish, sendMs + waitMs);
+    const started = performance.now();
+    const writer = setInterval(() => {
+      if (performance.now() - started < sendMs) return void socket.write(Buffer.alloc(chunkBytes, 'a'));
+      clearInterval(writer);
+      socket.resume();
+    }, everyMs);
+    socket.on('data', (chunk) => { reply += chunk.toString('latin1'); });
+    socket.on('error', (err: NodeJS.ErrnoException) => { error = err.code; finish(); });
+    socket.on('close', finish);
     socket.write(head);
   });
 }
@@ -111,6 +184,36 @@ describe('declared body sizes and Expect: 100-continue (UPLOAD_TIMEOUT_MS 1.5 s)
       expect(closed).to.equal(true);
     });
   }
+
+  it('/v1/pdf/from-markdown: a chunked body (no Content-Length) found past the limit while it arrives: the client reads 413 naming the limit', async () => {
+    const chunkedHead = `POST /v1/pdf/from-markdown HTTP/1.1\r\nHost: 127.0.0.1\r\n${MULTIPART_HEADERS}Transfer-Encoding: chunked\r\n\r\n`;
+    const { reply, closed, sent } = await streamChunked(port, chunkedHead, 8 * 1024 * 1024, 10_000);
+    expect(reply, `after ${sent} bytes`).to.match(/^HTTP\/1\.1 413 /);
+    expect(errorOf(reply)).to.include({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+    // Markdown's 1 MB, or its base64 in a JSON body, plus the multipart slack.
+    expect(errorOf(reply).message).to.contain('larger than the 2 MB this endpoint accepts');
+    // The whole body was read before the answer: the client sent all of it.
+    expect(sent).to.equal(8 * 1024 * 1024);
+    expect(closed).to.equal(true);
+  });
+
+  it(`a chunked body that never ends is dropped for at most UPLOAD_TIMEOUT_MS (or ${DRAIN_MAX_BYTES / 1024 / 1024} MB), then closed`, async () => {
+    const chunkedHead = `POST /v1/pdf/from-markdown HTTP/1.1\r\nHost: 127.0.0.1\r\n${MULTIPART_HEADERS}Transfer-Encoding: chunked\r\n\r\n`;
+    const started = performance.now();
+    const { closed, sent } = await streamChunked(port, chunkedHead, Infinity, 15_000);
+    expect(closed).to.equal(true);
+    expect(performance.now() - started).to.be.below(10_000);
+    expect(sent).to.be.below(2.5 * 1024 * 1024 + DRAIN_MAX_BYTES + 16 * 1024 * 1024);
+  });
+
+  it('a slow upload answered 408 while its client still sends: a client that reads only once it has sent its body reads the 408', async () => {
+    // 16 KB every 50 ms for 3 s: past UPLOAD_TIMEOUT_MS (1.5 s), far short of the declared 10 MB.
+    const { reply, error } = await sendThenRead(port, head('/v1/image/rotate', MULTIPART_HEADERS, 10_000_000, false), 16 * 1024, 50, 3_000, 5_000);
+    expect(error, reply).to.not.exist();
+    expect(reply).to.match(/^HTTP\/1\.1 408 /);
+    expect(reply.toLowerCase()).to.contain('\r\nconnection: close\r\n');
+    expect(errorOf(reply)).to.include({ code: 'UPLOAD_TIMEOUT', status: 408 });
+  });
 
   it('a body within the limit sent after 100 Continue is read as usual: a quote (402)', async () => {
     const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3a6' } }).png().toBuffer();

@@ -4,10 +4,12 @@
 // made from these by LibreOffice itself (officeVariants), as no hand-written minimal file of those
 // formats would be a fair sample.
 import { ZipArchive } from 'archiver';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { tool } from './independent-tools.js';
+import { rc4 } from '../../checks/xls-encryption.js';
 
 /** The words on the first and on the second page of every generated document. */
 export const PAGE_WORDS = ['Quarterly heron ledger', 'Second walrus appendix'] as const;
@@ -230,5 +232,100 @@ export function compoundFile(streams: readonly string[]): Buffer {
 export function declaringUnpackedSize(zip: Buffer, size: number): Buffer {
   const out = Buffer.from(zip);
   for (let at = out.indexOf('PK\x01\x02'); at >= 0; at = out.indexOf('PK\x01\x02', at + 4)) out.writeUInt32LE(size, at + 24);
+  return out;
+}
+
+/**
+ * A compound file holding one Workbook stream of `content` (padded to 4096 bytes, so it lives in
+ * ordinary sectors, not the mini stream): the shape of a legacy Excel file around the records given.
+ */
+export function workbookFile(content: Buffer): Buffer {
+  const stream = Buffer.concat([content, Buffer.alloc(Math.max(0, 4096 - content.length))]);
+  const sectors = Math.ceil(stream.length / 512);
+  const END = 0xfffffffe;
+  const header = compoundFile([]).subarray(0, 512);
+  const fat = Buffer.alloc(512, 0xff);
+  fat.writeUInt32LE(0xfffffffd, 0); fat.writeUInt32LE(END, 4);
+  for (let i = 0; i < sectors; i += 1) fat.writeUInt32LE(i === sectors - 1 ? END : 3 + i, (2 + i) * 4);
+  const directory = Buffer.alloc(512, 0);
+  ['Root Entry', 'Workbook'].forEach((name, i) => {
+    const at = i * 128;
+    directory.write(name, at, 'utf16le');
+    directory.writeUInt16LE((name.length + 1) * 2, at + 64);
+    directory[at + 66] = i === 0 ? 5 : 2;
+    directory.writeUInt32LE(0xffffffff, at + 68); directory.writeUInt32LE(0xffffffff, at + 72);
+    directory.writeUInt32LE(i === 0 ? 1 : 0xffffffff, at + 76);
+    directory.writeUInt32LE(i === 0 ? END : 2, at + 116);
+    directory.writeUInt32LE(i === 0 ? 0 : stream.length, at + 120);
+  });
+  return Buffer.concat([header, fat, directory, stream, Buffer.alloc(sectors * 512 - stream.length)]);
+}
+
+/** A BIFF record: type, size, body. */
+export function biffRecord(type: number, body: Buffer): Buffer {
+  const head = Buffer.alloc(4);
+  head.writeUInt16LE(type, 0); head.writeUInt16LE(body.length, 2);
+  return Buffer.concat([head, body]);
+}
+
+/** The globals' BOF of a BIFF8 workbook, then `records`, then EOF. */
+export function biff8Workbook(...records: Buffer[]): Buffer {
+  const bof = Buffer.from('0006050000000000000000000600000000', 'hex').subarray(0, 16);
+  return Buffer.concat([biffRecord(0x0809, bof), ...records, biffRecord(0x000a, Buffer.alloc(0))]);
+}
+
+const le16 = (value: number) => { const b = Buffer.alloc(2); b.writeUInt16LE(value); return b; };
+const le32 = (value: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(value); return b; };
+const digest = (name: string, ...parts: Buffer[]) => createHash(name).update(Buffer.concat(parts)).digest();
+
+/** A FILEPASS of XOR obfuscation with the given password verifier (MS-OFFCRYPTO 2.3.7.1; the key is not read). */
+export function xorFilePass(verifier: number): Buffer {
+  return biffRecord(0x002f, Buffer.concat([le16(0), le16(0x1234), le16(verifier)]));
+}
+
+/**
+ * A FILEPASS of RC4 CryptoAPI (MS-OFFCRYPTO 2.3.5) made for `password`, as Excel 2002 and later
+ * write it: a 40-bit key, a random salt and verifier, the verifier's SHA-1, both encrypted.
+ */
+export function cryptoApiFilePass(password: string): Buffer {
+  const salt = randomBytes(16);
+  const verifier = randomBytes(16);
+  const provider = Buffer.from('Microsoft Base Cryptographic Provider v1.0\0', 'utf16le');
+  // Flags, SizeExtra, AlgID (RC4), AlgIDHash (SHA-1), KeySize 40, ProviderType (PROV_RSA_FULL), two reserved, the provider's name.
+  const header = Buffer.concat([le32(0x04), le32(0), le32(0x6801), le32(0x8004), le32(40), le32(1), le32(0), le32(0), provider]);
+  const key = Buffer.alloc(16);
+  digest('sha1', digest('sha1', salt, Buffer.from(password, 'utf16le')), le32(0)).copy(key, 0, 0, 5);
+  const encrypted = rc4(key, Buffer.concat([verifier, digest('sha1', verifier)]));
+  const body = Buffer.concat([
+    le16(1), le16(4), le16(2), le32(0x04), le32(header.length), header,
+    le32(16), salt, encrypted.subarray(0, 16), le32(20), encrypted.subarray(16),
+  ]);
+  return biffRecord(0x002f, body);
+}
+
+/** A FILEPASS of RC4 (MS-OFFCRYPTO 2.3.6.2, Excel 97's scheme) made for `password`. */
+export function rc4FilePass(password: string): Buffer {
+  const salt = randomBytes(16);
+  const verifier = randomBytes(16);
+  const h0 = digest('md5', Buffer.from(password, 'utf16le')).subarray(0, 5);
+  const intermediate = digest('md5', ...Array.from({ length: 16 }, () => Buffer.concat([h0, salt]))).subarray(0, 5);
+  const encrypted = rc4(digest('md5', intermediate, le32(0)), Buffer.concat([verifier, digest('md5', verifier)]));
+  return biffRecord(0x002f, Buffer.concat([le16(1), le16(1), le16(1), salt, encrypted]));
+}
+
+/**
+ * A LibreOffice-made XLS with `filePass` put right after its workbook's BOF, over the records that
+ * follow it (the stream keeps its length: a record of filler takes up the rest of what is replaced).
+ * The records after it are not encrypted: the result has an encrypted workbook's header only.
+ */
+export function withFilePass(xls: Buffer, filePass: Buffer): Buffer {
+  const out = Buffer.from(xls);
+  const bof = out.indexOf(Buffer.from('0908100000060500', 'hex'));
+  if (bof < 0) throw new Error('no BIFF8 workbook BOF');
+  const start = bof + 20;
+  let end = start;
+  while (end - start < filePass.length + 4) end += 4 + out.readUInt16LE(end + 2);
+  // Filled as a WriteAccess record, the longest of those LibreOffice writes after the BOF.
+  Buffer.concat([filePass, biffRecord(0x005c, Buffer.alloc(end - start - filePass.length - 4, 0x20))]).copy(out, start);
   return out;
 }

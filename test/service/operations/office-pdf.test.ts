@@ -10,7 +10,10 @@ import { readdir } from 'node:fs/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
-import { docx, odt, odtOfPages, officeSamples, PAGE_WORDS, xlsx } from '../../support/office-fixtures.js';
+import {
+  cryptoApiFilePass, docx, odt, odtOfPages, officeSamples, PAGE_WORDS, withFilePass, xlsx, xorFilePass,
+} from '../../support/office-fixtures.js';
+import { DEFAULT_XLS_PASSWORD, xorVerifier } from '../../../checks/xls-encryption.js';
 import { runOperation } from '../../support/jobs.js';
 import { pdfFacts } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
@@ -120,6 +123,30 @@ describe('converting paid over HTTP on the local Base chain, and over MCP', () =
       });
     }
     expect((await balancesOf(t.evm)).payer).to.equal(before.payer);
+  });
+
+  it('an encrypted XLS (RC4 CryptoAPI, XOR obfuscation) is refused in the quote, naming the password; a paid attempt is not charged; Excel\'s built-in password is quoted', {
+    timeout: 120_000,
+  }, async () => {
+    const { xls } = await officeSamples();
+    const send = (bytes: Buffer) => form([{ bytes, name: 'accounts.xls', type: 'application/vnd.ms-excel' }]);
+    const payFetch = await t.payFetch('base');
+    const before = await balancesOf(t.evm);
+    for (const filePass of [cryptoApiFilePass('s3cret'), xorFilePass(xorVerifier('s3cret'))]) {
+      const locked = withFilePass(xls, filePass);
+      for (const res of [await fetch(`${t.url}/v1/office/pdf`, { method: 'POST', body: send(locked) }),
+        await payFetch(`${t.url}/v1/office/pdf`, { method: 'POST', body: send(locked) })]) {
+        expect(res.status).to.equal(422);
+        expect(res.headers.get('payment-required')).to.be.null();
+        expect(((await res.json()) as { error: Record<string, unknown> }).error).to.equal({
+          code: 'UNSUPPORTED_TYPE', status: 422, field: 'file',
+          message: 'the Excel 97-2003 workbook (XLS) is password-protected (encrypted): it cannot be converted without its password; remove the protection and send it again',
+        });
+      }
+    }
+    expect((await balancesOf(t.evm)).payer).to.equal(before.payer);
+    const writeProtected = withFilePass(xls, cryptoApiFilePass(DEFAULT_XLS_PASSWORD));
+    expect((await fetch(`${t.url}/v1/office/pdf`, { method: 'POST', body: send(writeProtected) })).status).to.equal(402);
   });
 
   it('Apache POI\'s real files once refused are converted and charged: a PPTX with a stray byte after its ZIP end record, a Word 6.0 DOC', { timeout: 120_000 }, async () => {

@@ -4,7 +4,10 @@
 // encrypted package, and ZIP bombs bounded from the directory before anything is unpacked.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { compoundFile, declaringUnpackedSize, docx, xlsx, zipOf } from '../../support/office-fixtures.js';
+import {
+  biff8Workbook, compoundFile, cryptoApiFilePass, declaringUnpackedSize, docx, workbookFile, xlsx, xorFilePass, zipOf,
+} from '../../support/office-fixtures.js';
+import { DEFAULT_XLS_PASSWORD, xorVerifier } from '../../../checks/xls-encryption.js';
 import { inspectOffice, OFFICE_ZIP_LIMITS } from '../../../checks/office.js';
 import { ServiceError } from '../../../core/errors.js';
 import { realFile } from '../../support/real-files.js';
@@ -75,6 +78,17 @@ describe('the Office checks before payment', () => {
       code: 'UNSUPPORTED_TYPE',
       message: 'the Word 97-2003 document (DOC) is password-protected (encrypted): it cannot be converted without its password; remove the protection and send it again',
     });
+  });
+
+  it('an encrypted XLS is refused (RC4 CryptoAPI, XOR obfuscation); one Excel\'s built-in password opens (write protection only) is taken', async () => {
+    const message = 'the Excel 97-2003 workbook (XLS) is password-protected (encrypted): it cannot be converted without its password; remove the protection and send it again';
+    for (const filePass of [cryptoApiFilePass('s3cret'), xorFilePass(xorVerifier('s3cret'))]) {
+      expect(await refusal(workbookFile(biff8Workbook(filePass)), { extension: 'xls' })).to.equal({ code: 'UNSUPPORTED_TYPE', message });
+    }
+    for (const filePass of [cryptoApiFilePass(DEFAULT_XLS_PASSWORD), xorFilePass(xorVerifier(DEFAULT_XLS_PASSWORD))]) {
+      expect(await inspectOffice(workbookFile(biff8Workbook(filePass)), { extension: 'xls' })).to.equal('xls');
+    }
+    expect(await inspectOffice(workbookFile(biff8Workbook()), undefined)).to.equal('xls');
   });
 
   it('Apache POI\'s presentation with a stray byte after the ZIP\'s end record is taken, as unzip and LibreOffice take it; cut short, or with more stray bytes than the bound, it is refused', async () => {
