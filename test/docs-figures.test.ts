@@ -24,7 +24,7 @@ import { TEXTLESS_PAGE_CHARS } from '../workers/pdf/extract.js';
 import { INDENTED_LEVELS, LINK_LIMIT } from '../workers/pdf/markdown-html.js';
 import { DEFAULT_MODEL_DPI, MAX_MODEL_PAGES, MODEL_MAX_SIDE, TESSERACT_DPI, TESSERACT_MAX_SIDE } from '../workers/model/pages.js';
 import { MAX_REDIRECTS, MAX_URL_LENGTH } from '../server/outbound/fetcher.js';
-import { DRAIN_FIRST_MS, DRAIN_IDLE_MS, DRAIN_MAX_BYTES } from '../server/plugins/body.js';
+import { DRAIN_FIRST_MS, DRAIN_IDLE_MS, DRAIN_MAX_BYTES, LINGER_AFTER_TIMEOUT_MS } from '../server/plugins/body.js';
 import { CLAIM_TTL_SECONDS, MAX_TIMEOUT_SECONDS } from '../server/payment/stages/ledger.js';
 import { SETTLEMENT_MARGIN_MS } from '../server/payment/stages/lifetime.js';
 import { ABORT_GRACE_MS } from '../server/pool.js';
@@ -109,6 +109,8 @@ const QUOTED: Record<string, string[]> = {
     `\`structured\` sends all pages (≤ ${MAX_MODEL_PAGES})`,
   ],
   'docs/files.md': [
+    `up to ${DRAIN_MAX_BYTES / MB} MB more, within \`UPLOAD_TIMEOUT_MS\`; after that, or after ${s(DRAIN_IDLE_MS)} without a byte`,
+    `dropped for up to ${s(LINGER_AFTER_TIMEOUT_MS)}`,
     `at most ${MCP_MAX_DECODED_BYTES / MB} MB of base64 files per call`,
     `no credentials in the URL, at most ${MAX_URL_LENGTH} characters`,
     `at most ${MAX_REDIRECTS} redirects (inputs only)`,
