@@ -65,6 +65,10 @@ async function pageEntries(zip: ZipFile): Promise<Entry[]> {
     }
   } catch (err) {
     if (err instanceof ServiceError) throw err;
+    // yauzl checks names itself (backslashes, absolute paths, ..) and stops with the name.
+    const named = err instanceof Error ? /^(?:absolute path|invalid relative path|invalid characters in fileName): (.*)$/s.exec(err.message) : null;
+    const unsafe = named ? unsafeEntryName(named[1]) : undefined;
+    if (named && unsafe) refuse('CORRUPT_INPUT', `the ZIP entry "${named[1].slice(0, 80)}" ${unsafe}; a page's files must sit below its root`);
     refuse('CORRUPT_INPUT', 'the ZIP\'s directory is damaged');
   }
   return files;
