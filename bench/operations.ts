@@ -342,7 +342,7 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
       runRaw: async (scratch) => { await providerCall(providerUrl, await renderFirstPage(gdocPath, 150, scratch), 'extraction', JSON.parse(STRUCTURED_SCHEMA)); },
     },
     {
-      // Both sides start a browser: the service starts one per job (its start-up is most of the time).
+      // Both sides start a browser: the service starts one per job, about 2 s of the call on the development machine.
       id: 'pdf.from-html', input: `the from-markdown document's HTML (${Math.round(htmlBytes.length / 1024)} KB)`, files: [{ bytes: htmlBytes, name: 'page.html', type: 'text/html' }],
       raw: 'chromium --headless --print-to-pdf on the same page (a fresh profile, no interception, no proxy)',
       runRaw: async (scratch) => {

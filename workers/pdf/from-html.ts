@@ -3,7 +3,7 @@
 // (tools/engines/chromium.ts). One browser per job; it is killed at the job's deadline.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BrowserContext, Route } from 'playwright-core';
+import type { BrowserContext, Page, Route } from 'playwright-core';
 import { fail } from '../../core/errors.js';
 import { timeLeft, type Job, type JobOutput, type WorkFunction } from '../../core/job.js';
 import { PAGE_INDEX, readPageFiles } from '../../checks/web-page.js';
@@ -39,36 +39,25 @@ function entryFor(url: URL, files: ReadonlyMap<string, Buffer>): string | undefi
   return files.has(name) ? name : undefined;
 }
 
-/** What the page printing and its browser share: the deadline and what the page asked for that was refused. */
-interface Render {
-  context: BrowserContext;
-  /** Requests the interception refused (other origins, missing files). */
-  refused: number;
-}
-
-/** Answers every request of the page from its files; anything else is refused before it is sent. */
-async function serveFrom(context: BrowserContext, files: ReadonlyMap<string, Buffer>, render: Render): Promise<void> {
+/** Answers every request of the page from its files (404 for a file not there); any other address is refused before it is sent. */
+async function serveFrom(context: BrowserContext, files: ReadonlyMap<string, Buffer>): Promise<void> {
+  // A route settled after its page closed (the deadline, the end of the job) throws; nothing waits for it then.
   await context.route('**/*', async (route: Route) => {
     let url: URL | undefined;
     try { url = new URL(route.request().url()); } catch { url = undefined; }
-    const name = url && url.origin === PAGE_ORIGIN ? entryFor(url, files) : undefined;
-    if (url && url.origin === PAGE_ORIGIN && name === undefined) {
-      render.refused += 1;
-      await route.fulfill({ status: 404, contentType: 'text/plain', body: '' }).catch(() => undefined);
-      return;
-    }
-    if (name === undefined) {
-      render.refused += 1;
+    if (url?.origin !== PAGE_ORIGIN) {
       await route.abort('blockedbyclient').catch(() => undefined);
       return;
     }
-    await route.fulfill({ status: 200, contentType: mediaTypeOf(name), body: files.get(name)! }).catch(() => undefined);
+    const name = entryFor(url, files);
+    await route.fulfill(name === undefined
+      ? { status: 404, contentType: 'text/plain', body: '' }
+      : { status: 200, contentType: mediaTypeOf(name), body: files.get(name)! }).catch(() => undefined);
   });
 }
 
-/** The PDF as Chromium prints the open page. */
-export async function printPage(context: BrowserContext, print: PrintRequest, timeoutMs: number): Promise<Buffer> {
-  const page = context.pages()[0] ?? await context.newPage();
+/** The PDF as Chromium prints the page. */
+export async function printPage(page: Page, print: PrintRequest, timeoutMs: number): Promise<Buffer> {
   const margin = `${print.marginMm}mm`;
   const withTemplates = print.headerHtml !== undefined || print.footerHtml !== undefined;
   page.setDefaultTimeout(timeoutMs);
@@ -87,28 +76,26 @@ export async function printPage(context: BrowserContext, print: PrintRequest, ti
  * Runs `work` with a browser whose traffic can only reach the refusing proxy, and kills the browser's
  * process group when the job's deadline passes (RENDER_TIMEOUT) or the work ends.
  */
-export async function withBrowser<T>(job: Job, javascript: boolean, work: (render: Render, msLeft: () => number) => Promise<T>): Promise<T> {
+export async function withBrowser<T>(job: Job, javascript: boolean, work: (context: BrowserContext, page: Page, msLeft: () => number) => Promise<T>): Promise<T> {
   const profileDir = path.join(job.jobDir, 'chromium');
   await mkdir(profileDir, { recursive: true, mode: 0o700 });
   const proxy = await startRefusingProxy();
   const budget = timeLeft(job, 1000);
   const started = Date.now();
   let expired = false;
+  let crashed = false;
   const timer = setTimeout(() => { expired = true; void killChromiumUsing(profileDir); }, budget);
   try {
     const context = await launchChromium({ profileDir, proxyPort: proxy.port, javascript, timeoutMs: budget });
-    let crashed = false;
     context.on('page', (p) => p.on('crash', () => { crashed = true; }));
-    for (const p of context.pages()) p.on('crash', () => { crashed = true; });
-    try {
-      return await work({ context, refused: 0 }, () => Math.max(1, budget - (Date.now() - started)));
-    } catch (err) {
-      if (expired) fail('RENDER_TIMEOUT', `the page did not finish loading and printing within the deadline of ${Math.round(budget / 1000)} s; nothing was charged (scripts that never end, or a page too large to print in time)`);
-      if (crashed) fail('LIMIT_EXCEEDED', 'the page needed more memory than one job may use; nothing was charged');
-      throw err;
-    }
+    const page = context.pages()[0] ?? await context.newPage();
+    page.on('crash', () => { crashed = true; });
+    return await work(context, page, () => Math.max(1, budget - (Date.now() - started)));
   } catch (err) {
-    if (expired) fail('RENDER_TIMEOUT', `the page did not finish loading and printing within the deadline of ${Math.round(budget / 1000)} s; nothing was charged (scripts that never end, or a page too large to print in time)`);
+    if (expired) {
+      fail('RENDER_TIMEOUT', `the page did not finish loading and printing within the deadline of ${Math.round(budget / 1000)} s; nothing was charged (a script that never ends, or a page too large to print in time)`);
+    }
+    if (crashed) fail('LIMIT_EXCEEDED', 'the page needed more memory than one job may use; nothing was charged');
     throw err;
   } finally {
     clearTimeout(timer);
@@ -123,7 +110,7 @@ export async function checkPageLimit(pdf: Uint8Array, job: Job): Promise<void> {
   await writeFile(file, pdf);
   const pages = await pageCountForJob(file, { cwd: job.jobDir, timeoutMs: timeLeft(job) });
   if (pages > WEB_PAGE_LIMIT) {
-    fail('LIMIT_EXCEEDED', `the page prints on ${pages} pages; at most ${WEB_PAGE_LIMIT} are returned per call, and nothing was charged (split the page, or print a smaller paper count with larger paper or smaller margins)`);
+    fail('LIMIT_EXCEEDED', `the page prints on ${pages} pages; at most ${WEB_PAGE_LIMIT} are returned per call, and nothing was charged (split the page, or print it on larger paper or with smaller margins)`);
   }
 }
 
@@ -131,11 +118,10 @@ export const fromHtml: WorkFunction<FromHtmlRequest> = async (job): Promise<JobO
   const upload = job.files[0];
   if (!upload) throw new Error('from-html received no file');
   const files = await readPageFiles(upload.bytes, job.params.form);
-  const pdf = await withBrowser(job, job.params.javascript, async (render, msLeft) => {
-    await serveFrom(render.context, files, render);
-    const page = render.context.pages()[0] ?? await render.context.newPage();
+  const pdf = await withBrowser(job, job.params.javascript, async (context, page, msLeft) => {
+    await serveFrom(context, files);
     await page.goto(`${PAGE_ORIGIN}/${PAGE_INDEX}`, { waitUntil: 'load', timeout: msLeft() });
-    return printPage(render.context, job.params, msLeft());
+    return printPage(page, job.params, msLeft());
   });
   await checkPageLimit(pdf, job);
   return { body: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength), mediaType: 'application/pdf' };

@@ -13,11 +13,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { PaymentRequired } from '@x402/core/types';
 import sharp from 'sharp';
 import { buildZip } from '../../../tools/zip.js';
-import { WEB_PAGE_LIMIT } from '../../../operations/pdf/from-html.js';
+import { TEMPLATE_MAX_BYTES, WEB_PAGE_LIMIT, WEB_TIMEOUT_MS } from '../../../operations/pdf/from-html.js';
+import { operationById } from '../../../operations/index.js';
+import { PAGE_ZIP_LIMITS } from '../../../checks/web-page.js';
+import { PAGE_HEAP_MB } from '../../../tools/engines/chromium.js';
 import { runOperation } from '../../support/jobs.js';
 import { tool, withFile } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
-import { balancesOf, errorCode } from '../../support/paying.js';
+import { balancesOf } from '../../support/paying.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -202,8 +205,24 @@ describe('from-html paid over HTTP on the local Base chain, and over MCP', () =>
     const pages = Array.from({ length: WEB_PAGE_LIMIT + 1 }, (_, i) => `<p style="break-after: page">page ${i + 1}</p>`).join('');
     const res = await payFetch(`${t.url}/v1/pdf/from-html`, { method: 'POST', body: form([{ bytes: Buffer.from(`<!doctype html>${pages}`), name: 'long.html' }]) });
     expect(res.status).to.equal(413);
-    expect(await errorCode(res)).to.equal('LIMIT_EXCEEDED');
+    const body = await res.json() as { error: { code: string; message: string } };
+    expect(body.error.code).to.equal('LIMIT_EXCEEDED');
+    expect(body.error.message).to.match(new RegExp(`^the page prints on ${WEB_PAGE_LIMIT + 1} pages; at most ${WEB_PAGE_LIMIT} are returned per call, and nothing was charged`));
     const after = await balancesOf(t.evm);
     expect(after.payer).to.equal(before.payer);
+  });
+});
+
+describe('docs/operations/web-pages.md', () => {
+  it('states the limits and the price as the code declares them', async () => {
+    const doc = await readFile(new URL('../../../../docs/operations/web-pages.md', import.meta.url), 'utf8');
+    const op = operationById('pdf.from-html');
+    expect(doc).to.contain(`**Deadline: ${WEB_TIMEOUT_MS / 1000} s** (\`WEB_TIMEOUT_MS\``);
+    expect(doc).to.contain(`**Pages: at most ${WEB_PAGE_LIMIT}** (\`WEB_PAGE_LIMIT\`)`);
+    expect(doc).to.contain(`capped at ${PAGE_HEAP_MB} MB (\`PAGE_HEAP_MB\`)`);
+    expect(doc).to.contain(`More than ${PAGE_ZIP_LIMITS.entries} entries; entries unpacking to more than ${PAGE_ZIP_LIMITS.uncompressedBytes / 1024 / 1024} MB`);
+    expect(doc).to.contain(`inflating more than ${PAGE_ZIP_LIMITS.ratio} times`);
+    expect(doc).to.contain(`at most ${TEMPLATE_MAX_BYTES / 1024} KB each`);
+    expect(doc).to.contain(`Flat **${op.price.rate / 1e6} USD (${op.price.rate} atomic USDC)** per call`);
   });
 });
