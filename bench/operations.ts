@@ -123,6 +123,7 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
     '| Region | Units |', '|---|--:|', `| North | ${100 + i} |`, `| South | ${200 + i} |`, '',
   ].join('\n')).join('\n');
   const markdownBytes = new TextEncoder().encode(`# Benchmark report\n\n${markdownText}`);
+  const htmlBytes = new TextEncoder().encode(renderMarkdownHtml(`# Benchmark report\n\n${markdownText}`, 'Benchmark'));
 
   const jpeg = (bytes: Uint8Array, name = 'photo.jpg'): Upload => ({ bytes, name, type: 'image/jpeg' });
   const pdf = (bytes: Uint8Array, name = 'doc.pdf'): Upload => ({ bytes, name, type: 'application/pdf' });
@@ -339,6 +340,17 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
       id: 'pdf.structured', input: 'corpus 011 (1 page), a 2-field schema', fields: { schema: STRUCTURED_SCHEMA }, files: [pdf(gdoc1)],
       raw: 'mutool draw 150 dpi + one chat completion to the same local fake provider',
       runRaw: async (scratch) => { await providerCall(providerUrl, await renderFirstPage(gdocPath, 150, scratch), 'extraction', JSON.parse(STRUCTURED_SCHEMA)); },
+    },
+    {
+      // Both sides start a browser: the service starts one per job, about 2 s of the call on the development machine.
+      id: 'pdf.from-html', input: `the from-markdown document's HTML (${Math.round(htmlBytes.length / 1024)} KB)`, files: [{ bytes: htmlBytes, name: 'page.html', type: 'text/html' }],
+      raw: 'chromium --headless --print-to-pdf on the same page (a fresh profile, no interception, no proxy)',
+      runRaw: async (scratch) => {
+        const page = path.join(scratch, 'page.html');
+        await writeFile(page, htmlBytes);
+        await tool('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', `--user-data-dir=${scratch}/profile`,
+          '--no-pdf-header-footer', `--print-to-pdf=${scratch}/out.pdf`, `file://${page}`], scratch);
+      },
     },
     {
       id: 'office.pdf', input: 'generated DOCX (2 pages)', files: [{ bytes: officeDocx, name: 'report.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }],

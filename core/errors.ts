@@ -17,6 +17,7 @@ export const ERROR_CATALOG = {
   TARGET_UNREACHABLE: { status: 422, summary: 'The target size (target_kb) could not be reached; the message names the smallest size reached. Nothing was charged.' },
   UNSUPPORTED_MEDIA: { status: 422, summary: 'The request body must be multipart/form-data.' },
   MALFORMED_BODY: { status: 422, summary: 'The request body could not be parsed.' },
+  RENDER_TIMEOUT: { status: 422, summary: 'The page did not finish loading and printing within the job\'s deadline (the message names it); nothing was charged.' },
   URL_REFUSED: { status: 422, summary: 'The URL is not one the service fetches or pushes to (scheme, address class, credentials, or URL inputs turned off).' },
   URL_FETCH_FAILED: { status: 422, summary: 'The URL could not be fetched: the origin\'s answer, a connection failure, too many redirects or the deadline; nothing was charged.' },
   RESULT_TOO_LARGE: { status: 413, summary: 'The result is larger than this way of delivery carries; nothing was charged. Ask for delivery=link.' },

@@ -4,6 +4,7 @@
 import { fail } from '../core/errors.js';
 import type { ImageHeader } from '../checks/image.js';
 import type { PageBox } from '../checks/pdf.js';
+import type { WebPageForm } from '../checks/web-page.js';
 import type { EngineCommand } from '../tools/engines/index.js';
 import type { OfficeFormat } from '../tools/engines/libreoffice.js';
 
@@ -86,7 +87,8 @@ export type FieldValuesOf<Fields extends readonly FieldSpec[]> = {
 /** The fields of any operation, as the server validates them. */
 export type FieldValues = Record<string, string | number | boolean | undefined>;
 
-export type InputKind = 'image' | 'pdf' | 'markdown' | 'office';
+/** web: an HTML document or a ZIP of a page (checks/web-page.ts). */
+export type InputKind = 'image' | 'pdf' | 'markdown' | 'office' | 'web';
 
 export interface InputSpec {
   kind: InputKind;
@@ -141,7 +143,8 @@ export type InspectedFile =
   /** encrypted: any encryption, including an owner password that restricts use but opens without a password. */
   | { kind: 'pdf'; bytes: Uint8Array; path: string; pages: number; encrypted: boolean }
   | { kind: 'markdown'; bytes: Uint8Array }
-  | { kind: 'office'; bytes: Uint8Array; format: OfficeFormat };
+  | { kind: 'office'; bytes: Uint8Array; format: OfficeFormat }
+  | { kind: 'web'; bytes: Uint8Array; form: WebPageForm };
 
 /** What an operation's plan sees: every check before it has passed. */
 export interface PlanInput<Fields extends readonly FieldSpec[] = readonly FieldSpec[]> {

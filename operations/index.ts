@@ -25,6 +25,7 @@ import { pdfFromMarkdown } from './pdf/from-markdown.js';
 import { pdfOcr } from './pdf/ocr.js';
 import { pdfTables } from './pdf/tables.js';
 import { pdfStructured } from './pdf/structured.js';
+import { pdfFromHtml } from './pdf/from-html.js';
 import { pdfSearchable } from './pdf/searchable.js';
 import { officePdf } from './office/pdf.js';
 
@@ -32,6 +33,7 @@ const table = [
   imageCompress, imageResize, imageCrop, imageRotate, imageFlip, imageOcr,
   pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRedact, pdfSanitize, pdfRender,
   pdfImages, pdfExtract, pdfMarkdown, pdfBlocks, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
+  pdfFromHtml,
   officePdf,
 ] as const;
 

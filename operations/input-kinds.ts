@@ -22,6 +22,7 @@ export const INPUT_KINDS: Record<InputKind, InputKindText> = {
   image: { file: `a ${IMAGE_FORMAT_NAMES} image`, mediaTypes: Object.values(IMAGE_MEDIA_TYPES), tag: 'image', exampleFile: 'photo.png', glyph: 'IMG' },
   pdf: { file: 'a PDF', mediaTypes: ['application/pdf'], tag: 'pdf', exampleFile: 'document.pdf', glyph: 'PDF' },
   markdown: { file: 'UTF-8 Markdown', mediaTypes: ['text/markdown', 'text/plain'], tag: 'pdf', exampleFile: 'notes.md', glyph: 'MD' },
+  web: { file: 'an HTML document, or a ZIP of a page (index.html at its root with its stylesheets, scripts, images and fonts)', mediaTypes: ['text/html', 'application/zip'], tag: 'pdf', exampleFile: 'page.html', glyph: 'WEB' },
   office: { file: 'an Office document (DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, DOC, XLS or PPT)', mediaTypes: OFFICE_MEDIA_TYPES, tag: 'office', exampleFile: 'report.docx', glyph: 'DOC' },
 };
 

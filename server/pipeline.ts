@@ -15,6 +15,7 @@ import { INPUT_KINDS } from '../operations/input-kinds.js';
 import { checkMupdfReadsPages, inspectPdf, normalisePdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
 import type { InspectionCache } from '../checks/cache.js';
 import { inspectMarkdown } from '../checks/markdown.js';
+import { inspectWebPage } from '../checks/web-page.js';
 import type { WorkerPool } from './pool.js';
 import type { LazyJobDir } from './jobdir.js';
 import type { JobFile, JobInput, JobOutput } from '../core/job.js';
@@ -200,6 +201,8 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
       } else if (op.input.kind === 'markdown') {
         inspectMarkdown(bytes, jobTimeoutMs(op, config));
         files.push({ kind: 'markdown', bytes });
+      } else if (op.input.kind === 'web') {
+        files.push({ kind: 'web', bytes, form: await inspectWebPage(bytes) });
       } else if (op.input.kind === 'office') {
         files.push({ kind: 'office', bytes, format: await inspectOffice(bytes, raw.declared?.[i]) });
       } else {

@@ -97,6 +97,10 @@ function checkNote(op: Operation, field: FieldSpec, note: string, previous: List
     expect([Number(m[1]), Number(m[2])], `${where}: minLength, maxUtf8Bytes`).to.equal(field.type === 'string' ? [field.minLength, field.maxUtf8Bytes] : []);
     return undefined;
   }
+  if ((m = /^≤ (\d+) KB$/.exec(note))) {
+    expect<number | undefined>(Number(m[1]) * 1024, `${where}: maxBytes`).to.equal(field.type === 'string' ? field.maxBytes : undefined);
+    return undefined;
+  }
   if ((m = /^JSON Schema, ≤ (\d+) KB$/.exec(note))) {
     expect<number | undefined>(Number(m[1]) * 1024, `${where}: maxBytes`).to.equal(field.type === 'string' ? field.maxBytes : undefined);
     return undefined;

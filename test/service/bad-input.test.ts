@@ -48,6 +48,7 @@ interface Fixtures {
   markdown: Buffer; bigMarkdown: Buffer; latin1Markdown: Buffer;
   over50: Buffer;
   docx: Buffer; xlsx: Buffer; encryptedOoxml: Buffer; docxBomb: Buffer;
+  html: Buffer; pageZipNested: Buffer; pageZipClimbing: Buffer; pageZipAbsolute: Buffer; pageZipBomb: Buffer;
 }
 const fx = {} as Fixtures;
 
@@ -168,6 +169,15 @@ async function buildFixtures(): Promise<void> {
   fx.markdown = Buffer.from(`# ${MARKDOWN_MARKER}\n\nSome text.\n`);
   fx.bigMarkdown = Buffer.alloc(MB + 1, 'a');
   fx.bigMarkdown.write(`# ${MARKDOWN_MARKER}\n`);
+  fx.html = Buffer.from(`<!doctype html><title>${MARKDOWN_MARKER}</title><p>Some text.</p>`);
+  fx.pageZipNested = zipWith('site/index.html', fx.html);
+  fx.pageZipClimbing = zipWith('../index.html', fx.html);
+  fx.pageZipAbsolute = zipWith('/etc/index.html', fx.html);
+  // One deflated entry whose directory declares 300 MB: refused from the directory, nothing inflated.
+  fx.pageZipBomb = zipWith('index.html', fx.html);
+  const central = fx.pageZipBomb.length - 22 - 46 - 'index.html'.length;
+  fx.pageZipBomb.writeUInt16LE(8, central + 10);
+  fx.pageZipBomb.writeUInt32LE(300 * MB, central + 24);
   fx.latin1Markdown = Buffer.from(`# ${MARKDOWN_MARKER}\n\nCaf\xe9 cr\xe8me\n`, 'latin1');
   fx.over50 = Buffer.alloc(50 * MB + 1);
 }
@@ -197,7 +207,7 @@ const VALID_FIELDS: Record<string, Record<string, string | number>> = {
 };
 const validFields = (o: Operation) => VALID_FIELDS[o.id] ?? {};
 const asStrings = (fields: Record<string, string | number>) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
-const validFile = (o: Operation): Buffer => (o.input.kind === 'image' ? fx.png : o.input.kind === 'markdown' ? fx.markdown : o.input.kind === 'office' ? fx.docx : o.id === 'pdf.unlock' ? fx.encrypted : fx.pdf3);
+const validFile = (o: Operation): Buffer => (o.input.kind === 'image' ? fx.png : o.input.kind === 'markdown' ? fx.markdown : o.input.kind === 'office' ? fx.docx : o.input.kind === 'web' ? fx.html : o.id === 'pdf.unlock' ? fx.encrypted : fx.pdf3);
 const upload = (bytes: Buffer, ext = 'bin', type?: string): Upload => ({ bytes, name: `${FILE_NAME}.${ext}`, ...(type ? { type } : {}) });
 /** The op's file(s) with `bad` in the place a case tests: merges get a good first file and the bad one second. */
 const filesWith = (o: Operation, bad: Buffer, ext = 'pdf', type?: string): Upload[] => (o.input.count.max > 1 ? [upload(fx.pdf3, 'pdf'), upload(bad, ext, type)] : [upload(bad, ext, type)]);
@@ -218,7 +228,7 @@ const e = (status: number, code: string, message: RegExp): Expectation => ({ sta
 
 // 1. Every operation, both surfaces: the file missing, and a field the operation does not have.
 for (const o of operations) {
-  const named = { image: 'a JPEG, PNG, WebP or AVIF image', pdf: 'a PDF', markdown: 'UTF-8 Markdown', office: 'an Office document \\(DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, DOC, XLS or PPT\\)' };
+  const named = { image: 'a JPEG, PNG, WebP or AVIF image', pdf: 'a PDF', markdown: 'UTF-8 Markdown', office: 'an Office document \\(DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, DOC, XLS or PPT\\)', web: 'an HTML document, or a ZIP of a page' };
   const missing = o.input.count.max > 1 ? /"file" is required: a PDF/ : new RegExp(`"file" is required: ${named[o.input.kind]}`);
   http(`${o.path}: no file`, o, e(422, 'FIELD_INVALID', missing), () => ({ files: [], fields: asStrings(validFields(o)) }));
   mcp(`${o.tool}: no file`, o, e(422, 'FIELD_INVALID', missing), () => ({ ...validFields(o) }));
@@ -456,6 +466,23 @@ for (const o of IMAGE_OPS) {
   http('/v1/pdf/from-markdown: an empty file', md, e(422, 'NO_CONTENT', /the Markdown is empty/), () => ({ files: [upload(Buffer.alloc(0), 'md')] }));
   http('/v1/pdf/from-markdown: a 1001-character title', md, e(422, 'FIELD_INVALID', /^"title" must be a string of at most 1000 characters/), () => ({ files: [upload(fx.markdown, 'md')], fields: { title: 't'.repeat(1001) } }));
   mcp('svc_pdf_from_markdown: two files', md, e(422, 'FIELD_INVALID', /takes one "file", not "files"/), () => ({ files: [b64(fx.markdown), b64(fx.markdown)] }));
+
+  const html = op('pdf.from-html');
+  http('/v1/pdf/from-html: a ZIP whose index.html is in a folder', html, e(422, 'FIELD_INVALID', /^the ZIP has no index.html at its root \(one is in site\/: zip that folder's contents/),
+    () => ({ files: [upload(fx.pageZipNested, 'zip', 'application/zip')] }));
+  mcp('svc_pdf_from_html: a ZIP entry named ../index.html', html, e(422, 'CORRUPT_INPUT', /^the ZIP entry "..\/index.html" climbs out of the archive/), () => ({ file: b64(fx.pageZipClimbing) }));
+  http('/v1/pdf/from-html: a ZIP entry with an absolute path', html, e(422, 'CORRUPT_INPUT', /^the ZIP entry "\/etc\/index.html" is an absolute path/),
+    () => ({ files: [upload(fx.pageZipAbsolute, 'zip')] }));
+  http('/v1/pdf/from-html: a ZIP bomb (300 MB declared)', html, e(413, 'LIMIT_EXCEEDED', /^the ZIP entry "index.html" inflates \d+ times its size; at most 200 times/),
+    () => ({ files: [upload(fx.pageZipBomb, 'zip')] }));
+  http('/v1/pdf/from-html: a PDF', html, e(422, 'UNSUPPORTED_TYPE', /^the file is a PDF; send an HTML document or a ZIP of a page/), () => ({ files: [upload(fx.pdf3, 'pdf')] }));
+  mcp('svc_pdf_from_html: a PNG', html, e(422, 'UNSUPPORTED_TYPE', /holds binary data \(NUL bytes\)/), () => ({ file: b64(fx.png) }));
+  http('/v1/pdf/from-html: only whitespace', html, e(422, 'NO_CONTENT', /^the HTML document is empty/), () => ({ files: [upload(Buffer.from(' \n\t'), 'html')] }));
+  http('/v1/pdf/from-html: margin_mm 51', html, e(422, 'FIELD_INVALID', /"margin_mm"/), () => ({ files: [upload(fx.html, 'html')], fields: { margin_mm: '51' } }));
+  mcp('svc_pdf_from_html: landscape "sideways"', html, e(422, 'FIELD_INVALID', /"landscape"/), () => ({ file: b64(fx.html), landscape: 'sideways' }));
+  http('/v1/pdf/from-html: paper b5', html, e(422, 'FIELD_INVALID', /"paper"/), () => ({ files: [upload(fx.html, 'html')], fields: { paper: 'b5' } }));
+  http('/v1/pdf/from-html: a 17 KB footer_html', html, e(413, 'PAYLOAD_TOO_LARGE', /^"footer_html" is 17408 bytes; the limit is 16384 bytes/),
+    () => ({ files: [upload(fx.html, 'html')], fields: { footer_html: 'f'.repeat(17408) } }));
 
   const structured = op('pdf.structured');
   const schemaCases: Array<[string, string, Expectation]> = [

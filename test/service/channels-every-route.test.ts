@@ -54,6 +54,7 @@ describe('every route paid through a payment channel by the standard client', ()
     files.withImage = mixedPagesPdf(await photographedPage(300, 400));
     files.markdown = Buffer.from('# A title\n\nSome text.\n');
     files.office = await docx();
+    files.web = Buffer.from('<!doctype html><title>A title</title><p>Some text.</p>');
     const scratch = await mkdtemp(path.join('/dev/shm', 'channel-routes-'));
     try {
       await writeFile(path.join(scratch, 'in.pdf'), files.pdf);
@@ -71,7 +72,7 @@ describe('every route paid through a payment channel by the standard client', ()
     const form = new FormData();
     const special: Record<string, Buffer> = { 'pdf.unlock': files.encrypted, 'pdf.images': files.withImage };
     const file = special[op.id] ?? (op.input.kind === 'image' ? files.png : op.input.kind === 'pdf' ? files.pdf : files[op.input.kind]);
-    const name = { image: 'in.png', pdf: 'in.pdf', markdown: 'in.md', office: 'in.docx' }[op.input.kind];
+    const name = { image: 'in.png', pdf: 'in.pdf', markdown: 'in.md', office: 'in.docx', web: 'in.html' }[op.input.kind];
     for (let i = 0; i < op.input.count.min; i++) form.append('file', new Blob([new Uint8Array(file)]), name);
     for (const [k, v] of Object.entries(FIELDS[op.id] ?? {})) form.append(k, v);
     return form;

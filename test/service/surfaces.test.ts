@@ -211,7 +211,7 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
   let t: TestService;
   let client: Client;
   const pdf = makePdf(textPages(3));
-  let files: Record<'image' | 'pdf' | 'markdown' | 'office' | 'encrypted', Buffer>;
+  let files: Record<'image' | 'pdf' | 'markdown' | 'office' | 'web' | 'encrypted', Buffer>;
   // A value for every required field (and one of each pair the operation needs).
   const fields: Partial<Record<string, Record<string, string | number>>> = {
     'image.resize': { width: 10 }, 'image.rotate': { angle: 90 }, 'image.flip': { direction: 'horizontal' }, 'image.crop': { width: 10, height: 10 },
@@ -230,7 +230,7 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
     await promisify(execFile)('qpdf', ['--encrypt', 'pw', 'pw', '256', '--', path.join(scratch, 'in.pdf'), path.join(scratch, 'enc.pdf')]);
     files = {
       image: await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } }).png().toBuffer(),
-      pdf, markdown: Buffer.from('# Title\n\nText.\n'), office: await docx(), encrypted: await readFile(path.join(scratch, 'enc.pdf')),
+      pdf, markdown: Buffer.from('# Title\n\nText.\n'), office: await docx(), web: Buffer.from('<!doctype html><p>Text.</p>'), encrypted: await readFile(path.join(scratch, 'enc.pdf')),
     };
     await rm(scratch, { recursive: true, force: true });
   });

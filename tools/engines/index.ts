@@ -17,8 +17,9 @@ import { QPDF } from './qpdf.js';
 import { TESSERACT } from './tesseract.js';
 import { WEASYPRINT } from './weasyprint.js';
 import { LIBREOFFICE } from './libreoffice.js';
+import { CHROMIUM } from './chromium.js';
 
-export const ENGINES = [QPDF, MUTOOL, GS, POPPLER, TESSERACT, JPEGTRAN, PNGQUANT, WEASYPRINT, OCRMYPDF, LIBREOFFICE] as const;
+export const ENGINES = [QPDF, MUTOOL, GS, POPPLER, TESSERACT, JPEGTRAN, PNGQUANT, WEASYPRINT, OCRMYPDF, LIBREOFFICE, CHROMIUM] as const;
 
 /** A command some engine runs: what an operation may list in its `binaries`. */
 export type EngineCommand = typeof ENGINES[number]['commands'][number];

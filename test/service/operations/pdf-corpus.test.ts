@@ -154,6 +154,8 @@ const OPERATIONS: [string, OperationId, Record<string, string | number>][] = [
   ['searchable', 'pdf.searchable', { languages: 'eng' }],
   ['redact', 'pdf.redact', { text: '["the"]', regex: '["[0-9]{4}"]' }],
   ['sanitize', 'pdf.sanitize', { keep_links: 'false' }],
+  // Not a page: refused before payment, unless a damaged file reads as text, which Chromium then prints.
+  ['from-html', 'pdf.from-html', {}],
 ];
 
 describe('robustness corpus (pdf.js test files)', () => {
