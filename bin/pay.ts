@@ -18,8 +18,8 @@ import { decodePaymentResponseHeader, decodePaymentRequiredHeader } from '@x402/
 import type { SettleResponse } from '@x402/core/types';
 import { FileClientChannelStorage } from '@x402/evm/batch-settlement/client/file-storage';
 import { channelScheme, channelsDir, createPayer, type ChannelOptions, type PayChain } from '../client/payer.js';
-import { fromUsd, toUsd } from '../client/usd.js';
-import { CHANNEL_REFUND_PATH } from '../client/protocol.js';
+import { fromUsd, toUsd } from '../core/usd.js';
+import { CHANNEL_REFUND_PATH } from '../core/protocol.js';
 
 const usdOf = (atomic: bigint | string) => `${atomic} atomic USDC (${toUsd(BigInt(atomic))} USD)`;
 

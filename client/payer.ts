@@ -12,7 +12,7 @@ import { createPublicClient, http } from 'viem';
 import { base } from 'viem/chains';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createSvmClientSigner, registerSvmPayer } from './svm-payer.js';
-import { fromUsd, toUsd } from './usd.js';
+import { fromUsd, toUsd } from '../core/usd.js';
 
 export type PayChain = 'base' | 'solana';
 
