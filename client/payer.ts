@@ -36,6 +36,11 @@ export interface ChannelOptions {
   approveDeposit?: (deposit: bigint, price: bigint) => void;
 }
 
+/** Channel options as both paying clients read them: each deposit `deposit`, state in channelsDir(), Base read at EVM_RPC_URL. */
+export function channelOptions(deposit: bigint, env: NodeJS.ProcessEnv = process.env): ChannelOptions {
+  return { deposit, directory: channelsDir(env), ...(env.EVM_RPC_URL ? { rpcUrl: env.EVM_RPC_URL } : {}) };
+}
+
 export interface PayerOptions {
   chain: PayChain;
   /** 0x-prefixed EVM private key (chain base). */

@@ -114,14 +114,17 @@ export class Bridge {
         if (recovered?.recovered) continue;
       }
       if (deposit) {
-        process.stderr.write(`paydoc-mcp: ${shown(name)} not confirmed paid; its deposit of ${toUsd(BigInt(deposit))} USD stays counted\n`);
+        const counted = `its deposit of ${toUsd(BigInt(deposit))} USD stays counted`;
+        process.stderr.write(`paydoc-mcp: ${shown(name)} not confirmed paid; ${counted}\n`);
       }
       return result;
     }
   }
 
   /** Signs the offer with the reserved price; the authorization counts from here on. */
-  private async sign(pr: PaymentRequired, offer: PaymentRequirements, price: bigint): Promise<{ payment: PaymentPayload; authorization: Authorization }> {
+  private async sign(
+    pr: PaymentRequired, offer: PaymentRequirements, price: bigint,
+  ): Promise<{ payment: PaymentPayload; authorization: Authorization }> {
     const payer = offer.network.startsWith('eip155:') ? this.payers.evm! : this.payers.svm!;
     let payment: PaymentPayload;
     try {
@@ -142,7 +145,9 @@ export class Bridge {
    * One call upstream. Its result is not checked against the tool's outputSchema here: a paid result
    * the schema does not describe (a link, say) must still reach the host.
    */
-  private callUpstream(name: string, args: Record<string, unknown>, payment?: PaymentPayload, onprogress?: Progress): Promise<CallToolResult> {
+  private callUpstream(
+    name: string, args: Record<string, unknown>, payment?: PaymentPayload, onprogress?: Progress,
+  ): Promise<CallToolResult> {
     return this.upstream.request(
       { method: 'tools/call', params: { name, arguments: args, ...(payment ? { _meta: { [PAYMENT_META_KEY]: payment } } : {}) } },
       CallToolResultSchema,
@@ -151,7 +156,9 @@ export class Bridge {
   }
 
   /** The paid call; a held result is asked for again with the same payment (the same authorization, counted once). */
-  private async paidCall(name: string, args: Record<string, unknown>, payment: PaymentPayload, onprogress?: Progress): Promise<CallToolResult> {
+  private async paidCall(
+    name: string, args: Record<string, unknown>, payment: PaymentPayload, onprogress?: Progress,
+  ): Promise<CallToolResult> {
     for (let attempt = 0; ; attempt++) {
       const result = await this.callUpstream(name, args, payment, onprogress);
       const code = errorCodeOf(result);
@@ -186,18 +193,22 @@ export class Bridge {
         continue;
       }
       files.push({ path: file, mediaType, bytes: bytes.length });
-      content.push({ type: 'resource_link', uri: pathToFileURL(file).href, name: path.basename(file), mimeType: mediaType, size: bytes.length });
+      const uri = pathToFileURL(file).href;
+      content.push({ type: 'resource_link', uri, name: path.basename(file), mimeType: mediaType, size: bytes.length });
     }
     const transaction = how ?? (receipt?.transaction ? `, transaction ${receipt.transaction}` : '');
     const paid = `Paid ${toUsd(price)} USD on ${receipt?.network ?? 'the quoted network'}${transaction}.`;
     const wrote = files.map((f) => `Wrote ${f.path} (${shown(f.mediaType)}, ${f.bytes} bytes).`);
     content.unshift({ type: 'text', text: [...wrote, paid, this.budget.spending()].join(' ') });
-    const structured = result.structuredContent ?? (files.length > 0 ? { files, receipt, spentUsd: toUsd(this.budget.spent()) } : undefined);
+    const written = files.length > 0 ? { files, receipt, spentUsd: toUsd(this.budget.spent()) } : undefined;
+    const structured = result.structuredContent ?? written;
     return { content, ...(structured ? { structuredContent: structured } : {}), _meta: { [RECEIPT_META_KEY]: receipt } };
   }
 
   /** One tool call from the host: `returnsFiles` when the tool declares no structured output (its results are files). */
-  async call(name: string, returnsFiles: boolean, given: Record<string, unknown> | undefined, onprogress?: Progress): Promise<CallToolResult> {
+  async call(
+    name: string, returnsFiles: boolean, given: Record<string, unknown> | undefined, onprogress?: Progress,
+  ): Promise<CallToolResult> {
     let args: Record<string, unknown> = {};
     const unreadable = await orRefusal(async () => { args = await withLocalFiles(given, this.root); });
     if (unreadable) return unreadable;
@@ -236,7 +247,8 @@ export class Bridge {
     const result = await this.paidCall(name, args, payment, onprogress);
     const receipt = result._meta?.[RECEIPT_META_KEY] as SettleResponse | undefined;
     if (result.isError || !receipt?.success) {
-      process.stderr.write(`paydoc-mcp: ${name} not confirmed paid; its ${toUsd(price)} USD stays counted until the chain shows it unspent\n`);
+      const counted = `its ${toUsd(price)} USD stays counted until the chain shows it unspent`;
+      process.stderr.write(`paydoc-mcp: ${name} not confirmed paid; ${counted}\n`);
       return result;
     }
     authorization.spent = true;

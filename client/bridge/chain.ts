@@ -50,7 +50,8 @@ export async function evmChainFor(networks: Payable[], env: NodeJS.ProcessEnv): 
   let rpcUrl = env.EVM_RPC_URL;
   if (!rpcUrl) {
     const id = Number(payable.network.slice('eip155:'.length));
-    const chains = Object.values(await import('viem/chains')) as Array<{ id?: number; rpcUrls?: { default?: { http?: readonly string[] } } }>;
+    type Chain = { id?: number; rpcUrls?: { default?: { http?: readonly string[] } } };
+    const chains = Object.values(await import('viem/chains')) as Chain[];
     rpcUrl = chains.find((c) => c.id === id)?.rpcUrls?.default?.http?.[0];
   }
   if (!rpcUrl) {

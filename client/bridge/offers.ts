@@ -40,7 +40,9 @@ export function chooseOffer(pr: PaymentRequired, settings: OfferSettings): Payme
       if (offer) return offer;
     }
   }
-  const offered = pr.x402Version === 2 ? accepts.slice(0, 5).map(describeOffer).join('; ') || 'none' : `x402 version ${shown(pr.x402Version)}`;
+  const offered = pr.x402Version === 2
+    ? accepts.slice(0, 5).map(describeOffer).join('; ') || 'none'
+    : `x402 version ${shown(pr.x402Version)}`;
   const channelled = (n: Payable) => settings.channelDeposit !== undefined && n.network === BASE_MAINNET;
   const through = (n: Payable) => (channelled(n) ? ' through a payment channel (CHANNEL_DEPOSIT_USD)' : '');
   const signs = settings.networks.map((n) => `USDC (${n.usdc}) on ${n.network}${through(n)}`).join(' or ');

@@ -7,7 +7,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { toUsd } from '../../core/usd.js';
 import { VERSION } from '../../core/version.js';
-import { channelsDir, createPayer } from '../payer.js';
+import { channelOptions, createPayer } from '../payer.js';
 import { Bridge, type Payers, type Progress } from './bridge.js';
 import { evmChainFor } from './chain.js';
 import { FilesRoot } from './local-files.js';
@@ -33,14 +33,15 @@ export async function createBridgeServer(env: NodeJS.ProcessEnv = process.env): 
   // x402's channel scheme asks the bridge before it signs a deposit; the bridge is made below.
   let bridge: Bridge | undefined;
   const channel = settings.channelDeposit === undefined ? undefined : {
-    deposit: settings.channelDeposit, directory: channelsDir(env), ...(env.EVM_RPC_URL ? { rpcUrl: env.EVM_RPC_URL } : {}),
-    approveDeposit: (deposit: bigint) => bridge!.approveDeposit(deposit),
+    ...channelOptions(settings.channelDeposit, env), approveDeposit: (deposit: bigint) => bridge!.approveDeposit(deposit),
   };
   const payers: Payers = {
     ...(families.has('evm')
       ? { evm: await createPayer({ chain: 'base', evmKey: env.PAYER_KEY, maxUsd, ...(channel ? { channel } : {}) }) }
       : {}),
-    ...(families.has('svm') ? { svm: await createPayer({ chain: 'solana', svmKey: env.SVM_PAYER_KEY, svmRpcUrl: env.SVM_RPC_URL, maxUsd }) } : {}),
+    ...(families.has('svm')
+      ? { svm: await createPayer({ chain: 'solana', svmKey: env.SVM_PAYER_KEY, svmRpcUrl: env.SVM_RPC_URL, maxUsd }) }
+      : {}),
   };
   const upstream = new Client({ name: 'paydoc-mcp', version: VERSION });
   try {
@@ -82,7 +83,8 @@ export async function createBridgeServer(env: NodeJS.ProcessEnv = process.env): 
     const started = Date.now();
     try {
       const result = await bridge.call(req.params.name, tool.outputSchema === undefined, req.params.arguments, forward);
-      process.stderr.write(`paydoc-mcp: ${shown(req.params.name)} ${result.isError ? 'refused or failed' : 'ok'} in ${Date.now() - started} ms\n`);
+      const outcome = result.isError ? 'refused or failed' : 'ok';
+      process.stderr.write(`paydoc-mcp: ${shown(req.params.name)} ${outcome} in ${Date.now() - started} ms\n`);
       return result;
     } catch (err) {
       return toolError(`the call failed: ${err instanceof Error ? err.message : String(err)}`);
