@@ -34,8 +34,10 @@ describe('the EVM chain reader for lapsed authorizations', () => {
     expect(await chain.settled(both)).to.equal({ unused: [], used: [] });
     await advanceChain(rig, 30);
     const settled = await chain.settled(both);
-    expect(settled.unused).to.shallow.equal([unused.authorization]);
-    expect(settled.used).to.shallow.equal([used.authorization]);
+    expect(settled.unused).to.have.length(1);
+    expect(settled.unused[0]).to.shallow.equal(unused.authorization);
+    expect(settled.used).to.have.length(1);
+    expect(settled.used[0]).to.shallow.equal(used.authorization);
     // A Solana authorization names nothing the chain could be asked about.
     expect(await chain.settled([{ amount: 1n, spent: false }])).to.equal({ unused: [], used: [] });
   });
