@@ -178,4 +178,3 @@ describe('a call through the bridge', () => {
     expect(upstream.calls).to.equal([]);
   });
 });
-
