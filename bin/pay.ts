@@ -17,9 +17,9 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { decodePaymentResponseHeader, decodePaymentRequiredHeader } from '@x402/core/http';
 import type { SettleResponse } from '@x402/core/types';
 import { FileClientChannelStorage } from '@x402/evm/batch-settlement/client/file-storage';
-import { channelScheme, channelsDir, createPayer, type ChannelOptions, type PayChain } from '../client/payer.js';
-import { fromUsd, toUsd } from '../client/usd.js';
-import { CHANNEL_REFUND_PATH } from '../client/protocol.js';
+import { channelOptions, channelScheme, createPayer, type ChannelOptions, type PayChain } from '../client/payer.js';
+import { fromUsd, toUsd } from '../core/usd.js';
+import { CHANNEL_REFUND_PATH } from '../core/protocol.js';
 
 const usdOf = (atomic: bigint | string) => `${atomic} atomic USDC (${toUsd(BigInt(atomic))} USD)`;
 
@@ -99,9 +99,7 @@ async function main() {
       + '@x402/svm has no batch-settlement scheme, so Solana pays each call with exact');
   }
   if (deposit !== undefined && refunding) usage('--refund takes no --deposit: it returns what is left in the channel');
-  const channel: ChannelOptions | undefined = deposit !== undefined || refunding
-    ? { deposit: deposit ?? 0n, directory: channelsDir(), ...(process.env.EVM_RPC_URL ? { rpcUrl: process.env.EVM_RPC_URL } : {}) }
-    : undefined;
+  const channel: ChannelOptions | undefined = deposit !== undefined || refunding ? channelOptions(deposit ?? 0n) : undefined;
   if (refunding) return refund(url, channel!);
 
   if (quoteOnly) {

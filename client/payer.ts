@@ -12,7 +12,7 @@ import { createPublicClient, http } from 'viem';
 import { base } from 'viem/chains';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createSvmClientSigner, registerSvmPayer } from './svm-payer.js';
-import { fromUsd, toUsd } from './usd.js';
+import { fromUsd, toUsd } from '../core/usd.js';
 
 export type PayChain = 'base' | 'solana';
 
@@ -34,6 +34,11 @@ export interface ChannelOptions {
   rpcUrl?: string;
   /** Called with each deposit before it is signed; throwing refuses the payment, nothing signed. */
   approveDeposit?: (deposit: bigint, price: bigint) => void;
+}
+
+/** Channel options as both paying clients read them: each deposit `deposit`, state in channelsDir(), Base read at EVM_RPC_URL. */
+export function channelOptions(deposit: bigint, env: NodeJS.ProcessEnv = process.env): ChannelOptions {
+  return { deposit, directory: channelsDir(env), ...(env.EVM_RPC_URL ? { rpcUrl: env.EVM_RPC_URL } : {}) };
 }
 
 export interface PayerOptions {

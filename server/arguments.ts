@@ -6,7 +6,7 @@ import type { Operation } from '../operations/define.js';
 import { fail } from '../core/errors.js';
 import type { Delivery, FileInput, RawRequest } from './pipeline.js';
 import type { DeclaredType } from '../checks/office.js';
-import { MCP_MAX_DECODED_BYTES } from '../client/protocol.js';
+import { MCP_MAX_DECODED_BYTES } from '../core/protocol.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

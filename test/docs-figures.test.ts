@@ -29,7 +29,7 @@ import { CLAIM_TTL_SECONDS, MAX_TIMEOUT_SECONDS } from '../server/payment/stages
 import { SETTLEMENT_MARGIN_MS } from '../server/payment/stages/lifetime.js';
 import { ABORT_GRACE_MS } from '../server/pool.js';
 import { MCP_PROTOCOL_VERSION } from '../server/derive/catalog.js';
-import { CHANNEL_REFUND_PATH, MCP_MAX_DECODED_BYTES } from '../client/protocol.js';
+import { CHANNEL_REFUND_PATH, MCP_MAX_DECODED_BYTES } from '../core/protocol.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;

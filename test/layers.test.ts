@@ -18,9 +18,10 @@ const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const root = path.resolve(dist, '..');
 
 /**
- * Lowest first. The clients' code (payers, USD amounts, the protocol's constants) stands on the
- * core alone, so the paying CLI and MCP bridge load nothing of the service. The local chains stand
- * beside the service: only server/ loads them, and only in dev mode.
+ * Lowest first. What the service and its clients share (USD amounts, the protocol's constants) is
+ * in the core; the clients' code (payers, the MCP bridge) stands on the core alone, so the paying
+ * CLI and MCP bridge load nothing of the service. The local chains stand beside the service: only
+ * server/ loads them, and only in dev mode.
  */
 const LAYERS = ['core', 'client', 'tools', 'checks', 'operations', 'workers', 'devchains', 'server', 'bin'] as const;
 /** What the image compiles (the Dockerfile's COPY lines): devchains/ is not among them. */
@@ -135,13 +136,25 @@ describe('layers', () => {
   it('the client layer imports only the core', () => {
     const fromClient = runTimeEdges().filter((e) => e.from === 'client');
     expect(fromClient.filter((e) => e.to !== 'core').map((e) => `${e.file} imports ${e.target}`)).to.equal([]);
-    expect(filesIn(path.join(dist, 'client')).filter(hasSource).map((f) => path.basename(f)).sort()).to.include(['payer.js', 'protocol.js', 'svm-payer.js', 'usd.js']);
+    const clientFiles = filesIn(path.join(dist, 'client')).filter(hasSource).map((f) => path.relative(dist, f));
+    expect(clientFiles).to.include(['client/payer.js', 'client/svm-payer.js', 'client/bridge/bridge.js']);
+  });
+
+  it('the service takes nothing from the client layer but the dev mode\'s demo payer: what both sides use is in the core', () => {
+    const fromServer = runTimeEdges().filter((e) => e.from === 'server' && e.to === 'client');
+    // The dev page's demo payer pays the local chains as a buyer would (only in dev mode).
+    const demoPayer = (e: Edge) => e.file === path.join('server', 'plugins', 'dev.js') && e.target === path.join('client', 'payer.js');
+    expect(fromServer.filter((e) => !demoPayer(e)).map((e) => `${e.file} imports ${e.target}`)).to.equal([]);
+    const shared = runTimeEdges().filter((e) => e.from === 'server' && e.to === 'core').map((e) => e.target);
+    expect(shared).to.include([path.join('core', 'protocol.js'), path.join('core', 'usd.js')]);
   });
 
   it('the paying MCP bridge (paydoc-mcp) loads nothing of the service: no server/, no operations, no convict', () => {
     const { files, packages } = importGraph(path.join(dist, 'bin/mcp-bridge.js'));
     // Not vacuous: the walk reaches the payer, the conversion and the protocol's constants.
-    expect(files).to.include(['bin/mcp-bridge.js', 'client/payer.js', 'client/svm-payer.js', 'client/usd.js', 'client/protocol.js', 'core/version.js']);
+    const reached = ['bin/mcp-bridge.js', 'client/bridge/bridge.js', 'client/payer.js', 'client/svm-payer.js', 'core/usd.js', 'core/protocol.js',
+      'core/version.js'];
+    expect(files).to.include(reached);
     expect(files.filter((f) => !/^(client|core)\//.test(f) && f !== 'bin/mcp-bridge.js')).to.equal([]);
     expect(files.filter((f) => f.startsWith('server/') || f.startsWith('operations/'))).to.equal([]);
     expect(packages.has('convict'), [...packages].join(', ')).to.be.false();
@@ -153,17 +166,17 @@ describe('layers', () => {
 
   it('the paying CLI (bin/pay.ts) loads nothing of the service either', () => {
     const { files } = importGraph(path.join(dist, 'bin/pay.js'));
-    expect(files).to.include(['client/payer.js', 'client/usd.js']);
+    expect(files).to.include(['client/payer.js', 'core/usd.js']);
     expect(files.filter((f) => !/^(client|core)\//.test(f) && f !== 'bin/pay.js')).to.equal([]);
   });
 
-  it('the web page takes from the project only client/ modules that import nothing (so they bundle for a browser)', () => {
+  it('the web page takes from the project only core/ modules that import nothing (so they bundle for a browser)', () => {
     const outside = filesIn(path.join(root, 'web'), '.ts').flatMap((file) => [...readFileSync(file, 'utf8').matchAll(SOURCE_IMPORT)]
       .map((match) => path.relative(root, path.resolve(path.dirname(file), match[1])))
       .filter((target) => !target.startsWith(`web${path.sep}`)));
-    expect(outside).to.include(`client${path.sep}usd.js`);
+    expect(outside).to.include(`core${path.sep}usd.js`);
     for (const target of new Set(outside)) {
-      expect(target.split(path.sep)[0], target).to.equal('client');
+      expect(target.split(path.sep)[0], target).to.equal('core');
       expect([...readFileSync(path.join(dist, target), 'utf8').matchAll(ANY_IMPORT)].map((m) => m[1]), target).to.equal([]);
     }
   });

@@ -1,7 +1,7 @@
 // How amounts, addresses and the service's phrases are written on the page.
 // The amounts as the CLI, the bridge and the service write them: the client layer's conversion
 // (pure, so it bundles for the browser as it is).
-import { toUsd } from '../client/usd.js';
+import { toUsd } from '../core/usd.js';
 
 /** Atomic USDC (6 decimals) as a plain decimal: 5000 -> "0.005", 1500000 -> "1.5". */
 export const formatUsdc = (atomic: string | bigint): string => toUsd(BigInt(atomic));

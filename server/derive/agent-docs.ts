@@ -3,7 +3,7 @@
 // Markdown). Both derived from the operation table, like the catalog and OpenAPI.
 import { operations } from '../../operations/index.js';
 import { priceRange } from '../payment/pricing.js';
-import { toUsd } from '../../client/usd.js';
+import { toUsd } from '../../core/usd.js';
 import { resolveContent } from '../content-route.js';
 import { channelSentence, type PublicView } from './view.js';
 

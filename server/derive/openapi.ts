@@ -8,7 +8,7 @@ import { formJsonSchema } from './fields.js';
 import { mcpInputSchema } from './mcp-schemas.js';
 import { jsonAnswerSchema, outputMediaTypes } from './resources.js';
 import { priceRange } from '../payment/pricing.js';
-import { toUsd } from '../../client/usd.js';
+import { toUsd } from '../../core/usd.js';
 import { thirdPartyInfo } from './catalog.js';
 import { operationDescription, sendsContent } from './descriptions.js';
 import { channelSentence, paymentSchemes, type PublicView } from './view.js';

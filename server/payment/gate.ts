@@ -21,7 +21,7 @@ import { ChainAuthorizationReader, ChainReaders } from './stages/authorization.j
 import { SolanaTransactionReader } from './stages/solana-transactions.js';
 import { alreadySpent, describeFailure, facilitatorRefused, inProgress, unconfirmed } from './stages/refusals.js';
 import { BATCH_SETTLEMENT, type PaymentChannels } from './channels/channels.js';
-import { CHANNEL_REFUND_PATH } from '../../client/protocol.js';
+import { CHANNEL_REFUND_PATH } from '../../core/protocol.js';
 import { channelPayloadType, withdrawalRequested } from './channels/payloads.js';
 
 export { MAX_TIMEOUT_SECONDS } from './stages/ledger.js';

@@ -1,6 +1,6 @@
 // Pricing: the only place the price of a call is computed. Amounts are atomic USDC (6 decimals) as
 // bigint, so no float rounding can make the paid retry disagree with the quote. Their conversion
-// to and from US dollars is the client layer's (client/usd.ts), shared with the paying clients.
+// to and from US dollars is the core's (core/usd.ts), shared with the paying clients.
 import type { Operation } from '../../operations/define.js';
 
 /** The exact price of one call: the flat rate, or the rate times the pages of all inputs. */

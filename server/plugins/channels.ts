@@ -5,7 +5,7 @@ import type { Plugin } from '@hapi/hapi';
 import { encodePaymentResponseHeader } from '@x402/core/http';
 import { operations } from '../../operations/index.js';
 import { priceRange } from '../payment/pricing.js';
-import { CHANNEL_REFUND_PATH } from '../../client/protocol.js';
+import { CHANNEL_REFUND_PATH } from '../../core/protocol.js';
 import type { App } from '../index.js';
 import { quoteResponse, readPayment } from './x402-http.js';
 

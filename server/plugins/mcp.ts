@@ -21,7 +21,7 @@ import { withBody, streamedPayload } from './body.js';
 import { shortened } from '../derive/fields.js';
 import { mcpResource } from '../derive/resources.js';
 import { mcpInputSchema } from '../derive/mcp-schemas.js';
-import { MCP_MAX_DECODED_BYTES, PAYMENT_META_KEY, RECEIPT_META_KEY } from '../../client/protocol.js';
+import { MCP_MAX_DECODED_BYTES, PAYMENT_META_KEY, RECEIPT_META_KEY } from '../../core/protocol.js';
 import { operationDescription, sendsContent } from '../derive/descriptions.js';
 import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from '../derive/shared-schemas.js';
 import type { JobOutput } from '../../core/job.js';

@@ -11,7 +11,7 @@ import type { JobOutput } from '../../core/job.js';
 import type { RawRequest } from '../pipeline.js';
 import { readArguments } from '../arguments.js';
 import type { Surface } from '../delivery.js';
-import { MCP_MAX_DECODED_BYTES } from '../../client/protocol.js';
+import { MCP_MAX_DECODED_BYTES } from '../../core/protocol.js';
 import { readMultipart } from './multipart.js';
 import { quoteResponse, readPayment } from './x402-http.js';
 import { withBody, streamedPayload } from './body.js';

@@ -21,7 +21,7 @@ import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
 import { makePdf, textPages } from '../support/pdf-fixtures.js';
 import { docx } from '../support/office-fixtures.js';
-import { toUsd } from '../../client/usd.js';
+import { toUsd } from '../../core/usd.js';
 import { toOas30 } from '../../server/derive/openapi.js';
 import { startTestService, form, type TestService } from '../support/service.js';
 

@@ -19,7 +19,7 @@ import { isAddress } from 'viem';
 import { isAddress as isSolanaAddress } from '@solana/kit';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
-import { toUsd } from '../../client/usd.js';
+import { toUsd } from '../../core/usd.js';
 import { makePdf, textPages } from '../support/pdf-fixtures.js';
 import { balancesOf } from '../support/paying.js';
 import { startTestService, type TestService } from '../support/service.js';

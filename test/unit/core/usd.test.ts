@@ -1,8 +1,8 @@
-// client/usd.ts: atomic USDC (6 decimals) to the dollar strings people read, and the dollar
+// core/usd.ts: atomic USDC (6 decimals) to the dollar strings people read, and the dollar
 // amounts people write back to atomic units, exactly (no float anywhere on the way).
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { fromUsd, toUsd, USDC_DECIMALS } from '../../../client/usd.js';
+import { fromUsd, toUsd, USDC_DECIMALS } from '../../../core/usd.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
