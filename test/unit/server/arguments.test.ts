@@ -6,7 +6,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { operationById } from '../../../operations/index.js';
 import { readArguments, takeDelivery } from '../../../server/arguments.js';
-import { MCP_MAX_DECODED_BYTES } from '../../../client/protocol.js';
+import { MCP_MAX_DECODED_BYTES } from '../../../core/protocol.js';
 import { ServiceError } from '../../../core/errors.js';
 
 export const lab = Lab.script();
