@@ -174,6 +174,16 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
     expect(((await res.json()) as { error: { message: string } }).error.message).to.include('jobs are kept');
   });
 
+  it('the OpenAPI document declares the Prefer header, the 202 with its Location, and /v1/jobs/{token}', async () => {
+    type Doc = { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: unknown }> }>>; components: { parameters: Record<string, { name: string }> } };
+    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as Doc;
+    const accepted = doc.paths['/v1/image/resize'].post.responses['202'];
+    expect(Object.keys(accepted.headers!)).to.equal(['Location', 'Preference-Applied']);
+    expect(accepted.content).to.equal({ 'application/json': { schema: { $ref: '#/components/schemas/Job' } } });
+    expect(Object.keys(doc.paths['/v1/jobs/{token}'].get.responses)).to.equal(['200', '404', '503']);
+    expect(doc.components.parameters.Prefer.name).to.equal('Prefer');
+  });
+
   describe('MCP tasks with the official SDK client', () => {
     const connect = async () => {
       const client = new Client({ name: 'paydoc-test', version: '1.0.0' });
