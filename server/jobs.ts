@@ -3,6 +3,7 @@
 // settled only when the result is ready, as for any call, so a job that fails is never charged.
 // Jobs live in this process's memory only, keyed by the hash of their 256-bit token.
 import { createHash, randomBytes } from 'node:crypto';
+import type { SettleResponse } from '@x402/core/types';
 import { ServiceError, asServiceError, type ErrorBody } from '../core/errors.js';
 import { HELD_RESULT_LIMITS } from './payment/held-results.js';
 import type { LinkReceipt, PushReceipt, LinkRegistry } from './delivery.js';
@@ -13,7 +14,7 @@ import type { Config } from './config.js';
 export type JobState =
   | { state: 'running' }
   | { state: 'failed'; error: ErrorBody['error'] }
-  | { state: 'done'; result?: LinkReceipt; delivered?: PushReceipt; report?: Record<string, unknown> };
+  | { state: 'done'; result?: LinkReceipt; delivered?: PushReceipt; receipt: SettleResponse; report?: Record<string, unknown> };
 
 interface StoredJob {
   job: JobState;

@@ -54,6 +54,7 @@ export const JOB_SCHEMA = {
         },
         result: { ...LINK_RESULT_SCHEMA.properties.result, description: 'When done: the one-time result link, as delivery=link answers it.' },
         delivered: { ...PUSH_RESULT_SCHEMA.properties.delivered, description: 'When done with deliver_to: the receipt of the PUT, instead of result.' },
+        receipt: { type: 'object', additionalProperties: true, description: 'When done: the x402 SettleResponse, what the PAYMENT-RESPONSE header of a plain call carries (decoded).' },
         report: { type: 'object', additionalProperties: true, description: 'When done, for operations with a report: the report its header would carry.' },
       },
     },

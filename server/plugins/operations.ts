@@ -114,9 +114,9 @@ async function startJob(request: Request, h: ResponseToolkit, app: App, op: Oper
     }
     // The job holds the result for its token: that is its delivery.
     outcome.sent(true);
-    const { result } = outcome;
-    const report = result.report ? { report: result.report } : {};
-    return result.kind === 'link' ? { state: 'done', result: result.result, ...report } : { state: 'done', delivered: result.kind === 'pushed' ? result.delivered : undefined, ...report };
+    const { result, receipt } = outcome;
+    const extra = { receipt, ...(result.report ? { report: result.report } : {}) };
+    return result.kind === 'link' ? { state: 'done', result: result.result, ...extra } : { state: 'done', delivered: result.kind === 'pushed' ? result.delivered : undefined, ...extra };
   };
   const start = await app.jobs.start(
     (onAccepted) => paidCall(app, {

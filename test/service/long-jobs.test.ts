@@ -25,6 +25,7 @@ interface JobAnswer {
     state: 'running' | 'failed' | 'done';
     error?: { code: string; status: number; message: string };
     result?: { url: string; mediaType: string; bytes: number; sha256: string; expiresAt: string };
+    receipt?: { success: boolean; transaction: string; network: string };
   };
 }
 
@@ -121,6 +122,8 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
     expect(job.error).to.not.exist();
     const result = job.result!;
     expect(result.mediaType).to.equal('image/jpeg');
+    expect(job.receipt).to.include({ success: true, network: 'eip155:8453' });
+    expect(job.receipt!.transaction).to.match(/^0x[0-9a-f]{64}$/);
     const after = await balances();
     expect(before.payer - after.payer).to.equal(5000n);
     expect(after.payTo - before.payTo).to.equal(5000n);
@@ -151,6 +154,7 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
     const job = await settled(accepted.headers.location!);
     expect(job.state).to.equal('failed');
     expect(job.result).to.not.exist();
+    expect(job.receipt).to.not.exist();
     expect(job.error!.code).to.equal('CORRUPT_INPUT');
     expect(job.error!.status).to.equal(422);
     expect(await balances()).to.equal(before);

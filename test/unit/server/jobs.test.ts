@@ -6,12 +6,14 @@ import Code from '@hapi/code';
 import { Jobs, JOB_TOKEN, jobHolder, jobLifetimeMs, jobRegistryKey } from '../../../server/jobs.js';
 import { ServiceError } from '../../../core/errors.js';
 import { loadConfig } from '../../../server/config.js';
+import type { SettleResponse } from '@x402/core/types';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
 const { expect } = Code;
 
-const done = (value: string) => ({ state: 'done' as const, report: { value } });
+const receipt: SettleResponse = { success: true, transaction: '0xabc', network: 'eip155:8453' };
+const done = (value: string) => ({ state: 'done' as const, receipt, report: { value } });
 
 /** A registry in memory, as the payment guard's store is. */
 function registry() {
@@ -38,7 +40,7 @@ describe('long jobs', () => {
     expect(jobs.get(token)).to.equal({ state: 'running' });
     finish('ok');
     await new Promise((r) => setImmediate(r));
-    expect(jobs.get(token)).to.equal({ state: 'done', report: { value: 'ok' } });
+    expect(jobs.get(token)).to.equal({ state: 'done', receipt, report: { value: 'ok' } });
 
     const failing = await jobs.start(async (accepted) => { accepted(); throw new ServiceError('CORRUPT_INPUT', 'the image cannot be decoded'); }, done, 60);
     await new Promise((r) => setImmediate(r));
