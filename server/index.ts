@@ -93,7 +93,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   const binaries = await checkBinaries(operations, localEngineBinaries(config, operations));
   const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }),
     outbound, links: new ResultLinks(config.resultLinkTtlS * 1000),
-    jobs: new Jobs({ keepMs: config.resultLinkTtlS * 1000, registry: gate.guard, ...(config.replicaUrl ? { replicaUrl: config.replicaUrl } : {}) }),
+    jobs: new Jobs({ keepMs: config.resultLinkTtlS * 1000, registry: gate.guard, replicaUrl: () => config.replicaUrl || undefined }),
     tasks: new ToolTasks({ ttlMs: jobLifetimeMs(config), pollIntervalMs: TASK_POLL_INTERVAL_MS }) };
 
   const server = Hapi.server({

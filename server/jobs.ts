@@ -40,6 +40,7 @@ export function jobLifetimeMs(config: Pick<Config, 'jobTimeoutMs' | 'urlFetchTim
 
 /** Records in the shared store that this replica holds the job (or task) with this token; best effort. */
 export function recordJobHolder(registry: LinkRegistry | undefined, replicaUrl: string | undefined, token: string, seconds: number): void {
+  // An empty REPLICA_URL says nothing of where the job is.
   void registry?.record(jobRegistryKey(token), replicaUrl ? `${JOB_HELD} ${replicaUrl}` : JOB_HELD, seconds).catch(() => undefined);
 }
 
@@ -59,7 +60,8 @@ export interface JobsOptions {
   maxCount?: number;
   /** Where the other replicas learn which one holds a job (the payment guard's store), and this one's address. */
   registry?: LinkRegistry;
-  replicaUrl?: string;
+  /** Read when a job is accepted (REPLICA_URL; empty: none). */
+  replicaUrl?: () => string | undefined;
 }
 
 export class Jobs {
@@ -90,7 +92,7 @@ export class Jobs {
         if (!this.hasRoom()) throw unavailable();
         token = randomBytes(32).toString('base64url');
         this.jobs.set(keyOf(token), { job: { state: 'running' } });
-        recordJobHolder(this.options.registry, this.options.replicaUrl, token, recordSeconds);
+        recordJobHolder(this.options.registry, this.options.replicaUrl?.(), token, recordSeconds);
         resolve({ accepted: true, token });
       };
       call(accepted).then(

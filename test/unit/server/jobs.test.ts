@@ -89,7 +89,7 @@ describe('long jobs', () => {
 
   it('the registry holds the hash of the token with this replica\'s address, and says where a job is', async () => {
     const store = registry();
-    const jobs = new Jobs({ keepMs: 60_000, registry: store, replicaUrl: 'http://10.0.0.5:8080' });
+    const jobs = new Jobs({ keepMs: 60_000, registry: store, replicaUrl: () => 'http://10.0.0.5:8080' });
     const started = await jobs.start(async (accepted) => { accepted(); return 'x'; }, done, 1234);
     const token = (started as { token: string }).token;
     const [[key, entry]] = [...store.values];
