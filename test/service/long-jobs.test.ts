@@ -14,6 +14,12 @@ import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { startTestService, signOnBase, type TestService } from '../support/service.js';
 import { balancesOf } from '../support/paying.js';
+import { createPublicClient, http as viemHttp } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { x402Client } from '@x402/core/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { toClientEvmSigner } from '@x402/evm';
+import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -186,6 +192,37 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
     expect(accepted.content).to.equal({ 'application/json': { schema: { $ref: '#/components/schemas/Job' } } });
     expect(Object.keys(doc.paths['/v1/jobs/{token}'].get.responses)).to.equal(['200', '404', '503']);
     expect(doc.components.parameters.Prefer.name).to.equal('Prefer');
+  });
+
+  it('through a payment channel (batch-settlement): a failed job commits no charge, a done one commits its price once', async () => {
+    const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(privateKeyToAccount(t.evm.payerKey), createPublicClient({ transport: viemHttp(t.evm.rpcUrl) })), { depositStrategy: () => 30n * 5000n });
+    const client = new x402Client().register('eip155:8453', scheme);
+    // Only the channel is offered to this buyer, as a buyer that prefers channels picks it.
+    const channelOnly: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (res.status !== 402) return res;
+      const required = (await res.json()) as PaymentRequired;
+      const offer = { ...required, accepts: required.accepts.filter((a) => a.scheme === 'batch-settlement') };
+      return new Response(JSON.stringify(offer), { status: 402, headers: { 'content-type': 'application/json', 'payment-required': Buffer.from(JSON.stringify(offer)).toString('base64') } });
+    };
+    const pay = wrapFetchWithPayment(channelOnly, client) as typeof fetch;
+    const before = await balances();
+
+    const failing = await pay(`${t.url}/v1/image/resize`, json({ file: { data: damaged.toString('base64') }, width: 400 }, { prefer: 'respond-async' }));
+    expect(failing.status).to.equal(202);
+    const failed = await settled(failing.headers.get('location')!);
+    expect(failed.state).to.equal('failed');
+    expect(failed.error!.code).to.equal('CORRUPT_INPUT');
+    // Nothing was settled: no deposit, no charge.
+    expect(await balances()).to.equal(before);
+
+    const accepted = await pay(`${t.url}/v1/image/resize`, json({ file: { data: jpeg.toString('base64') }, width: 30 }, { prefer: 'respond-async' }));
+    expect(accepted.status).to.equal(202);
+    const job = await settled(accepted.headers.get('location')!);
+    expect(job.state).to.equal('done');
+    const channel = (job.receipt as unknown as { extra: { channelState: { chargedCumulativeAmount: string } } }).extra.channelState;
+    expect(channel.chargedCumulativeAmount).to.equal('5000');
+    expect((await sharp(Buffer.from(await (await fetch(job.result!.url)).arrayBuffer())).metadata()).width).to.equal(30);
   });
 
   describe('MCP tasks with the official SDK client', () => {
