@@ -146,6 +146,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
       stopped = true;
       sweeper.stop();
       await server.stop({ timeout });
+      // Long jobs and MCP tasks run on without a request: they end (settled or released) first.
+      await app.jobs.idle(timeout);
       await pool.close();
       await gate.close();
       app.links.clear();

@@ -66,6 +66,8 @@ export interface JobsOptions {
 
 export class Jobs {
   private readonly jobs = new Map<string, StoredJob>();
+  /** Calls still under way (HTTP jobs and MCP tasks), which a stopping service lets finish. */
+  private readonly running = new Set<Promise<unknown>>();
   private readonly maxCount: number;
 
   constructor(private readonly options: JobsOptions) {
@@ -95,11 +97,29 @@ export class Jobs {
         recordJobHolder(this.options.registry, this.options.replicaUrl?.(), token, recordSeconds);
         resolve({ accepted: true, token });
       };
-      call(accepted).then(
+      this.track(call(accepted).then(
         (outcome) => (token ? this.end(token, stateOf(outcome)) : resolve({ accepted: false, outcome })),
         (err: unknown) => (token ? this.end(token, failedState(err)) : reject(err)),
-      );
+      ));
     });
+  }
+
+  /** Counts a call that runs on without its client (an MCP task) among those a stop waits for. */
+  track(call: Promise<unknown>): void {
+    const settled = call.catch(() => undefined).finally(() => this.running.delete(settled));
+    this.running.add(settled);
+  }
+
+  /**
+   * Resolves when every call under way has ended (its result kept, its payment settled or
+   * released), or after `timeoutMs`: a stopping service waits for this before it stops its workers
+   * and its payment gate, so that no job is settled after the gate has closed.
+   */
+  async idle(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
+    await Promise.race([Promise.all([...this.running]), timeout]);
+    clearTimeout(timer);
   }
 
   /** The job's state, while it is kept; undefined for an unknown or expired token. */

@@ -131,9 +131,8 @@ async function startTask(app: App, op: Operation, args: Record<string, unknown> 
   recordJobHolder(app.gate.guard, app.config.replicaUrl || undefined, task.taskId, Math.ceil(jobLifetimeMs(app.config) / 1000));
   // Nobody to leave: the client comes back with the task id. The task holds the result: that is its delivery.
   const connection: Connection = { gone: new AbortController().signal, answered: Promise.resolve(true) };
-  void callTool(app, op, args, payment, connection, true)
-    .then((result) => app.tasks.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result))
-    .catch(() => undefined);
+  app.jobs.track(callTool(app, op, args, payment, connection, true)
+    .then((result) => app.tasks.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result)));
   return { task };
 }
 

@@ -3,6 +3,7 @@
 // tools/call with the official SDK client (tasks/get, tasks/result). Settled only when the result
 // is ready; a job that fails is never charged; an unpaid request gets the same quote as a plain one.
 import http from 'node:http';
+import { once } from 'node:events';
 import { createHash } from 'node:crypto';
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
@@ -32,6 +33,7 @@ interface JobAnswer {
     error?: { code: string; status: number; message: string };
     result?: { url: string; mediaType: string; bytes: number; sha256: string; expiresAt: string };
     receipt?: { success: boolean; transaction: string; network: string };
+    delivered?: { status: number; bytes: number; sha256: string; mediaType: string };
   };
 }
 
@@ -73,13 +75,25 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
   let t: TestService;
   let jpeg: Buffer;
   let damaged: Buffer;
+  // The buyer's upload target for deliver_to: it keeps what is PUT to it.
+  let origin: http.Server;
+  let originUrl = '';
+  const received: Buffer[] = [];
 
   before(async () => {
-    t = await startTestService();
+    origin = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => { received.push(Buffer.concat(chunks)); res.writeHead(201); res.end(); });
+    });
+    origin.listen(0, '127.0.0.1');
+    await once(origin, 'listening');
+    originUrl = `http://127.0.0.1:${(origin.address() as { port: number }).port}`;
+    t = await startTestService({ config: { urlFetchAllow: originUrl.slice('http://'.length) } });
     jpeg = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#3366cc' } }).jpeg().toBuffer();
     damaged = await damagedJpeg();
   });
-  after(async () => { await t?.stop(); });
+  after(async () => { await t?.stop(); origin?.close(); });
 
   const balances = () => balancesOf(t.evm);
   const json = (body: unknown, headers: Record<string, string> = {}) => ({ method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
@@ -169,6 +183,22 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
     expect(sync.status).to.equal(422);
     expect(((await sync.json()) as { error: unknown }).error).to.equal(job.error);
     expect(await balances()).to.equal(before);
+  });
+
+  it('with deliver_to, the job PUTs the result there and its done state carries the receipt of the push instead of a link', async () => {
+    const body = { file: { data: jpeg.toString('base64') }, width: 36, deliver_to: `${originUrl}/out.jpg` };
+    const pay = await t.payFetch();
+    const before = await balances();
+    const accepted = await pay(`${t.url}/v1/image/resize`, json(body, { prefer: 'respond-async' }));
+    expect(accepted.status).to.equal(202);
+    const job = await settled(accepted.headers.get('location')!);
+    expect(job.state).to.equal('done');
+    expect(job.result).to.not.exist();
+    expect(job.delivered).to.include({ status: 201, mediaType: 'image/jpeg' });
+    const pushed = received.at(-1)!;
+    expect(createHash('sha256').update(pushed).digest('hex')).to.equal(job.delivered!.sha256);
+    expect((await sharp(pushed).metadata()).width).to.equal(36);
+    expect(before.payer - (await balances()).payer).to.equal(5000n);
   });
 
   it('bad input with Prefer is refused before payment as without it; an unknown or malformed job token is 404', async () => {

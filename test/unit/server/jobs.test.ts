@@ -100,6 +100,21 @@ describe('long jobs', () => {
     expect(await jobHolder(store, 'B'.repeat(43))).to.be.undefined();
   });
 
+  it('idle waits for the calls under way (jobs and tracked tasks), or for its timeout', async () => {
+    const jobs = new Jobs({ keepMs: 60_000 });
+    let finish!: () => void;
+    await jobs.start((accepted) => { accepted(); return new Promise<string>((resolve) => { finish = () => resolve('x'); }); }, done, 60);
+    let taskEnded = false;
+    jobs.track(new Promise((resolve) => setTimeout(resolve, 30)).then(() => { taskEnded = true; }));
+    const started = Date.now();
+    await jobs.idle(50);
+    expect(Date.now() - started).to.be.within(45, 500);
+    expect(taskEnded).to.be.true();
+    setTimeout(() => finish(), 20);
+    await jobs.idle(5000);
+    expect(Date.now() - started).to.be.below(2000);
+  });
+
   it('a job\'s lifetime covers the longest deadline, a push, settlement and its keeping', () => {
     const config = loadConfig({}, {});
     expect(jobLifetimeMs(config)).to.be.above(config.jobTimeoutMs + config.resultLinkTtlS * 1000);
