@@ -222,6 +222,7 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
     expect(accepted.content).to.equal({ 'application/json': { schema: { $ref: '#/components/schemas/Job' } } });
     expect(Object.keys(doc.paths['/v1/jobs/{token}'].get.responses)).to.equal(['200', '404', '503']);
     expect(doc.components.parameters.Prefer.name).to.equal('Prefer');
+    expect(await (await fetch(`${t.url}/llms.txt`)).text()).to.include(`Prefer: respond-async\` to the paid request and it is answered 202`);
   });
 
   it('through a payment channel (batch-settlement): a failed job commits no charge, a done one commits its price once', async () => {
