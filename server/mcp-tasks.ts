@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import { HELD_RESULT_LIMITS } from './payment/held-results.js';
+import { RECEIPT_META_KEY } from '../client/protocol.js';
 
 interface StoredTask {
   task: Task;
@@ -23,7 +24,15 @@ export interface ToolTaskLimits {
   maxCount?: number;
   /** Bytes of results held at once; a result larger than what is left is refused before settlement (see roomForResult). */
   maxBytes?: number;
+  /**
+   * How long a task whose call charged nothing (a quote, a refusal, a failure) is kept once it
+   * ended: its place is soon free again, so that unpaid calls cannot hold the store for long.
+   */
+  unchargedKeepMs?: number;
 }
+
+// Long enough to read the quote or the error with tasks/result right after tasks/get says it ended.
+const UNCHARGED_KEEP_MS = 60_000;
 
 /** Strings in a tool result (text, base64 data and blobs): what holding it costs, near enough. */
 export function resultBytes(result: Result): number {
@@ -84,9 +93,15 @@ export class ToolTasks implements TaskStore {
     stored.result = result;
     stored.bytes = resultBytes(result);
     this.bytes += stored.bytes;
+    const now = Date.now();
     stored.task.status = status;
-    stored.task.lastUpdatedAt = new Date().toISOString();
+    stored.task.lastUpdatedAt = new Date(now).toISOString();
     if (status === 'failed') stored.task.statusMessage = statusMessageOf(result);
+    if (!(result._meta as Record<string, unknown> | undefined)?.[RECEIPT_META_KEY]) {
+      // Nothing was charged: kept briefly, and its ttl (counted from creation) says so.
+      stored.expiresAt = Math.min(stored.expiresAt, now + (this.limits.unchargedKeepMs ?? UNCHARGED_KEEP_MS));
+      stored.task.ttl = stored.expiresAt - Date.parse(stored.task.createdAt);
+    }
   }
 
   async getTaskResult(taskId: string): Promise<Result> {

@@ -60,6 +60,19 @@ describe('MCP task store', () => {
     expect(tasks.hasRoom()).to.be.true();
   });
 
+  it('a task whose call charged nothing is kept only unchargedKeepMs after it ended, and its ttl says so; a paid one its whole ttl', async () => {
+    const tasks = new ToolTasks({ ttlMs: 60_000, pollIntervalMs: 1000, unchargedKeepMs: 30 });
+    const unpaid = await tasks.createTask({}, 1, request);
+    const paid = await tasks.createTask({}, 2, request);
+    await tasks.storeTaskResult(unpaid.taskId, 'failed', { isError: true, content: [], structuredContent: { x402Version: 2, accepts: [] } });
+    await tasks.storeTaskResult(paid.taskId, 'completed', { content: [], _meta: { 'x402/payment-response': { success: true } } });
+    expect((await tasks.getTask(unpaid.taskId))!.ttl!).to.be.below(1000);
+    expect((await tasks.getTask(paid.taskId))!.ttl).to.equal(60_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await tasks.getTask(unpaid.taskId)).to.be.null();
+    expect(await tasks.getTask(paid.taskId)).to.not.be.null();
+  });
+
   it('a result\'s bytes are the strings it carries', () => {
     expect(resultBytes({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })).to.equal('image'.length + 4 + 'image/png'.length);
   });
