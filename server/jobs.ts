@@ -34,7 +34,9 @@ const JOB_HELD = 'held';
  * The longest a job (or an MCP task) can be asked about: the longest deadline with its grace, a
  * push to deliver_to, settlement, then its keeping (RESULT_LINK_TTL_S, the result link's lifetime).
  */
-export function jobLifetimeMs(config: Pick<Config, 'jobTimeoutMs' | 'urlFetchTimeoutMs' | 'facilitatorTimeoutMs' | 'resultLinkTtlS'>): number {
+type LifetimeSettings = Pick<Config, 'jobTimeoutMs' | 'urlFetchTimeoutMs' | 'facilitatorTimeoutMs' | 'resultLinkTtlS'>;
+
+export function jobLifetimeMs(config: LifetimeSettings): number {
   return config.jobTimeoutMs + ABORT_GRACE_MS + config.urlFetchTimeoutMs + config.facilitatorTimeoutMs + config.resultLinkTtlS * 1000;
 }
 
@@ -154,7 +156,9 @@ export function failedState(err: unknown): JobState {
 }
 
 function unavailable(): ServiceError {
-  return new ServiceError('UNAVAILABLE', 'the service holds as many long jobs as it can right now; retry in a minute, or call without Prefer: respond-async; nothing was charged', { retryAfterSeconds: 60 });
+  return new ServiceError('UNAVAILABLE',
+    'the service holds as many long jobs as it can right now; retry in a minute, or call without Prefer: respond-async; nothing was charged',
+    { retryAfterSeconds: 60 });
 }
 
 /**

@@ -71,10 +71,15 @@ export class ToolTasks implements TaskStore {
 
   // The requested ttl is overridden (as the specification allows): every task lives limits.ttlMs.
   async createTask(_options: CreateTaskOptions, _requestId: RequestId, _request: Request): Promise<Task> {
-    if (!this.hasRoom()) throw new Error('the service holds as many tasks as it can right now; retry in a minute, or call the tool without a task; nothing was charged');
+    if (!this.hasRoom()) {
+      throw new Error('the service holds as many tasks as it can right now; retry in a minute, or call the tool without a task; nothing was charged');
+    }
     const now = Date.now();
     const createdAt = new Date(now).toISOString();
-    const task: Task = { taskId: randomBytes(32).toString('base64url'), status: 'working', ttl: this.limits.ttlMs, createdAt, lastUpdatedAt: createdAt, pollInterval: this.limits.pollIntervalMs };
+    const task: Task = {
+      taskId: randomBytes(32).toString('base64url'), status: 'working', ttl: this.limits.ttlMs,
+      createdAt, lastUpdatedAt: createdAt, pollInterval: this.limits.pollIntervalMs,
+    };
     this.tasks.set(task.taskId, { task, bytes: 0, expiresAt: now + this.limits.ttlMs });
     return { ...task };
   }
@@ -115,7 +120,8 @@ export class ToolTasks implements TaskStore {
    * capability): a job stopped during its settlement could be charged and still show "cancelled".
    */
   async updateTaskStatus(_taskId: string, status: Task['status']): Promise<void> {
-    throw new Error(`a task's status is set by its outcome only; "${status}" is not accepted (tasks cannot be cancelled here: a task ends by its deadline, uncharged when it fails)`);
+    throw new Error(`a task's status is set by its outcome only; "${status}" is not accepted`
+      + ' (tasks cannot be cancelled here: a task ends by its deadline, uncharged when it fails)');
   }
 
   /** Nothing: without sessions, listing would hand one buyer's task ids to another. */
@@ -146,7 +152,9 @@ export class ToolTasks implements TaskStore {
 function statusMessageOf(result: Result): string {
   const structured = (result as { structuredContent?: Record<string, unknown> }).structuredContent;
   const error = structured?.error as { code?: unknown; message?: unknown } | string | undefined;
-  if (structured && Array.isArray(structured.accepts)) return `payment required${typeof error === 'string' ? `: ${error}` : ''}; the quote is the task's result (tasks/result)`;
+  if (structured && Array.isArray(structured.accepts)) {
+    return `payment required${typeof error === 'string' ? `: ${error}` : ''}; the quote is the task's result (tasks/result)`;
+  }
   if (error && typeof error === 'object') return `${String(error.code)}: ${String(error.message)}`;
   return 'the tool call failed; its error is the task\'s result (tasks/result)';
 }

@@ -8,7 +8,8 @@ import { JOB_TOKEN, jobHolder } from '../jobs.js';
 import { relayToHolder, replicaOrigin, wasForwarded } from '../replica-forward.js';
 
 function notFound(app: App): ServiceError {
-  return new ServiceError('NOT_FOUND', `no job with this token: jobs are kept ${app.config.resultLinkTtlS} s after they end (RESULT_LINK_TTL_S) and only in memory; it has expired, or was never made`);
+  return new ServiceError('NOT_FOUND', `no job with this token: jobs are kept ${app.config.resultLinkTtlS} s after they end`
+    + ' (RESULT_LINK_TTL_S) and only in memory; it has expired, or was never made');
 }
 
 export const jobsPlugin: Plugin<{ app: App }> = {
@@ -33,7 +34,9 @@ export const jobsPlugin: Plugin<{ app: App }> = {
             const relayed = await relayToHolder(request, h, address, app.config.facilitatorTimeoutMs, undefined);
             if (relayed) return relayed;
           }
-          throw new ServiceError('RESULT_ELSEWHERE', 'this job is held by another instance of the service; retry in a moment (a load balancer may send the retry to the instance holding it)', { retryAfterSeconds: 1 });
+          throw new ServiceError('RESULT_ELSEWHERE',
+            'this job is held by another instance of the service; retry in a moment (a load balancer may send the retry to the instance holding it)',
+            { retryAfterSeconds: 1 });
         }
         return h.response({ job }).type('application/json').header('cache-control', 'no-store');
       },

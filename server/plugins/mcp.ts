@@ -5,7 +5,10 @@
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type CreateTaskResult, type Request as McpRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema, ErrorCode, ListToolsRequestSchema,
+  type CallToolResult, type CreateTaskResult, type Request as McpRequest, type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentPayload } from '@x402/core/types';
 import { operations } from '../../operations/index.js';
 import type { InputKind, Operation } from '../../operations/define.js';
@@ -96,11 +99,15 @@ function deliveryContent(op: Operation, result: Deliverable<CallToolResult>): Ca
 
 /** A task's result is held in memory until its task expires: it is answered inline only within what the task store has room for. */
 function mcpSurface(app: App, op: Operation, forTask = false): Surface<CallToolResult> {
-  const maxInlineBytes = forTask ? Math.min(app.config.mcpInlineMaxBytes, Math.floor(app.tasks.roomForResult() * 3 / 4)) : app.config.mcpInlineMaxBytes;
+  const { mcpInlineMaxBytes } = app.config;
+  // The store counts base64 characters; the limit is in bytes before the encoding.
+  const maxInlineBytes = forTask ? Math.min(mcpInlineMaxBytes, Math.floor(app.tasks.roomForResult() * 3 / 4)) : mcpInlineMaxBytes;
   return { maxInlineBytes, linkHint: 'call again with "delivery": "link"', encode: (output) => resultContent(op, output), heldBytesOf: heldContentBytes };
 }
 
-async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, connection: Connection, forTask = false): Promise<CallToolResult> {
+async function callTool(
+  app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, connection: Connection, forTask = false,
+): Promise<CallToolResult> {
   try {
     const raw = readArguments(op, args);
     const outcome = await paidCall(app, { op, raw, resource: mcpResource(op, app), surface: mcpSurface(app, op, forTask), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone: connection.gone });
@@ -121,7 +128,9 @@ async function callTool(app: App, op: Operation, args: Record<string, unknown> |
  * answered (a quote, an error, the result with its receipt), is the task's, read with
  * tasks/result. The payment is settled only when the result is ready, as for any call.
  */
-async function startTask(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, requestId: RequestId, request: McpRequest): Promise<CreateTaskResult> {
+async function startTask(
+  app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, requestId: RequestId, request: McpRequest,
+): Promise<CreateTaskResult> {
   let task;
   try {
     task = await app.tasks.createTask({}, requestId, request);

@@ -101,7 +101,9 @@ export function prefersAsync(prefer: string | string[] | undefined): boolean {
  * (or the receipt of the push to deliver_to). A call that ends before acceptance (a quote, a
  * refusal, a held result's retry) is answered as it would be without the preference.
  */
-async function startJob(request: Request, h: ResponseToolkit, app: App, op: Operation, raw: RawRequest, payment: Pick<PaidCall<JobOutput>, 'payment'>) {
+async function startJob(
+  request: Request, h: ResponseToolkit, app: App, op: Operation, raw: RawRequest, payment: Pick<PaidCall<JobOutput>, 'payment'>,
+) {
   const connection = watchConnection(request.raw.res);
   // The client may leave before the 202 (nothing is charged then), not after it.
   const gone = new AbortController();
@@ -116,7 +118,8 @@ async function startJob(request: Request, h: ResponseToolkit, app: App, op: Oper
     outcome.sent(true);
     const { result, receipt } = outcome;
     const extra = { receipt, ...(result.report ? { report: result.report } : {}) };
-    return result.kind === 'link' ? { state: 'done', result: result.result, ...extra } : { state: 'done', delivered: result.kind === 'pushed' ? result.delivered : undefined, ...extra };
+    if (result.kind === 'link') return { state: 'done', result: result.result, ...extra };
+    return { state: 'done', ...(result.kind === 'pushed' ? { delivered: result.delivered } : {}), ...extra };
   };
   const start = await app.jobs.start(
     (onAccepted) => paidCall(app, {
@@ -151,7 +154,8 @@ function handlerFor(op: Operation, app: App) {
       const payment = carriesPayment ? { payment: () => readPayment(request)! } : {};
       if (prefersAsync(request.raw.req.headers.prefer)) return startJob(request, h, app, op, raw, payment);
       const connection = watchConnection(request.raw.res);
-      const outcome = await paidCall(app, { op, raw, resource: httpResource(op, app), surface: HTTP_SURFACE, ...payment, clientGone: connection.gone });
+      const resource = httpResource(op, app);
+      const outcome = await paidCall(app, { op, raw, resource, surface: HTTP_SURFACE, ...payment, clientGone: connection.gone });
       return answer(h, op, outcome, connection);
     });
   };
