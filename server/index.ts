@@ -22,6 +22,9 @@ import { checkBinaries, type BinaryStatus } from './binaries.js';
 import { localEngineBinaries } from './content-route.js';
 import { outboundRules, type OutboundRules } from './outbound/fetcher.js';
 import { ResultLinks } from './delivery.js';
+import { Jobs, jobLifetimeMs } from './jobs.js';
+import { ToolTasks } from './mcp-tasks.js';
+import { jobsPlugin } from './plugins/jobs.js';
 
 export interface App {
   config: Config;
@@ -36,9 +39,16 @@ export interface App {
   outbound: OutboundRules;
   /** Results kept for their one-time links (delivery=link). */
   links: ResultLinks;
+  /** Long jobs (Prefer: respond-async), by token. */
+  jobs: Jobs;
+  /** MCP tasks (task-augmented tools/call), by task id. */
+  tasks: ToolTasks;
   rigs: DevRigs;
   version: string;
 }
+
+// How often an MCP client is told to poll tasks/get.
+const TASK_POLL_INTERVAL_MS = 1000;
 
 export interface CreateServerOptions {
   config?: Partial<Config>;
@@ -82,7 +92,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   // A local engine's program is required only where the settings choose that engine.
   const binaries = await checkBinaries(operations, localEngineBinaries(config, operations));
   const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }),
-    outbound, links: new ResultLinks(config.resultLinkTtlS * 1000) };
+    outbound, links: new ResultLinks(config.resultLinkTtlS * 1000),
+    jobs: new Jobs({ keepMs: config.resultLinkTtlS * 1000, registry: gate.guard, replicaUrl: () => config.replicaUrl || undefined }),
+    tasks: new ToolTasks({ ttlMs: jobLifetimeMs(config), pollIntervalMs: TASK_POLL_INTERVAL_MS }) };
 
   const server = Hapi.server({
     port: config.port,
@@ -93,9 +105,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
         origin: corsOriginList(config),
         // The standard x402 clients (@x402/fetch, @x402/axios) send Access-Control-Expose-Headers on
         // the paid retry: a browser app on another origin can pay only if the preflight allows it.
-        additionalHeaders: ['payment-signature', 'x-payment', 'access-control-expose-headers', 'mcp-protocol-version', 'mcp-session-id'],
+        additionalHeaders: ['payment-signature', 'x-payment', 'access-control-expose-headers', 'prefer', 'mcp-protocol-version', 'mcp-session-id'],
         // …and reads the operations' report headers (Paydoc-Redactions, Paydoc-Removed).
-        additionalExposedHeaders: ['payment-required', 'payment-response', 'retry-after', 'mcp-session-id', ...operations.flatMap((op) => (op.output.report ? [op.output.report.header.toLowerCase()] : []))],
+        additionalExposedHeaders: ['payment-required', 'payment-response', 'retry-after', 'location', 'preference-applied', 'mcp-session-id', ...operations.flatMap((op) => (op.output.report ? [op.output.report.header.toLowerCase()] : []))],
         maxAge: 600,
       },
       security: { noSniff: true, referrer: 'no-referrer' },
@@ -113,6 +125,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     { plugin: operationsPlugin, options: { app } },
     { plugin: mcpPlugin, options: { app } },
     { plugin: resultsPlugin, options: { app } },
+    { plugin: jobsPlugin, options: { app } },
     ...(gate.channels ? [{ plugin: channelsPlugin, options: { app } }] : []),
     { plugin: webPlugin, options: { app } },
   ]);
@@ -133,9 +146,13 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
       stopped = true;
       sweeper.stop();
       await server.stop({ timeout });
+      // Long jobs and MCP tasks run on without a request: they end (settled or released) first.
+      await app.jobs.idle(timeout);
       await pool.close();
       await gate.close();
       app.links.clear();
+      app.jobs.clear();
+      app.tasks.clear();
       if (ownRigs) await stopDevRigs(rigs);
     },
   };

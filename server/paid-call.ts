@@ -27,6 +27,11 @@ export interface PaidCall<T> {
   payment?: () => PaymentPayload;
   /** Aborted when the client has gone: the job stops and nothing is settled. */
   clientGone?: AbortSignal;
+  /**
+   * A long job's start (HTTP respond-async): called once the payment is verified, as the work
+   * begins; a throw refuses the call before any work, uncharged.
+   */
+  accepted?: () => void;
 }
 
 export type JobOutcome = 'ok' | 'failed' | 'timeout' | 'cancelled';
@@ -66,6 +71,7 @@ export async function paidCall<T>(app: App, call: PaidCall<T>): Promise<PaidOutc
     // The payment must outlive the job (the pool stops it a grace after its deadline) and a push.
     const duration = { workMs: jobTimeoutMs(op, app.config) + ABORT_GRACE_MS, ...(pushTo ? { pushMs: app.config.urlFetchTimeoutMs } : {}) };
     return await app.gate.run(prepared.amount, resource, call.payment?.(), call.clientGone, duration, async () => {
+      call.accepted?.();
       app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
       let output: JobOutput;
       try {

@@ -47,6 +47,7 @@ export function llmsTxt(app: PublicView): string {
     '- A 200 carries the result and a PAYMENT-RESPONSE receipt. Nothing is charged for a request that fails, and a client that leaves before settlement is not charged.',
     ...(channelSentence(app) ? [`- ${channelSentence(app)} Register x402's batch-settlement client scheme (\`@x402/evm/batch-settlement/client\`) beside exact.`] : []),
     '- A POST with no body (or the JSON {}) is a price probe: a 402 with the minimum price.',
+    `- Long jobs: add the header \`Prefer: respond-async\` to the paid request and it is answered 202 once the payment is verified, with \`Location: ${base}/v1/jobs/<token>\`; GET that until \`job.state\` is \`done\` (with \`job.result\`, a one-time link) or \`failed\` (with \`job.error\`, nothing charged). Over MCP, add \`"task": {}\` to tools/call and read tasks/get and tasks/result.`,
     `- MCP: \`${base}/mcp\` (stateless streamable HTTP); the payment goes in \`_meta["x402/payment"]\` of tools/call.`,
     '',
     '## Operations',

@@ -36,3 +36,27 @@ export const PUSH_RESULT_SCHEMA = {
     },
   },
 } as const;
+
+/** A long job's answer (the 202 of Prefer: respond-async, and GET /v1/jobs/{token}). */
+export const JOB_SCHEMA = {
+  type: 'object',
+  required: ['job'],
+  properties: {
+    job: {
+      type: 'object',
+      required: ['state'],
+      properties: {
+        url: { type: 'string', format: 'uri', description: 'In the 202 only: where to GET the job\'s state (BASE_URL/v1/jobs/<token>), also in the Location header.' },
+        state: { type: 'string', enum: ['running', 'failed', 'done'], description: 'running until the result is ready and settled; failed (nothing charged, except SETTLEMENT_UNCONFIRMED: see error); done.' },
+        error: {
+          type: 'object', required: ['code', 'status', 'message'], description: 'When failed: the error the call without Prefer would have answered.',
+          properties: { code: { type: 'string' }, status: { type: 'integer' }, message: { type: 'string' }, field: { type: 'string' } },
+        },
+        result: { ...LINK_RESULT_SCHEMA.properties.result, description: 'When done: the one-time result link, as delivery=link answers it.' },
+        delivered: { ...PUSH_RESULT_SCHEMA.properties.delivered, description: 'When done with deliver_to: the receipt of the PUT, instead of result.' },
+        receipt: { type: 'object', additionalProperties: true, description: 'When done: the x402 SettleResponse, what the PAYMENT-RESPONSE header of a plain call carries (decoded).' },
+        report: { type: 'object', additionalProperties: true, description: 'When done, for operations with a report: the report its header would carry.' },
+      },
+    },
+  },
+} as const;

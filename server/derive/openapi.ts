@@ -4,6 +4,7 @@ import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
 import { INPUT_KINDS, INPUT_TAGS } from '../../operations/input-kinds.js';
 import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from './shared-schemas.js';
+import { JOB_SCHEMA } from './delivery-schemas.js';
 import { formJsonSchema } from './fields.js';
 import { mcpInputSchema } from './mcp-schemas.js';
 import { jsonAnswerSchema, outputMediaTypes } from './resources.js';
@@ -74,6 +75,14 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
       },
       content: successContent(op),
     },
+    202: {
+      description: 'Prefer: respond-async was honoured: the payment is verified (not yet settled) and the job runs on without the client. GET the Location for its state; it is settled only when its result is ready, and a job that fails is never charged.',
+      headers: {
+        Location: { description: 'BASE_URL/v1/jobs/<token>: the job\'s state and, once done, its one-time result link.', schema: { type: 'string', format: 'uri' } },
+        'Preference-Applied': { description: 'respond-async', schema: { type: 'string', enum: ['respond-async'] } },
+      },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Job' } } },
+    },
     402: {
       description: 'Payment required (no or invalid payment). The PAYMENT-REQUIRED header carries the exact price per chain; the body carries the same PaymentRequired JSON.',
       headers: { 'PAYMENT-REQUIRED': { description: 'base64 JSON x402 v2 PaymentRequired.', schema: { type: 'string' } } },
@@ -94,7 +103,7 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
     summary: op.title,
     description: `${operationDescription(op, app)}\n\nPrice: ${toUsd(BigInt(op.price.rate))} USD ${op.price.model === 'flat' ? 'per call' : 'per page'} (${op.price.rate} atomic USDC).${op.price.note ? ` ${op.price.note}` : ''} MCP tool: \`${op.tool}\`.`,
     tags: [INPUT_KINDS[op.input.kind].tag],
-    parameters: [{ $ref: '#/components/parameters/PaymentSignature' }],
+    parameters: [{ $ref: '#/components/parameters/PaymentSignature' }, { $ref: '#/components/parameters/Prefer' }],
     requestBody: {
       required: true,
       description: 'The file(s) and fields as a multipart form (a file part, or file_url in its place), or as JSON in the shape of the MCP tool\'s arguments: { "file": { "data": <standard base64> } or { "url": <https URL> }, ...fields } ("files": [...] for the merges).',
@@ -167,6 +176,16 @@ export function openapiDocument(app: PublicView): Record<string, unknown> {
       410: errorResponse('RESULT_GONE: the link was already downloaded or has expired.'),
     },
   });
+  paths['/v1/jobs/{token}'] = free({
+    operationId: 'job', summary: 'The state of a long job (Prefer: respond-async)',
+    description: `The Location a paid call with Prefer: respond-async answered 202 with. running, then failed (with the error the call without Prefer would have answered) or done (with its one-time result link). Reading it spends nothing. A job is kept in memory ${app.config.resultLinkTtlS} s after it ends (RESULT_LINK_TTL_S), then answers 404.`,
+    parameters: [{ name: 'token', in: 'path', required: true, description: 'The token in the Location the paid call answered.', schema: { type: 'string' } }],
+    responses: {
+      200: json('The job\'s state.', { $ref: '#/components/schemas/Job' }),
+      404: errorResponse('NOT_FOUND: no such job; it has expired, or was never made.'),
+      503: errorResponse('RESULT_ELSEWHERE: another instance of the service holds the job and could not be reached; retry (Retry-After).'),
+    },
+  });
   paths['/llms.txt'] = free({ operationId: 'llmsTxt', summary: 'The service, its prices and how to pay, for language models', description: 'Markdown in the llms.txt convention, derived from the operation table.', responses: { 200: { description: 'Markdown.', content: { 'text/markdown': { schema: { type: 'string' } } } } } });
   const llms = `${app.config.baseUrl}/llms.txt`;
   return {
@@ -195,9 +214,15 @@ export function openapiDocument(app: PublicView): Record<string, unknown> {
           description: 'base64 JSON x402 v2 PaymentPayload signed for the exact price of the 402 this request got without it (any standard x402 client makes it and repeats the request; the v1 name X-PAYMENT is accepted too).',
           schema: { type: 'string' },
         },
+        Prefer: {
+          name: 'Prefer', in: 'header', required: false,
+          description: 'respond-async (RFC 7240): once the payment is verified, answer 202 with the job\'s address instead of waiting for the result, which then comes as a one-time link (or is pushed to deliver_to). Unpaid, the same 402 as without it.',
+          schema: { type: 'string' },
+        },
       },
       schemas: {
         Error: ERROR_SCHEMA,
+        Job: toOas30(JOB_SCHEMA),
         PaymentRequired: PAYMENT_REQUIRED_SCHEMA,
         Health: {
           type: 'object', required: ['status', 'version'],

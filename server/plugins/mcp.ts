@@ -5,7 +5,10 @@
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema, ErrorCode, ListToolsRequestSchema,
+  type CallToolResult, type CreateTaskResult, type Request as McpRequest, type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentPayload } from '@x402/core/types';
 import { operations } from '../../operations/index.js';
 import type { InputKind, Operation } from '../../operations/define.js';
@@ -29,6 +32,7 @@ import type { App } from '../index.js';
 import { VERSION } from '../../core/version.js';
 import { corsOriginList } from '../config.js';
 import { relayToHolder, replicaOrigin, wasForwarded } from '../replica-forward.js';
+import { jobHolder, jobLifetimeMs, recordJobHolder } from '../jobs.js';
 
 // Base64 of the largest decoded input, plus JSON-RPC framing and fields.
 const MCP_BODY_LIMIT = Math.ceil(MCP_MAX_DECODED_BYTES / 3) * 4 + 1024 * 1024;
@@ -93,14 +97,20 @@ function deliveryContent(op: Operation, result: Deliverable<CallToolResult>): Ca
   return { content: [{ type: 'text', text: JSON.stringify({ delivered: result.delivered }) }], structuredContent: { delivered: result.delivered } };
 }
 
-function mcpSurface(app: App, op: Operation): Surface<CallToolResult> {
-  return { maxInlineBytes: app.config.mcpInlineMaxBytes, linkHint: 'call again with "delivery": "link"', encode: (output) => resultContent(op, output), heldBytesOf: heldContentBytes };
+/** A task's result is held in memory until its task expires: it is answered inline only within what the task store has room for. */
+function mcpSurface(app: App, op: Operation, forTask = false): Surface<CallToolResult> {
+  const { mcpInlineMaxBytes } = app.config;
+  // The store counts base64 characters; the limit is in bytes before the encoding.
+  const maxInlineBytes = forTask ? Math.min(mcpInlineMaxBytes, Math.floor(app.tasks.roomForResult() * 3 / 4)) : mcpInlineMaxBytes;
+  return { maxInlineBytes, linkHint: 'call again with "delivery": "link"', encode: (output) => resultContent(op, output), heldBytesOf: heldContentBytes };
 }
 
-async function callTool(app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, connection: Connection): Promise<CallToolResult> {
+async function callTool(
+  app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, connection: Connection, forTask = false,
+): Promise<CallToolResult> {
   try {
     const raw = readArguments(op, args);
-    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op, app), surface: mcpSurface(app, op), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone: connection.gone });
+    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op, app), surface: mcpSurface(app, op, forTask), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone: connection.gone });
     if (outcome.kind === 'payment-required') {
       const pr = outcome.paymentRequired;
       return { isError: true, structuredContent: pr as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(pr) }] };
@@ -110,6 +120,29 @@ async function callTool(app: App, op: Operation, args: Record<string, unknown> |
   } catch (err) {
     return errorResult(asServiceError(err));
   }
+}
+
+/**
+ * A task-augmented tools/call (MCP 2025-11-25): the task is answered at once and the same call
+ * runs on without the client's connection; its result, whatever the plain call would have
+ * answered (a quote, an error, the result with its receipt), is the task's, read with
+ * tasks/result. The payment is settled only when the result is ready, as for any call.
+ */
+async function startTask(
+  app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, requestId: RequestId, request: McpRequest,
+): Promise<CreateTaskResult> {
+  let task;
+  try {
+    task = await app.tasks.createTask({}, requestId, request);
+  } catch (err) {
+    throw protocolError(ErrorCode.InternalError, (err as Error).message);
+  }
+  recordJobHolder(app.gate.guard, app.config.replicaUrl || undefined, task.taskId, Math.ceil(jobLifetimeMs(app.config) / 1000));
+  // Nobody to leave: the client comes back with the task id. The task holds the result: that is its delivery.
+  const connection: Connection = { gone: new AbortController().signal, answered: Promise.resolve(true) };
+  app.jobs.track(callTool(app, op, args, payment, connection, true)
+    .then((result) => app.tasks.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result)));
+  return { task };
 }
 
 // A small icon per area, inline so that no host has to fetch anything from the service.
@@ -129,6 +162,7 @@ function instructions(app: App): string {
     'Files: give a file that is already online as file: { "url": "https://…" } (files[] for merges); the service fetches it, so prefer a URL to base64, which you would have to write out in full. Otherwise send standard base64 in file.data, at most 70 MB decoded per call.',
     `Results: small ones come back inline (image content, text, or an embedded resource). For a large result, or to keep it out of the conversation, add "delivery": "link" and you get a resource_link to download once within ${Math.round(app.config.resultLinkTtlS / 60)} minutes; or add "deliver_to": "<an https URL, e.g. a presigned upload URL>" and the service PUTs the result there, charging only after it was accepted. An inline result over ${Math.round(app.config.mcpInlineMaxBytes / 1048576)} MB is refused uncharged (RESULT_TOO_LARGE): ask for a link with the same payment.`,
     'If a paid call answers SETTLEMENT_UNCONFIRMED, call again with the same payment: you get the result without a second charge.',
+    `Long calls: every tool can run as a task (tools/call with "task": {}): the task is answered at once, and tasks/get and tasks/result give its state and the same result the plain call would have given. Tasks are kept ${Math.round(jobLifetimeMs(app.config) / 60_000)} minutes from their start; the payment is settled only when the result is ready, and a task that fails is not charged.`,
   ].join('\n\n');
 }
 
@@ -157,7 +191,10 @@ function protocolError(code: ErrorCode, message: string): Error & { code: ErrorC
 }
 
 function mcpServerFor(app: App, request: Request): Server {
-  const server = new Server({ name: 'paydoc', version: VERSION, title: 'paydoc: pay-per-call image, PDF and Office tools', icons: ICONS.pdf }, { capabilities: { tools: {} }, instructions: instructions(app) });
+  // Tasks: task-augmented tools/call only; no tasks/list (no sessions to scope it), no tasks/cancel (see ToolTasks).
+  const server = new Server({ name: 'paydoc', version: VERSION, title: 'paydoc: pay-per-call image, PDF and Office tools', icons: ICONS.pdf }, {
+    capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } }, instructions: instructions(app), taskStore: app.tasks,
+  });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: operations.map((op) => ({
       name: op.tool,
@@ -172,6 +209,7 @@ function mcpServerFor(app: App, request: Request): Server {
       // TABLES_ENGINE), where nothing leaves the server.
       annotations: { title: op.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: sendsContent(op, app) },
       icons: ICONS[op.input.kind],
+      execution: { taskSupport: 'optional' as const },
     })),
   }));
   // The connection closing, or the client cancelling the request (notifications/cancelled).
@@ -185,6 +223,7 @@ function mcpServerFor(app: App, request: Request): Server {
     if (payment !== undefined && (typeof payment !== 'object' || payment === null)) {
       return errorResult(new ServiceError('PAYMENT_INVALID', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object`));
     }
+    if (req.params.task) return startTask(app, op, req.params.arguments, payment, extra.requestId, req);
     const token = req.params._meta?.progressToken;
     const stopReporting = token === undefined ? () => undefined : reportProgress(token, (notification) => extra.sendNotification(notification));
     try {
@@ -207,7 +246,14 @@ function jsonRpcError(h: ResponseToolkit, code: number, message: string, status 
  * (this replica then answers the call as it would without forwarding).
  */
 async function toHolder(request: Request, h: ResponseToolkit, app: App, message: unknown, text: string) {
-  const call = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
+  const call = message as { method?: unknown; params?: { _meta?: Record<string, unknown>; taskId?: unknown } } | null;
+  const taskId = call?.params?.taskId;
+  if ((call?.method === 'tasks/get' || call?.method === 'tasks/result') && typeof taskId === 'string' && !await app.tasks.getTask(taskId)) {
+    const holder = await jobHolder(app.gate.guard, taskId);
+    const address = replicaOrigin(holder?.address);
+    if (!address || holder?.address === app.config.replicaUrl) return undefined;
+    return relayToHolder(request, h, address, app.config.facilitatorTimeoutMs + jobLifetimeMs(app.config), Buffer.from(text, 'utf8'));
+  }
   const payment = call?.params?._meta?.[PAYMENT_META_KEY];
   if (call?.method !== 'tools/call' || payment === null || typeof payment !== 'object') return undefined;
   const holder = replicaOrigin(await app.gate.holderElsewhere(payment as PaymentPayload));

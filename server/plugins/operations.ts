@@ -5,18 +5,20 @@ import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { encodePaymentResponseHeader } from '@x402/core/http';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
-import { fail } from '../../core/errors.js';
+import { ServiceError, fail } from '../../core/errors.js';
 import Bourne from '@hapi/bourne';
 import type { JobOutput } from '../../core/job.js';
 import type { RawRequest } from '../pipeline.js';
 import { readArguments } from '../arguments.js';
-import type { Surface } from '../delivery.js';
+import type { Deliverable, Surface } from '../delivery.js';
 import { MCP_MAX_DECODED_BYTES } from '../../core/protocol.js';
 import { readMultipart } from './multipart.js';
 import { quoteResponse, readPayment } from './x402-http.js';
 import { withBody, streamedPayload } from './body.js';
-import { paidCall, probePrice } from '../paid-call.js';
-import { watchConnection } from './connection.js';
+import { paidCall, probePrice, type PaidCall } from '../paid-call.js';
+import { watchConnection, type Connection } from './connection.js';
+import type { PaidOutcome } from '../payment/gate.js';
+import { jobLifetimeMs, type JobState } from '../jobs.js';
 import { httpResource } from '../derive/resources.js';
 import { relayToHolder, replicaOrigin, wasForwarded } from '../replica-forward.js';
 import { unconfirmed } from '../payment/stages/refusals.js';
@@ -72,6 +74,69 @@ async function toHolder(request: Request, h: ResponseToolkit, app: App) {
   throw unconfirmed('the result is held by another instance of the service, which did not answer');
 }
 
+/** The answer to a call that ended: its quote, or its result (inline, a link or a push's receipt) with the receipt. */
+function answer(h: ResponseToolkit, op: Operation, outcome: PaidOutcome<Deliverable<JobOutput>>, connection: Connection) {
+  if (outcome.kind === 'payment-required') return quoteResponse(h, outcome.paymentRequired);
+  const { result, receipt } = outcome;
+  void connection.answered.then(outcome.sent);
+  const response = result.kind === 'inline'
+    ? h.response(Buffer.from(result.body.body.buffer, result.body.body.byteOffset, result.body.body.byteLength)).type(result.body.mediaType)
+    : h.response(result.kind === 'link' ? { result: result.result } : { delivered: result.delivered }).type('application/json');
+  // The report (redactions, what was removed) in its header, however the file left.
+  if (op.output.report && result.report) response.header(op.output.report.header, JSON.stringify(result.report));
+  return response
+    .header('payment-response', encodePaymentResponseHeader(receipt))
+    .header('cache-control', 'no-store');
+}
+
+/** Whether the request's Prefer header (RFC 7240) asks for respond-async. */
+export function prefersAsync(prefer: string | string[] | undefined): boolean {
+  const values = Array.isArray(prefer) ? prefer : prefer === undefined ? [] : [prefer];
+  return values.some((value) => value.split(',').some((item) => item.split(/[;=]/)[0].trim().toLowerCase() === 'respond-async'));
+}
+
+/**
+ * A long job: the same paid call, answered 202 with the job's address once the payment is
+ * verified, then run to its end whether the client stays or not. Its result is a one-time link
+ * (or the receipt of the push to deliver_to). A call that ends before acceptance (a quote, a
+ * refusal, a held result's retry) is answered as it would be without the preference.
+ */
+async function startJob(
+  request: Request, h: ResponseToolkit, app: App, op: Operation, raw: RawRequest, payment: Pick<PaidCall<JobOutput>, 'payment'>,
+) {
+  const connection = watchConnection(request.raw.res);
+  // The client may leave before the 202 (nothing is charged then), not after it.
+  const gone = new AbortController();
+  let accepted = false;
+  connection.gone.addEventListener('abort', () => { if (!accepted) gone.abort(); });
+  const delivery = raw.delivery?.kind === 'push' ? raw.delivery : { kind: 'link' as const };
+  const stateOf = (outcome: PaidOutcome<Deliverable<JobOutput>>): JobState => {
+    if (outcome.kind === 'payment-required') {
+      return { state: 'failed', error: new ServiceError('SETTLEMENT_FAILED', outcome.paymentRequired.error).body().error };
+    }
+    // The job holds the result for its token: that is its delivery.
+    outcome.sent(true);
+    const { result, receipt } = outcome;
+    const extra = { receipt, ...(result.report ? { report: result.report } : {}) };
+    if (result.kind === 'link') return { state: 'done', result: result.result, ...extra };
+    return { state: 'done', ...(result.kind === 'pushed' ? { delivered: result.delivered } : {}), ...extra };
+  };
+  const start = await app.jobs.start(
+    (onAccepted) => paidCall(app, {
+      op, raw: { ...raw, delivery }, resource: httpResource(op, app), surface: HTTP_SURFACE, ...payment, clientGone: gone.signal,
+      accepted: () => { onAccepted(); accepted = true; },
+    }),
+    stateOf,
+    Math.ceil(jobLifetimeMs(app.config) / 1000),
+  );
+  if (!start.accepted) return answer(h, op, start.outcome, connection);
+  const url = `${app.config.baseUrl}/v1/jobs/${start.token}`;
+  return h.response({ job: { url, state: 'running' } }).code(202).type('application/json')
+    .header('location', url)
+    .header('preference-applied', 'respond-async')
+    .header('cache-control', 'no-store');
+}
+
 function handlerFor(op: Operation, app: App) {
   return async (request: Request, h: ResponseToolkit) => {
     request.plugins.paydoc = { operation: op.id };
@@ -86,23 +151,12 @@ function handlerFor(op: Operation, app: App) {
       // hapi reads a missing Content-Type as JSON; only a body that says it is JSON is read as JSON.
       const saysJson = request.mime === 'application/json' && request.headers['content-type'] !== undefined;
       const raw = saysJson ? readJsonArguments(op, body) : readMultipart(body, request.headers['content-type'], maxPartsOf(op));
+      const payment = carriesPayment ? { payment: () => readPayment(request)! } : {};
+      if (prefersAsync(request.raw.req.headers.prefer)) return startJob(request, h, app, op, raw, payment);
       const connection = watchConnection(request.raw.res);
-      const outcome = await paidCall(app, {
-        op, raw, resource: httpResource(op, app), surface: HTTP_SURFACE,
-        ...(carriesPayment ? { payment: () => readPayment(request)! } : {}),
-        clientGone: connection.gone,
-      });
-      if (outcome.kind === 'payment-required') return quoteResponse(h, outcome.paymentRequired);
-      const { result, receipt } = outcome;
-      void connection.answered.then(outcome.sent);
-      const response = result.kind === 'inline'
-        ? h.response(Buffer.from(result.body.body.buffer, result.body.body.byteOffset, result.body.body.byteLength)).type(result.body.mediaType)
-        : h.response(result.kind === 'link' ? { result: result.result } : { delivered: result.delivered }).type('application/json');
-      // The report (redactions, what was removed) in its header, however the file left.
-      if (op.output.report && result.report) response.header(op.output.report.header, JSON.stringify(result.report));
-      return response
-        .header('payment-response', encodePaymentResponseHeader(receipt))
-        .header('cache-control', 'no-store');
+      const resource = httpResource(op, app);
+      const outcome = await paidCall(app, { op, raw, resource, surface: HTTP_SURFACE, ...payment, clientGone: connection.gone });
+      return answer(h, op, outcome, connection);
     });
   };
 }

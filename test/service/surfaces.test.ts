@@ -50,7 +50,7 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
   after(async () => { await t?.stop(); });
 
   it('agree on every operation, field, bound, default and price', () => {
-    const free = new Set(['/v1/health', '/openapi.json', '/v1/openapi.json', '/v1/discovery', '/.well-known/x402', '/llms.txt', '/v1/results/{token}', '/v1/channels/refund']);
+    const free = new Set(['/v1/health', '/openapi.json', '/v1/openapi.json', '/v1/discovery', '/.well-known/x402', '/llms.txt', '/v1/results/{token}', '/v1/jobs/{token}', '/v1/channels/refund']);
     expect(Object.keys(openapi.paths).filter((p) => !free.has(p)).sort())
       .to.equal(operations.map((op) => op.path).sort());
     expect(catalog.items.length).to.equal(operations.length);

@@ -50,7 +50,7 @@ function priceHint(op: Operation): string {
 }
 
 // The channel refund answers 402 only to hand x402's client the channel's terms; nothing is charged there.
-const FREE_ROUTES = ['/v1/health', '/openapi.json', '/v1/openapi.json', '/v1/discovery', '/v1/channels/refund', '/.well-known/x402', '/v1/results/{token}', '/llms.txt'];
+const FREE_ROUTES = ['/v1/health', '/openapi.json', '/v1/openapi.json', '/v1/discovery', '/v1/channels/refund', '/.well-known/x402', '/v1/results/{token}', '/v1/jobs/{token}', '/llms.txt'];
 
 describe('agent wallets and API linters read the service as it is', () => {
   let t: TestService;

@@ -15,6 +15,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startTestService, form, signOnBase, type TestService } from '../support/service.js';
 import { makePdf, textPages } from '../support/pdf-fixtures.js';
 import { startEvmRig, startSvmRig, type EvmRig, type SvmRig } from '../../devchains/index.js';
@@ -295,6 +296,52 @@ describe('replicas sharing one Redis and one chain', () => {
       expect(await errorCode(again)).to.equal('RESULT_GONE');
     }
     expect(evmBefore.payer - (await evmBalances()).payer).to.equal(20000n);
+  }));
+
+  it('with REPLICA_URL, a long job accepted by A and an MCP task started at A are read at B (passed on to A): the result once, charged once', () => withReplicaUrls(async () => {
+    const evmBefore = await evmBalances();
+    const accepted = await fetch(`${a.url}/v1/pdf/extract`, {
+      method: 'POST', body: form([pdf2]),
+      headers: { prefer: 'respond-async', 'payment-signature': encodePaymentSignatureHeader(await signBase(await quote(a, '/v1/pdf/extract', () => form([pdf2])))) },
+    });
+    expect(accepted.status).to.equal(202);
+    const token = accepted.headers.get('location')!.split('/').pop()!;
+    let job: { state: string; result?: { url: string } } = { state: 'running' };
+    for (let i = 0; i < 300 && job.state === 'running'; i++) {
+      const atB = await fetch(`${b.url}/v1/jobs/${token}`);
+      expect(atB.status).to.equal(200);
+      job = ((await atB.json()) as { job: typeof job }).job;
+      if (job.state === 'running') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(job.state).to.equal('done');
+    const download = await fetch(`${b.url}/v1/results/${job.result!.url.split('/').pop()!}`);
+    expect(((await download.json()) as { pageCount: number }).pageCount).to.equal(2);
+    expect(evmBefore.payer - (await evmBalances()).payer).to.equal(20000n);
+
+    const args = { file: { data: pdf2.toString('base64') } };
+    const connect = async (t: TestService) => {
+      const client = new Client({ name: 'scale-test', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+      return client;
+    };
+    const atA = await connect(a);
+    const quoted = (await atA.callTool({ name: 'svc_pdf_extract', arguments: args })).structuredContent as unknown as PaymentRequired;
+    const payment = await signBase(quoted);
+    const stream = atA.experimental.tasks.callToolStream({ name: 'svc_pdf_extract', arguments: args, _meta: { 'x402/payment': payment } }, undefined, { task: {} });
+    let taskId = '';
+    for await (const message of stream) {
+      if (message.type === 'taskCreated') { taskId = message.task.taskId; break; }
+    }
+    await atA.close();
+    const atB = await connect(b);
+    try {
+      const result = await atB.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+      expect((result.structuredContent as { pageCount: number }).pageCount).to.equal(2);
+      expect((await atB.experimental.tasks.getTask(taskId)).status).to.equal('completed');
+    } finally {
+      await atB.close();
+    }
+    expect(evmBefore.payer - (await evmBalances()).payer).to.equal(40000n);
   }));
 
   it('with REPLICA_URL, a holder that does not answer, or a request already marked as forwarded, gets the 503 it got without it, nothing charged twice', async () => {

@@ -1,0 +1,160 @@
+// The MCP tasks (2025-11-25) of task-augmented tools/call, kept for the SDK's tasks/get and
+// tasks/result handlers: in this process's memory only, bounded in count and in time, never on disk.
+// The MCP endpoint is stateless (no sessions), so a task id is the only key to its task and result:
+// 256 random bits, and tasks/list names none of them.
+import { randomBytes } from 'node:crypto';
+import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
+import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
+import { HELD_RESULT_LIMITS } from './payment/held-results.js';
+import { RECEIPT_META_KEY } from '../core/protocol.js';
+
+interface StoredTask {
+  task: Task;
+  result?: Result;
+  /** What the result keeps in memory, counted against the store's bytes. */
+  bytes: number;
+  expiresAt: number;
+}
+
+export interface ToolTaskLimits {
+  /** A task's lifetime from its creation (the `ttl` every task is given, whatever the client asked). */
+  ttlMs: number;
+  /** How often a client is told to poll tasks/get. */
+  pollIntervalMs: number;
+  maxCount?: number;
+  /** Bytes of results held at once; a result larger than what is left is refused before settlement (see roomForResult). */
+  maxBytes?: number;
+  /**
+   * How long a task whose call charged nothing (a quote, a refusal, a failure) is kept once it
+   * ended: its place is soon free again, so that unpaid calls cannot hold the store for long.
+   */
+  unchargedKeepMs?: number;
+}
+
+// Long enough to read the quote or the error with tasks/result right after tasks/get says it ended.
+const UNCHARGED_KEEP_MS = 60_000;
+
+/** Strings in a tool result (text, base64 data and blobs): what holding it costs, near enough. */
+export function resultBytes(result: Result): number {
+  let bytes = 0;
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') bytes += value.length;
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') Object.values(value).forEach(visit);
+  };
+  visit(result);
+  return bytes;
+}
+
+export class ToolTasks implements TaskStore {
+  private readonly tasks = new Map<string, StoredTask>();
+  private bytes = 0;
+  private readonly maxCount: number;
+  private readonly maxBytes: number;
+
+  constructor(private readonly limits: ToolTaskLimits) {
+    this.maxCount = limits.maxCount ?? HELD_RESULT_LIMITS.maxCount;
+    this.maxBytes = limits.maxBytes ?? HELD_RESULT_LIMITS.maxBytes;
+  }
+
+  /** Whether another task fits now. */
+  hasRoom(): boolean {
+    this.sweep(Date.now());
+    return this.tasks.size < this.maxCount;
+  }
+
+  /** The largest result that can still be held, for the inline limit of a task's call (checked before settlement). */
+  roomForResult(): number {
+    this.sweep(Date.now());
+    return Math.max(0, this.maxBytes - this.bytes);
+  }
+
+  // The requested ttl is overridden (as the specification allows): every task lives limits.ttlMs.
+  async createTask(_options: CreateTaskOptions, _requestId: RequestId, _request: Request): Promise<Task> {
+    if (!this.hasRoom()) {
+      throw new Error('the service holds as many tasks as it can right now; retry in a minute, or call the tool without a task; nothing was charged');
+    }
+    const now = Date.now();
+    const createdAt = new Date(now).toISOString();
+    const task: Task = {
+      taskId: randomBytes(32).toString('base64url'), status: 'working', ttl: this.limits.ttlMs,
+      createdAt, lastUpdatedAt: createdAt, pollInterval: this.limits.pollIntervalMs,
+    };
+    this.tasks.set(task.taskId, { task, bytes: 0, expiresAt: now + this.limits.ttlMs });
+    return { ...task };
+  }
+
+  async getTask(taskId: string): Promise<Task | null> {
+    this.sweep(Date.now());
+    const stored = this.tasks.get(taskId);
+    return stored ? { ...stored.task } : null;
+  }
+
+  /** Always kept once paid for (the inline limit made room before settlement); a task that expired meanwhile is gone. */
+  async storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result): Promise<void> {
+    const stored = this.tasks.get(taskId);
+    if (!stored) throw new Error('Task not found: it has expired');
+    if (stored.task.status !== 'working') throw new Error(`the task is already ${stored.task.status}`);
+    stored.result = result;
+    stored.bytes = resultBytes(result);
+    this.bytes += stored.bytes;
+    const now = Date.now();
+    stored.task.status = status;
+    stored.task.lastUpdatedAt = new Date(now).toISOString();
+    if (status === 'failed') stored.task.statusMessage = statusMessageOf(result);
+    if (!(result._meta as Record<string, unknown> | undefined)?.[RECEIPT_META_KEY]) {
+      // Nothing was charged: kept briefly, and its ttl (counted from creation) says so.
+      stored.expiresAt = Math.min(stored.expiresAt, now + (this.limits.unchargedKeepMs ?? UNCHARGED_KEEP_MS));
+      stored.task.ttl = stored.expiresAt - Date.parse(stored.task.createdAt);
+    }
+  }
+
+  async getTaskResult(taskId: string): Promise<Result> {
+    const stored = this.tasks.get(taskId);
+    if (!stored?.result) throw new Error('Task not found, or it has no result yet');
+    return stored.result;
+  }
+
+  /**
+   * Only the task's own outcome sets its status. Cancelling is not offered (no tasks.cancel
+   * capability): a job stopped during its settlement could be charged and still show "cancelled".
+   */
+  async updateTaskStatus(_taskId: string, status: Task['status']): Promise<void> {
+    throw new Error(`a task's status is set by its outcome only; "${status}" is not accepted`
+      + ' (tasks cannot be cancelled here: a task ends by its deadline, uncharged when it fails)');
+  }
+
+  /** Nothing: without sessions, listing would hand one buyer's task ids to another. */
+  async listTasks(): Promise<{ tasks: Task[] }> {
+    return { tasks: [] };
+  }
+
+  get size(): { count: number; bytes: number } {
+    return { count: this.tasks.size, bytes: this.bytes };
+  }
+
+  clear(): void {
+    this.tasks.clear();
+    this.bytes = 0;
+  }
+
+  private sweep(now: number): void {
+    for (const [id, stored] of this.tasks) {
+      if (stored.expiresAt <= now) {
+        this.tasks.delete(id);
+        this.bytes -= stored.bytes;
+      }
+    }
+  }
+}
+
+/** A failed task's status message: the error's code and message, or that payment is required. */
+function statusMessageOf(result: Result): string {
+  const structured = (result as { structuredContent?: Record<string, unknown> }).structuredContent;
+  const error = structured?.error as { code?: unknown; message?: unknown } | string | undefined;
+  if (structured && Array.isArray(structured.accepts)) {
+    return `payment required${typeof error === 'string' ? `: ${error}` : ''}; the quote is the task's result (tasks/result)`;
+  }
+  if (error && typeof error === 'object') return `${String(error.code)}: ${String(error.message)}`;
+  return 'the tool call failed; its error is the task\'s result (tasks/result)';
+}
