@@ -295,7 +295,8 @@ describe('layers', () => {
       for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
         const target = path.relative(workers, path.resolve(path.dirname(file), match[1]));
         const to = target.split(path.sep)[0]!;
-        if (!target.startsWith('..') && target.includes(path.sep) && to !== from) edges.push({ from, to, file: path.relative(dist, file), target });
+        const inAFolder = !target.startsWith('..') && target.includes(path.sep);
+        if (inAFolder && to !== from) edges.push({ from, to, file: path.relative(dist, file), target });
       }
     }
     expect(edges.filter((e) => e.from === 'layout' || e.to === 'layout').length).to.be.above(0);
@@ -306,7 +307,8 @@ describe('layers', () => {
     expect(laterStageImports([{ from: 'structure.js', to: 'aligned-tables/index.js' }])).to.equal([]);
     expect(laterStageImports([{ from: 'reading-regions/gutters.js', to: 'structure.js' }]))
       .to.equal(['reading-regions/gutters.js (reading-regions) imports structure.js (structure), a later stage']);
-    expect(laterStageImports([{ from: 'rows.js', to: 'fragments.js' }])).to.equal(['rows.js (shared) imports fragments.js (fragments), a later stage']);
+    expect(laterStageImports([{ from: 'rows.js', to: 'fragments.js' }]))
+      .to.equal(['rows.js (shared) imports fragments.js (fragments), a later stage']);
   });
 
   it('the cycle check sees a cycle when there is one', () => {

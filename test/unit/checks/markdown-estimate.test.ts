@@ -14,7 +14,8 @@ const { expect } = Code;
 
 const DEADLINE_MS = 120_000;
 const repeat = (unit: string, bytes: number) => unit.repeat(Math.max(1, Math.floor(bytes / Buffer.byteLength(unit))));
-const words = (characters: number) => 'lorem ipsum dolor sit amet '.repeat(Math.ceil(characters / 27)).slice(0, characters).trimEnd().padEnd(characters, 'x');
+const words = (characters: number) => 'lorem ipsum dolor sit amet '.repeat(Math.ceil(characters / 27))
+  .slice(0, characters).trimEnd().padEnd(characters, 'x');
 const refused = (markdown: string) => estimatedLayoutMs(markdown) > layoutBudgetMs(Buffer.byteLength(markdown), DEADLINE_MS);
 // The page term (lines of height squared) is a few microseconds on the small documents below.
 const TOLERANCE = 0.01;
@@ -42,7 +43,8 @@ describe('the Markdown layout estimate', () => {
   it('headings: the heading and its lines at half the width, besides the line of text', () => {
     const text = words(100);
     const headingLines = Math.ceil(Buffer.byteLength(`# ${text}`) / (CHARS_PER_LINE / 2));
-    expect(estimatedLayoutMs(`# ${text}`) - estimatedLayoutMs(`  ${text}`)).to.be.about(cost.heading + headingLines * cost.headingLine, TOLERANCE);
+    expect(estimatedLayoutMs(`# ${text}`) - estimatedLayoutMs(`  ${text}`))
+      .to.be.about(cost.heading + headingLines * cost.headingLine, TOLERANCE);
     // Seven hashes, or none followed by a space, make no heading.
     expect(estimatedLayoutMs('####### a')).to.be.about(cost.textLine, TOLERANCE);
     expect(estimatedLayoutMs('#a')).to.be.about(cost.textLine, TOLERANCE);
@@ -53,7 +55,8 @@ describe('the Markdown layout estimate', () => {
     expect(estimatedLayoutMs(repeat('- a\n', 4 * items).trimEnd())).to.be.about(items * (cost.textLine + cost.listItem), TOLERANCE);
     expect(estimatedLayoutMs(repeat('1. a\n', 5 * items).trimEnd())).to.be.about(items * (cost.textLine + cost.listItem), TOLERANCE);
     expect(estimatedLayoutMs(repeat('- - - a\n', 8 * items).trimEnd())).to.be.about(items * (cost.textLine + 3 * cost.listItem), TOLERANCE);
-    expect(estimatedLayoutMs(repeat('> - a\n', 6 * items).trimEnd())).to.be.about(items * (cost.textLine + cost.quote + cost.listItem), TOLERANCE);
+    expect(estimatedLayoutMs(repeat('> - a\n', 6 * items).trimEnd()))
+      .to.be.about(items * (cost.textLine + cost.quote + cost.listItem), TOLERANCE);
     // A dash inside a line, or a number not followed by a space, is text.
     expect(estimatedLayoutMs('a - b')).to.be.about(cost.textLine, TOLERANCE);
     expect(estimatedLayoutMs('3.14')).to.be.about(cost.textLine, TOLERANCE);
@@ -85,7 +88,8 @@ describe('the Markdown layout estimate', () => {
     // The delimiter row makes the table: without it the rows are three lines of text.
     const withoutDelimiter = table(2, 'a', 2).split('\n').filter((line) => !line.includes('---')).join('\n');
     const cells = 2 * 3;
-    expect(estimatedLayoutMs(table(2, 'a', 2)) - estimatedLayoutMs(withoutDelimiter)).to.be.about(cost.table + cells * (cost.cell + cost.cellLine), TOLERANCE);
+    expect(estimatedLayoutMs(table(2, 'a', 2)) - estimatedLayoutMs(withoutDelimiter))
+      .to.be.about(cost.table + cells * (cost.cell + cost.cellLine), TOLERANCE);
     // A long cell gets more lines in a narrower column.
     const long = words(120);
     expect(estimatedLayoutMs(table(10, long, 1)) / 10).to.be.above(estimatedLayoutMs(table(2, long, 1)) / 2);

@@ -41,7 +41,8 @@ describe('the Markdown page', () => {
       const pdf = await renderHtmlToPdf(renderMarkdownHtml(`\`\`\`\n${fits}\n${over}\n\`\`\`\n`), { workDir: dir, timeoutMs: 60_000 });
       const path = await file('page.pdf', pdf);
       expect(await textOf('pdfinfo', [path])).to.match(/Page size:\s+595\.\d+ x 841\.\d+ pts \(A4\)/);
-      const lines = (await textOf('pdftotext', [path, '-'])).split('\n').map((line) => line.trimEnd()).filter((line) => /^[a-r ]+$/.test(line));
+      const text = await textOf('pdftotext', [path, '-']);
+      const lines = text.split('\n').map((line) => line.trimEnd()).filter((line) => /^[a-r ]+$/.test(line));
       expect(lines).to.equal([fits, over.slice(0, -5), 'jklm']);
     });
   });

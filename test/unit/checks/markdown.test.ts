@@ -80,7 +80,8 @@ describe('the Markdown check', () => {
     // 1 MB of running text fits 60 s, not 5 s of a 10 s deadline: split it.
     const prose = refusal(() => inspectMarkdown(bytesOf(repeat(`${PROSE}\n\n`, 1024 * 1024 - 64)), 10_000));
     expect(prose.code).to.equal('LIMIT_EXCEEDED');
-    expect(prose.message).to.startWith('the Markdown is more than one job typesets: its estimated layout time passes 5 s, 50 % of the job\'s 10 s deadline');
+    expect(prose.message)
+      .to.startWith('the Markdown is more than one job typesets: its estimated layout time passes 5 s, 50 % of the job\'s 10 s deadline');
     expect(prose.message).to.endWith('split it into smaller documents (/v1/pdf/merge joins the PDFs)');
     // Past the ceiling with a dense beginning: the per-byte advice too.
     const dense = refusal(() => inspectMarkdown(bytesOf(repeat('- a\n', 1024 * 1024 - 64)), DEADLINE_MS));
