@@ -17,6 +17,9 @@
 // the benchmark's overall, the mean of NID, TEDS and MHS) into <out>/scores.json; against an
 // earlier run, every page whose score fell is named, and each set of styles (tuning, held-out,
 // unseen) is summed up by column count. --styles=a,b limits the run to some styles.
+// <id>.blocks.json is the answer of /v1/pdf/blocks (with chunks of BLOCK_CHUNK_CHARS). --real adds every
+// PDF of the shared real-file corpora (../shared/corpus/sample-files and robustness) read the same
+// three ways, as real/<corpus>/<file>.{md,tables,blocks}; a PDF mutool cannot read is written as its refusal.
 // Exits 1 when a file differs from, or is missing against, the earlier run.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -32,6 +35,9 @@ import { readStextChunks } from '../workers/layout/index.js';
 import { rulesOf } from '../workers/layout/rules.js';
 import { hocrFragments, pngSize, snapSizes } from '../workers/layout/scanned.js';
 import { tablesOfStext, type PageTable } from '../workers/layout/tables.js';
+import { documentBlocks, type LaidOutBlock, type PageOut } from '../workers/layout/blocks.js';
+import { chunksOf } from '../workers/layout/chunks.js';
+import { ServiceError } from '../core/errors.js';
 import { CACHE, groundTruth, pageCount, scanPdf, STYLES, stylePage } from './markdown/pages.js';
 import { scorePage, type PageScores } from './markdown/metrics.js';
 
@@ -87,6 +93,35 @@ function tablesOfChunks(read: Read): string {
     tables.push(...chunk.tables);
   }
   return scanned === read.pages ? '(NO_CONTENT)\n' : JSON.stringify({ tables });
+}
+
+const BLOCK_CHUNK_CHARS = 1000;
+
+/** The blocks answer as the blocks work function assembles it (index.ts, `blocks`). */
+function blocksOfChunks(read: Read): string {
+  const found: LaidOutBlock[] = [];
+  const pages: PageOut[] = [];
+  for (const { xml, drawings, first } of read.chunks) {
+    const chunk = documentBlocks(layoutStext(xml, drawings, first), drawings);
+    found.push(...chunk.blocks);
+    pages.push(...chunk.pages);
+  }
+  if (!found.some((b) => b.out.text)) return '(NO_CONTENT)\n';
+  return JSON.stringify({ pageCount: read.pages, pages, blocks: found.map((b) => b.out), chunks: chunksOf(found, BLOCK_CHUNK_CHARS) });
+}
+
+const REAL_CORPORA = ['sample-files', 'robustness'];
+
+/** Every PDF under a folder, by path relative to it, in name order. */
+async function pdfsUnder(dir: string, prefix = ''): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  const found: string[] = [];
+  for (const entry of (await readdir(path.join(dir, prefix), { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    const name = path.join(prefix, entry.name);
+    if (entry.isDirectory()) found.push(...await pdfsUnder(dir, name));
+    else if (entry.name.toLowerCase().endsWith('.pdf')) found.push(name);
+  }
+  return found;
 }
 
 /**
@@ -182,6 +217,7 @@ async function main(): Promise<void> {
       const output = markdownOfChunks(read.chunks);
       await write(`${style.id}/${id}.md`, output);
       await write(`${style.id}/${id}.tables.json`, tablesOfChunks(read));
+      await write(`${style.id}/${id}.blocks.json`, blocksOfChunks(read));
       const score = scorePage(truth, output);
       scores[`${style.id}/${id}`] = overallOf([score]).overall;
       const group = `${style.set}, ${style.columns} column${style.columns > 1 ? 's' : ''}`;
@@ -205,6 +241,30 @@ async function main(): Promise<void> {
       process.stderr.write(`scanned ${style.id}: ${chosen.length} documents\n`);
     }
   }
+  let realPages = 0;
+  if (args.includes('--real')) {
+    const corpusRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../shared/corpus');
+    for (const corpus of REAL_CORPORA) {
+      const pdfs = await pdfsUnder(path.join(corpusRoot, corpus));
+      for (const name of pdfs) {
+        const base = `real/${corpus}/${name}`;
+        let read: Read;
+        try {
+          read = await stextOf(path.join(corpusRoot, corpus, name));
+        } catch (error) {
+          await write(`${base}.md`, `(refused: ${error instanceof ServiceError ? error.code : String(error)})\n`);
+          continue;
+        }
+        realPages += read.pages;
+        const guarded = (make: () => string) => { try { return make(); } catch (error) { return `(threw: ${String(error)})\n`; } };
+        await write(`${base}.md`, guarded(() => markdownOfChunks(read.chunks)));
+        await write(`${base}.tables.json`, guarded(() => tablesOfChunks(read)));
+        await write(`${base}.blocks.json`, guarded(() => blocksOfChunks(read)));
+      }
+      process.stderr.write(`real ${corpus}: ${pdfs.length} PDFs\n`);
+    }
+  }
+  pages += realPages;
   const documents = files.filter((f) => f.endsWith('.md')).length;
   console.log(`${documents} documents written to ${out}: ${pages} text-layer pages (Markdown and tables), ${scannedPages} scanned pages`);
   await writeFile(path.join(out, 'scores.json'), JSON.stringify(scores, null, 1));

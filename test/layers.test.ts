@@ -121,6 +121,43 @@ function findCycle(edges: readonly Edge[]): string[] | undefined {
   return undefined;
 }
 
+/** The layout engine's entry points: the work functions, the scanned pages' OCR, and the tests' entry. */
+const LAYOUT_ENTRIES = ['index.js', 'tables.js', 'scanned.js', 'testing.js'];
+/**
+ * The layout engine's stages in pipeline order (workers/layout/README.md), each a file or a folder;
+ * `shared` are the modules every stage may use. A stage imports only its own and earlier ones.
+ */
+const LAYOUT_STAGES = [
+  ['shared', ['types', 'thresholds', 'rows', 'row-predicates', 'table-cells', 'list-markers', 'hyphens', 'bidi']],
+  ['stext', ['stext']],
+  ['fragments', ['fragments']],
+  ['running-text', ['running-text']],
+  ['drawn tables', ['rules', 'underlined-tables']],
+  ['reading-regions', ['reading-regions']],
+  ['aligned-tables', ['aligned-tables']],
+  ['structure', ['structure']],
+  ['emit', ['emit']],
+  ['convert', ['convert']],
+  ['blocks', ['blocks']],
+  ['chunks', ['chunks']],
+  ['entries', ['index', 'tables', 'scanned', 'testing']],
+] as const;
+
+/** The rank and name of the stage a file of workers/layout/ (relative path, .js) belongs to. */
+function layoutStage(file: string): { rank: number; name: string } | undefined {
+  const key = file.split(path.sep)[0]!.replace(/\.js$/, '');
+  const rank = LAYOUT_STAGES.findIndex(([, members]) => (members as readonly string[]).includes(key));
+  return rank < 0 ? undefined : { rank, name: LAYOUT_STAGES[rank]![0] };
+}
+
+/** The imports that reach a later stage than the importing file's. */
+function laterStageImports(edges: readonly { from: string; to: string }[]): string[] {
+  return edges.flatMap(({ from, to }) => {
+    const [a, b] = [layoutStage(from), layoutStage(to)];
+    return a && b && b.rank > a.rank ? [`${from} (${a.name}) imports ${to} (${b.name}), a later stage`] : [];
+  });
+}
+
 describe('layers', () => {
   it('the compiled folders import each other without a cycle, and only downwards', () => {
     const edges = runTimeEdges();
@@ -231,20 +268,60 @@ describe('layers', () => {
 
   it('the layout engine (workers/layout/) runs tools only from its entry points: its rules import nothing but one another', () => {
     // index.ts and tables.ts are the work functions (mutool reads the text layer), scanned.ts
-    // renders and reads scanned pages; every other file is rules on fragments, testable alone.
-    const entries = ['index.js', 'tables.js', 'scanned.js'];
+    // renders and reads scanned pages, testing.ts hands the rules to the unit tests; every other
+    // file is rules on fragments, testable alone.
     const layout = path.join(dist, 'workers', 'layout');
     const files = filesIn(layout).filter(hasSource);
-    expect(files.map((f) => path.basename(f))).to.include([...entries, 'reading-regions.js', 'thresholds.js']);
+    const isEntry = (file: string) => LAYOUT_ENTRIES.includes(path.relative(layout, file));
+    expect(files.map((f) => path.relative(layout, f))).to.include([...LAYOUT_ENTRIES, 'reading-regions/index.js', 'thresholds.js']);
     const outside: string[] = [];
-    for (const file of files.filter((f) => !entries.includes(path.basename(f)))) {
+    for (const file of files.filter((f) => !isEntry(f))) {
       for (const match of readFileSync(file, 'utf8').matchAll(ANY_IMPORT)) {
         const target = match[1].startsWith('.') ? path.resolve(path.dirname(file), match[1]) : match[1];
-        const ok = match[1].startsWith('.') ? path.dirname(target) === layout && !entries.includes(path.basename(target)) : match[1].startsWith('node:');
+        const ok = match[1].startsWith('.') ? target.startsWith(layout + path.sep) && !isEntry(target) : match[1].startsWith('node:');
         if (!ok) outside.push(`${path.relative(dist, file)} imports ${match[1]}`);
       }
     }
     expect(outside).to.equal([]);
+  });
+
+  it("the layout engine's stages import only earlier stages, and a stage's folder only through its index", () => {
+    const layout = path.join(dist, 'workers', 'layout');
+    const edges = filesIn(layout).filter(hasSource).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(IMPORT)]
+      .map((match) => ({ from: path.relative(layout, file), to: path.relative(layout, path.resolve(path.dirname(file), match[1])) }))
+      .filter((e) => !e.to.startsWith('..'))); // outside the engine: the test above
+    expect(edges.length).to.be.above(40);
+    expect(edges.filter((e) => layoutStage(e.from) === undefined || layoutStage(e.to) === undefined)
+      .map((e) => `${e.from} imports ${e.to}: name its stage in LAYOUT_STAGES`)).to.equal([]);
+    expect(laterStageImports(edges)).to.equal([]);
+    // Outside a stage's folder, only its index (and the tests' entry) are imported.
+    const intoFolders = edges.filter((e) => e.to.includes(path.sep) && path.dirname(e.to) !== path.dirname(e.from)
+      && path.basename(e.to) !== 'index.js' && e.from !== 'testing.js');
+    expect(intoFolders.map((e) => `${e.from} imports ${e.to}`)).to.equal([]);
+  });
+
+  it("the workers' folders import each other without a cycle (the layout engine and the model: one way)", () => {
+    const workers = path.join(dist, 'workers');
+    const edges: Edge[] = [];
+    for (const file of filesIn(workers).filter(hasSource)) {
+      const from = path.relative(workers, file).split(path.sep)[0]!;
+      for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+        const target = path.relative(workers, path.resolve(path.dirname(file), match[1]));
+        const to = target.split(path.sep)[0]!;
+        const inAFolder = !target.startsWith('..') && target.includes(path.sep);
+        if (inAFolder && to !== from) edges.push({ from, to, file: path.relative(dist, file), target });
+      }
+    }
+    expect(edges.filter((e) => e.from === 'layout' || e.to === 'layout').length).to.be.above(0);
+    expect(findCycle(edges), 'an import cycle between folders of workers/').to.be.undefined();
+  });
+
+  it('the stage check sees an import from a later stage into an earlier one', () => {
+    expect(laterStageImports([{ from: 'structure.js', to: 'aligned-tables/index.js' }])).to.equal([]);
+    expect(laterStageImports([{ from: 'reading-regions/gutters.js', to: 'structure.js' }]))
+      .to.equal(['reading-regions/gutters.js (reading-regions) imports structure.js (structure), a later stage']);
+    expect(laterStageImports([{ from: 'rows.js', to: 'fragments.js' }]))
+      .to.equal(['rows.js (shared) imports fragments.js (fragments), a later stage']);
   });
 
   it('the cycle check sees a cycle when there is one', () => {

@@ -26,7 +26,6 @@ const SERVICE_TESTED: Record<string, string> = {
   'core/errors.ts': 'service/foundation, service/bad-input (every code, its status and shape on both surfaces)',
   'core/job.ts': 'service/operations/* through support/jobs.ts (the contract between front end and pool)',
   // The checks other than image and PDF run inside an operation's plan.
-  'checks/markdown.ts': 'service/operations/pdf-from-markdown (what Markdown is refused before payment)',
   'checks/web-page.ts': 'service/operations/pdf-from-html, service/bad-input (the pages and ZIPs refused before payment)',
   'checks/redaction.ts': 'service/operations/pdf-redact (the fields redact accepts, before payment)',
   'checks/schema.ts': 'service/operations/model, service/bad-input (the JSON Schemas structured accepts)',

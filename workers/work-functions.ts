@@ -29,7 +29,11 @@ export const workFunctions: WorkTable = {
   'pdf.from-markdown': () => import('./pdf/from-markdown.js').then((m) => m.fromMarkdown),
   'pdf.ocr': () => import('./model/ocr.js').then((m) => m.pdfOcr),
   'pdf.searchable': () => import('./pdf/searchable.js').then((m) => m.searchable),
-  'pdf.tables': () => import('./model/tables.js').then((m) => m.pdfTables),
+  // TABLES_ENGINE=local: the layout engine of /v1/pdf/markdown reads them on this server; otherwise the model.
+  'pdf.tables': async () => {
+    const [model, layout] = await Promise.all([import('./model/tables.js'), import('./layout/tables.js')]);
+    return (input) => (input.settings.tablesEngine === 'local' ? layout.localTables(input) : model.pdfTables(input));
+  },
   'pdf.structured': () => import('./model/structured.js').then((m) => m.pdfStructured),
   'pdf.from-html': () => import('./pdf/from-html.js').then((m) => m.fromHtml),
   'office.pdf': () => import('./office/pdf.js').then((m) => m.officeToPdf),

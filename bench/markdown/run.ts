@@ -156,11 +156,11 @@ const localTables: Engine = {
   id: 'ours: /v1/pdf/tables, local engine',
   produces: 'tables',
   async run(pdfs, work) {
-    const { pdfTables } = await import('../../workers/model/tables.js');
+    const pdfTables = await (await import('../../workers/work-functions.js')).workFunctions['pdf.tables']();
     return eachJob(pdfs, work, async (job) => {
       try {
         const out = await pdfTables({
-          ...job, operation: 'pdf.tables', deadline: Date.now() + 60_000,
+          ...job, params: {}, operation: 'pdf.tables', deadline: Date.now() + 60_000,
           settings: { modelConcurrency: 1, modelDpi: 150, ocrEngine: 'tesseract', ocrLanguages: 'eng', tablesEngine: 'local', maxZipBytes: 0 },
         });
         return Buffer.from(out.body).toString('utf8');

@@ -1,4 +1,5 @@
-import { LAYOUT_BASE_MS, LAYOUT_DEADLINE_SHARE, LAYOUT_MS_PER_KB, RUN_LIMIT, RUN_STEP } from '../../checks/markdown.js';
+import { LAYOUT_BASE_MS, LAYOUT_DEADLINE_SHARE, LAYOUT_MS_PER_KB } from '../../checks/markdown.js';
+import { RUN_LIMIT, RUN_STEP } from '../../checks/markdown-page.js';
 import { defineOperation, MB } from '../define.js';
 import { PDF_TIMEOUT_MS } from '../shared.js';
 

@@ -4,13 +4,14 @@ import { parseStext, type StextPage } from './stext.js';
 import type { Block, Cell, Fragment, LinkArea, Rect } from './types.js';
 import { fragmentsOf } from './fragments.js';
 import { dropRunningText } from './running-text.js';
-import { readingRegions } from './reading-regions.js';
+import { readingRegions } from './reading-regions/index.js';
 import { joinSpans } from './rows.js';
-import { assignHeadingLevels, blocksOf, bodySizeOf } from './structure.js';
+import { assignHeadingLevels, blocksOf } from './structure.js';
+import { bodySizeOf } from './row-predicates.js';
 import { emit } from './emit.js';
 import { ruledTables, rulesOf, type RuledTable, type Rules } from './rules.js';
 import { underlinedTablesOfPage } from './underlined-tables.js';
-import { joinRowsAcrossColumnBreaks } from './aligned-tables.js';
+import { joinRowsAcrossColumnBreaks } from './aligned-tables/index.js';
 import { withDocumentWords, wordsOf } from './hyphens.js';
 import { CELL_ALIGN_PT, CUT_LABEL_MIN_ROWS, IMAGE_COVER_SCANNED, OWN_RULE_PT, THIN_TEXT_CHARS, UNMAPPED_SHARE } from './thresholds.js';
 

@@ -3,7 +3,10 @@
 import type { FontFace, Glyph, StextLine } from './stext.js';
 import type { Fragment, LinkArea, Rule, Span } from './types.js';
 import { mostlyRightToLeft, readingOrder, RTL_LETTER, type DrawnUnit } from './bidi.js';
-import { BACKWARD_JUMP_EM, CELL_GAP_EM, OFF_LINE_EM, RULE_IN_GAP_PT, SIZE_STEPS_PER_PT, STYLED_SHARE, UNSPACED_GAP_EM, WIDE_SPACE_ALWAYS_EM, WIDE_SPACE_EM, WIDE_SPACE_OVER_GLYPHS, WORD_GAP_EM, ZERO_WIDTH_PT } from './thresholds.js';
+import {
+  BACKWARD_JUMP_EM, CELL_GAP_EM, OFF_LINE_EM, RULE_IN_GAP_PT, SIZE_STEPS_PER_PT, STYLED_SHARE, UNSPACED_GAP_EM, WIDE_SPACE_ALWAYS_EM,
+  WIDE_SPACE_EM, WIDE_SPACE_OVER_GLYPHS, WORD_GAP_EM, ZERO_WIDTH_PT,
+} from './thresholds.js';
 
 const SPACE = /\s/;
 /** What mupdf writes for a glyph its font maps to no character. */

@@ -1,7 +1,9 @@
 // Running headers, footers and page numbers, removed before the body text is read.
 import type { Fragment, Row } from './types.js';
 import { rowsOf } from './rows.js';
-import { LARGE_TYPE_SHARE, PAGE_NUMBER_ZONE_SHARE, RUNNING_GAP_EM, RUNNING_MAX_CHARS, RUNNING_ZONE_SHARE, SMALLER_THAN_BODY_SHARE } from './thresholds.js';
+import {
+  LARGE_TYPE_SHARE, PAGE_NUMBER_ZONE_SHARE, RUNNING_GAP_EM, RUNNING_MAX_CHARS, RUNNING_ZONE_SHARE, SMALLER_THAN_BODY_SHARE,
+} from './thresholds.js';
 
 const PAGE_NUMBER = /^(page\s*)?[-–—(]?\s*([0-9]{1,4}|[ivxlcdm]{1,7})\s*[-–—)]?(\s*(of|\/)\s*[0-9]{1,4})?$/i;
 

@@ -4,27 +4,17 @@
 import type { Block, Fragment, Row } from './types.js';
 import { drawnBox, greatestOf, joinSpans, leastOf, rowSpans, rowText, rowsOf } from './rows.js';
 import { attachMarkers, BULLET, ORDERED } from './list-markers.js';
-import { buildTable, findTables, type TableFound } from './aligned-tables.js';
-import { AT_MARGIN_PT, BOLD_HEADING_MAX_CHARS, FIGURE_LONE_LABEL_SHARE, FIGURE_MIN_LABEL_ROWS, BOLD_HEADING_MAX_LINES, CODE_GAP_EM, DEEPEST_HEADING, DEFAULT_BODY_SIZE, DEFAULT_LINE_STEP_EM, HEADING_MAX_CHARS, ITEM_INDENT_PT, LARGE_TYPE_SHARE, LINE_STEP_MIN_EM, LINE_STEP_QUANTILE, MONO_ADVANCE_EM, NEST_STEP_PT, PARAGRAPH_GAP_EM, PARAGRAPH_INDENT_EM, PARAGRAPH_SHORT_LINE_EM, PARAGRAPH_STEP_EM, PARAGRAPH_STEP_LINES, SAME_HEADING_SIZE_PT, SAME_SIZE_PT, SIZE_CHANGE_PT } from './thresholds.js';
+import { buildTable, findTables, type TableFound } from './aligned-tables/index.js';
+import { isChartLabelRow } from './row-predicates.js';
+import {
+  AT_MARGIN_PT, BOLD_HEADING_MAX_CHARS, BOLD_HEADING_MAX_LINES, CODE_GAP_EM, DEEPEST_HEADING, DEFAULT_LINE_STEP_EM,
+  FIGURE_LONE_LABEL_SHARE, FIGURE_MIN_LABEL_ROWS, HEADING_MAX_CHARS, ITEM_INDENT_PT, LARGE_TYPE_SHARE, LINE_STEP_MIN_EM,
+  LINE_STEP_QUANTILE, MONO_ADVANCE_EM, NEST_STEP_PT, PARAGRAPH_GAP_EM, PARAGRAPH_INDENT_EM, PARAGRAPH_SHORT_LINE_EM, PARAGRAPH_STEP_EM,
+  PARAGRAPH_STEP_LINES, SAME_HEADING_SIZE_PT, SAME_SIZE_PT, SIZE_CHANGE_PT,
+} from './thresholds.js';
 
 export interface DocStats {
   bodySize: number;
-}
-
-/**
- * The font size of the body text. Each piece weighs its length squared: lines of running text
- * are long and table cells short, so a table set in smaller type that holds as many characters
- * as the prose around it does not make its size the body's.
- */
-export function bodySizeOf(fragments: Fragment[]): number {
-  const weight = new Map<number, number>();
-  for (const f of fragments) {
-    const s = Math.round(f.size * 2) / 2;
-    weight.set(s, (weight.get(s) ?? 0) + f.text.length * f.text.length);
-  }
-  let best = DEFAULT_BODY_SIZE, count = -1;
-  for (const [s, w] of weight) if (w > count) { best = s; count = w; }
-  return best;
 }
 
 function isMonoRow(row: Row): boolean {
@@ -109,20 +99,6 @@ export function nestMarker(markerStack: number[], x: number): number {
   while (markerStack.length && markerStack[markerStack.length - 1]! > x + NEST_STEP_PT) markerStack.pop();
   if (!markerStack.length || markerStack[markerStack.length - 1]! < x - NEST_STEP_PT) markerStack.push(x);
   return markerStack.length - 1;
-}
-
-/** A chart's label or value: a number, a year, a percentage or an amount. */
-const CHART_LABEL = /^[-+−–]?[$€£]?\d[\d.,]*%?$/;
-
-/** Whether a piece holds only chart labels, one or more ("46 50"). */
-const isLabelPiece = (f: Fragment) => {
-  const words = f.text.trim().split(/\s+/);
-  return words.length > 0 && words.every((w) => CHART_LABEL.test(w));
-};
-
-/** Whether every piece of a row is a chart's label or value (numbers down an axis, years along it, values over bars). */
-export function isChartLabelRow(row: Row): boolean {
-  return row.fragments.length > 0 && row.fragments.every(isLabelPiece);
 }
 
 /**

@@ -6,10 +6,15 @@
 import type { Cell, Fragment, Row, Rule } from './types.js';
 import type { RuledTable } from './rules.js';
 import { greatestOf, rowsOf } from './rows.js';
-import { cellsOfRows, columnsOf } from './aligned-tables.js';
+import { cellsOfRows, columnsOf } from './table-cells.js';
 import { MIN_TABLE_GUTTER_PT, RULED_GUTTER_EM, RULE_JOIN_PT } from './thresholds.js';
-import { CROSSED_STARTS, CROSSED_START_PT, IN_COLUMN_PT, LINE_END_SLACK_PT, MIN_TABLE_RULE_PT, ON_RULE_PT, SAME_RULE_END_PT, TIGHT_GAP_EM, WORD_SPACE_EM } from './thresholds.js';
-import { CARRIED_RULES_MIN, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, MIN_RULES_WITHOUT_HEADER } from './thresholds.js';
+import {
+  CROSSED_START_PT, CROSSED_STARTS, IN_COLUMN_PT, LINE_END_SLACK_PT, MIN_TABLE_RULE_PT, ON_RULE_PT, SAME_RULE_END_PT, TIGHT_GAP_EM,
+  WORD_SPACE_EM,
+} from './thresholds.js';
+import {
+  CARRIED_RULES_MIN, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE, COLUMN_START_PT, MIN_RULES_WITHOUT_HEADER,
+} from './thresholds.js';
 
 /**
  * The text lines between two heights, or undefined when they do not look like table cells:

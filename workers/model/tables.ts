@@ -9,7 +9,6 @@ import { completeJson } from './json.js';
 import { imagePart, jsonOutput, modelConcurrency } from './ocr.js';
 import { dataUrl, MODEL_MAX_SIDE, modelDpi, modelPages, renderPage } from './pages.js';
 import { createProvider } from './provider.js';
-import { localTables } from '../layout/tables.js';
 
 interface PageTable {
   title: string | null;
@@ -55,9 +54,8 @@ const TABLE_INSTRUCTIONS = [
   'ordinary paragraphs or lists. When the page has no table, return {"tables": []}.',
 ].join(' ');
 
+/** The tables as the model reads them from page images (TABLES_ENGINE=model; workers/work-functions.ts chooses). */
 export const pdfTables: WorkFunction = async (input) => {
-  // TABLES_ENGINE=local: the layout engine of /v1/pdf/markdown reads them on this server.
-  if (input.settings.tablesEngine === 'local') return localTables(input);
   const pages = await modelPages(input);
   const provider = createProvider(input.settings);
   const dpi = modelDpi(input.settings.modelDpi);

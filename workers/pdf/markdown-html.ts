@@ -13,23 +13,25 @@
 //   WeasyPrint's text layer garbles the characters around them (`echo<tab>done` copied out as
 //   `e<tab>cho don<tab>e`): they are expanded to the spaces they stand for.
 // - Everything else costs about the same per element and per line of output (and about 20 KB
-//   of memory each): checks/markdown.ts bounds their number before payment.
+//   of memory each): checks/markdown-estimate.ts bounds their number before payment.
 import MarkdownIt from 'markdown-it';
 import type { StateCore, Token } from 'markdown-it';
 import { fail } from '../../core/errors.js';
-import { BOX_LIMIT, RUN_LIMIT, RUN_STEP } from '../../checks/markdown.js';
+import { BOX_LIMIT, MARKDOWN_PAGE, RUN_LIMIT, RUN_STEP } from '../../checks/markdown-page.js';
 
+const { marginMm: margin, codePaddingPt: codePadding, cellPaddingPt: cellPadding, ruleWidthPt: rule } = MARKDOWN_PAGE;
 // Fonts are the DejaVu faces tools/engines/weasyprint/render.py allows; nothing here names another family.
+// The figures the layout estimate reads (page, margins, type sizes, paddings, rules) come from MARKDOWN_PAGE.
 export const PRINT_STYLESHEET = `
 @page {
-  size: A4;
-  margin: 20mm 18mm 22mm 18mm;
+  size: ${MARKDOWN_PAGE.size};
+  margin: ${margin.top}mm ${margin.side}mm ${margin.bottom}mm ${margin.side}mm;
   @bottom-center {
     content: counter(page) " / " counter(pages);
     font-family: "DejaVu Sans"; font-size: 8.5pt; color: #555;
   }
 }
-html { font-family: "DejaVu Sans"; font-size: 10pt; line-height: 1.45; color: #111; }
+html { font-family: "DejaVu Sans"; font-size: ${MARKDOWN_PAGE.bodyFontPt}pt; line-height: 1.45; color: #111; }
 body { margin: 0; overflow-wrap: anywhere; }
 h1, h2, h3, h4, h5, h6 { line-height: 1.2; margin: 1.1em 0 0.45em; break-after: avoid; }
 h1 { font-size: 20pt; } h2 { font-size: 16pt; } h3 { font-size: 13pt; }
@@ -38,10 +40,10 @@ p { margin: 0 0 0.6em; }
 ul, ol { margin: 0 0 0.6em; padding-left: 1.6em; }
 li > ul, li > ol { margin-bottom: 0; }
 .deep { padding-left: 0; border-left: 0; }
-code, pre { font-family: "DejaVu Sans Mono"; font-size: 8.5pt; }
+code, pre { font-family: "DejaVu Sans Mono"; font-size: ${MARKDOWN_PAGE.codeFontPt}pt; }
 code { background: #f2f2f2; padding: 0 0.15em; }
 pre {
-  background: #f5f5f5; border: 0.5pt solid #d8d8d8; padding: 5pt 7pt; margin: 0 0 0.8em;
+  background: #f5f5f5; border: ${rule}pt solid #d8d8d8; padding: ${codePadding.vertical}pt ${codePadding.horizontal}pt; margin: 0 0 0.8em;
   white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.35;
 }
 pre code { background: none; padding: 0; }
@@ -49,7 +51,7 @@ blockquote { margin: 0 0 0.8em; padding: 0.1em 0 0.1em 10pt; border-left: 2.5pt 
 table { border-collapse: collapse; margin: 0 0 0.8em; width: 100%; table-layout: fixed; }
 thead { display: table-header-group; }
 tr { break-inside: avoid; }
-th, td { border: 0.5pt solid #999; padding: 2.5pt 5pt; vertical-align: top; text-align: left; overflow-wrap: anywhere; }
+th, td { border: ${rule}pt solid #999; padding: ${cellPadding.vertical}pt ${cellPadding.horizontal}pt; vertical-align: top; text-align: left; overflow-wrap: anywhere; }
 th { background: #ececec; }
 a { color: #0645ad; }
 hr { border: 0; border-top: 0.5pt solid #999; margin: 1em 0; }

@@ -1,8 +1,10 @@
 // Borderless table rules (workers/layout/aligned-tables.ts) on rows built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { areLabelRows, buildTable, cellsAlignOverRows, cellsOfRows, joinRowsAcrossColumnBreaks, columnsOf, findTables, logicalRows, stepFromAbove, proseInColumns, isCellRow, isLineInTable, listInColumns, rowStepLimit } from '../../../../workers/layout/aligned-tables.js';
-import { rowsOf } from '../../../../workers/layout/rows.js';
+import {
+  areLabelRows, buildTable, cellsAlignOverRows, cellsOfRows, columnsOf, findTables, isCellRow, isLineInTable, joinRowsAcrossColumnBreaks,
+  listInColumns, logicalRows, proseInColumns, rowsOf, rowStepLimit, stepFromAbove,
+} from '../../../../workers/layout/testing.js';
 import { HEADER_STEP_EM, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_STEP_EM } from '../../../../workers/layout/thresholds.js';
 import type { Cell } from '../../../../workers/layout/types.js';
 import { line, piece, prose, rowOf, texts } from './fixtures.js';

@@ -1,8 +1,9 @@
 // Blocks with their places and chunks (workers/layout/blocks.ts, chunks.ts), on blocks and boxes built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { charCount, chunksOf, rowUnits } from '../../../../workers/layout/chunks.js';
-import { figuresOf, isCaption, markdownOfBlock, placeFigure, textOf, type LaidOutBlock } from '../../../../workers/layout/blocks.js';
+import {
+  charCount, chunksOf, figuresOf, isCaption, type LaidOutBlock, markdownOfBlock, placeFigure, rowUnits, textOf,
+} from '../../../../workers/layout/testing.js';
 import type { Block, Cell } from '../../../../workers/layout/types.js';
 import { FIGURE_MIN_SIDE_PT } from '../../../../workers/layout/thresholds.js';
 

@@ -1,7 +1,7 @@
 // Blocks joined across column and page breaks (workers/layout/convert.ts), on blocks built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { appendBlocks } from '../../../../workers/layout/convert.js';
+import { appendBlocks } from '../../../../workers/layout/testing.js';
 import type { Block, Cell } from '../../../../workers/layout/types.js';
 
 export const lab = Lab.script();

@@ -2,7 +2,7 @@
 // given positions, in PDF points with y growing down the page, as fragments.ts makes them from
 // mupdf's glyphs. No PDF is involved: each test states the geometry its rule looks at.
 import type { Fragment, Row, TableCells } from '../../../../workers/layout/types.js';
-import { rowsOf } from '../../../../workers/layout/rows.js';
+import { rowsOf } from '../../../../workers/layout/testing.js';
 
 export interface Style { size?: number; bold?: boolean; italic?: boolean; mono?: boolean }
 

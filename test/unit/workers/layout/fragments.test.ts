@@ -1,8 +1,7 @@
 // The rules that part a line's glyphs into pieces (workers/layout/fragments.ts), on glyphs built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { fragmentsOf, isWideSpace } from '../../../../workers/layout/fragments.js';
-import type { Glyph, StextLine } from '../../../../workers/layout/stext.js';
+import { fragmentsOf, type Glyph, isWideSpace, type StextLine } from '../../../../workers/layout/testing.js';
 import { texts } from './fixtures.js';
 
 export const lab = Lab.script();

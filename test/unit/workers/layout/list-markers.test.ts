@@ -1,8 +1,7 @@
 // The rule that joins a list marker to its text (workers/layout/list-markers.ts), on pieces built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { rowsOf } from '../../../../workers/layout/rows.js';
-import { attachMarkers } from '../../../../workers/layout/list-markers.js';
+import { attachMarkers, rowsOf } from '../../../../workers/layout/testing.js';
 import { piece, texts } from './fixtures.js';
 
 export const lab = Lab.script();

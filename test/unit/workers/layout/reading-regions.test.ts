@@ -2,8 +2,10 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
-  bandsOf, carriedOverOverrun, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter, holdsColumnsAt, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides, slicesAround, stripsWhere, tableBesideText, tableSetAcross, tablesSideBySide,
-} from '../../../../workers/layout/reading-regions.js';
+  bandsOf, carriedOverOverrun, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter,
+  holdsColumnsAt, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides,
+  slicesAround, stripsWhere, tableBesideText, tableSetAcross, tablesSideBySide,
+} from '../../../../workers/layout/testing.js';
 import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../../../workers/layout/thresholds.js';
 import { drawnTable, line, piece, prose, texts } from './fixtures.js';
 

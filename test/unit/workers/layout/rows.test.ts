@@ -1,7 +1,7 @@
 // The rule that gathers pieces into rows (workers/layout/rows.ts), on pieces built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { rowsOf } from '../../../../workers/layout/rows.js';
+import { rowsOf } from '../../../../workers/layout/testing.js';
 import { piece, texts } from './fixtures.js';
 
 export const lab = Lab.script();

@@ -1,8 +1,7 @@
 // Drawn rules and ruled tables (workers/layout/rules.ts, underlined-tables.ts) from boxes built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { ruledTables, rulesOf } from '../../../../workers/layout/rules.js';
-import { underlinedTables, underlinedTablesOfPage } from '../../../../workers/layout/underlined-tables.js';
+import { ruledTables, rulesOf, underlinedTables, underlinedTablesOfPage } from '../../../../workers/layout/testing.js';
 import type { Rect, TableCells } from '../../../../workers/layout/types.js';
 import { line, piece } from './fixtures.js';
 

@@ -1,7 +1,7 @@
 // The rules that drop running heads, feet and page numbers (workers/layout/running-text.ts), on pieces built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { dropRunningText } from '../../../../workers/layout/running-text.js';
+import { dropRunningText } from '../../../../workers/layout/testing.js';
 import { piece, prose, texts } from './fixtures.js';
 
 export const lab = Lab.script();

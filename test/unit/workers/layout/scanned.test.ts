@@ -2,8 +2,7 @@
 // OCR lines as pieces), on structured text and hOCR written in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { layoutStext } from '../../../../workers/layout/convert.js';
-import { hocrFragments, snapSizes } from '../../../../workers/layout/scanned.js';
+import { hocrFragments, layoutStext, snapSizes } from '../../../../workers/layout/testing.js';
 import { THIN_TEXT_CHARS } from '../../../../workers/layout/thresholds.js';
 import { piece, texts } from './fixtures.js';
 

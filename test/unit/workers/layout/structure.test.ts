@@ -1,8 +1,10 @@
 // Block rules (workers/layout/structure.ts): paragraphs, headings, lists and code, on rows built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { blocksOf, bodySizeOf, breaksParagraph, chartTextRuns, gapSizeOf, changesSize, continuesCode, isHeading, lineStepOf, nestMarker, opensIndentedParagraph } from '../../../../workers/layout/structure.js';
-import { rowsOf } from '../../../../workers/layout/rows.js';
+import {
+  blocksOf, bodySizeOf, breaksParagraph, changesSize, chartTextRuns, continuesCode, gapSizeOf, isHeading, lineStepOf, nestMarker,
+  opensIndentedParagraph, rowsOf,
+} from '../../../../workers/layout/testing.js';
 import { DEFAULT_LINE_STEP_EM } from '../../../../workers/layout/thresholds.js';
 import { line, piece, prose, rowOf } from './fixtures.js';
 
