@@ -26,12 +26,14 @@ import { pdfOcr } from './pdf/ocr.js';
 import { pdfTables } from './pdf/tables.js';
 import { pdfStructured } from './pdf/structured.js';
 import { pdfSearchable } from './pdf/searchable.js';
+import { pdfStamp } from './pdf/stamp.js';
 import { officePdf } from './office/pdf.js';
 
 const table = [
   imageCompress, imageResize, imageCrop, imageRotate, imageFlip, imageOcr,
   pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRedact, pdfSanitize, pdfRender,
   pdfImages, pdfExtract, pdfMarkdown, pdfBlocks, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
+  pdfStamp,
   officePdf,
 ] as const;
 

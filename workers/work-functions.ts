@@ -31,6 +31,7 @@ export const workFunctions: WorkTable = {
   'pdf.searchable': () => import('./pdf/searchable.js').then((m) => m.searchable),
   'pdf.tables': () => import('./model/tables.js').then((m) => m.pdfTables),
   'pdf.structured': () => import('./model/structured.js').then((m) => m.pdfStructured),
+  'pdf.stamp': () => import('./pdf/mupdf.js').then((m) => m.stamp),
   'office.pdf': () => import('./office/pdf.js').then((m) => m.officeToPdf),
 };
 
