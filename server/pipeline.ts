@@ -157,7 +157,8 @@ async function inspectNamedFile(op: Operation, input: FileInput | undefined, rul
     if (!(err instanceof ServiceError)) throw err;
     // The image inspection speaks of "the file" and of what the image operations accept.
     const message = err.message.replace(/this endpoint accepts .* images$/, takes);
-    throw new ServiceError(err.code, `"${spec.name}": ${message.charAt(0).toLowerCase()}${message.slice(1)}`, { ...err.extra, field: spec.name });
+    const lead = /^[A-Z][a-z]/.test(message) ? message.charAt(0).toLowerCase() + message.slice(1) : message;
+    throw new ServiceError(err.code, `"${spec.name}": ${lead}`, { ...err.extra, field: spec.name });
   }
 }
 

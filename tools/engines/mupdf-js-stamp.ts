@@ -129,9 +129,9 @@ export function stampDocument(doc: mupdf.PDFDocument, request: StampRequest): vo
     const image = new mupdf.Image(readFileSync(request.image!.file));
     // The header's size is of the upright image; the stored one is turned for orientations 5 to 8.
     const upright = request.image!.orientation >= 5 ? [image.getHeight(), image.getWidth()] : [image.getWidth(), image.getHeight()];
-    const resolution = [image.getXResolution(), image.getYResolution()].map((r) => (r > 0 ? r : 96));
-    const [xDpi, yDpi] = request.image!.orientation >= 5 ? [resolution[1], resolution[0]] : resolution;
-    shared.image = { ref: doc.addImage(image), width: (upright[0] * 72) / xDpi, height: (upright[1] * 72) / yDpi };
+    // MuPDF's own idea of the resolution of a PNG without one is not 96 dpi: the work function reads the file's.
+    const { dpi } = request.image!;
+    shared.image = { ref: doc.addImage(image), width: (upright[0] * 72) / dpi, height: (upright[1] * 72) / dpi };
   }
   const total = doc.countPages();
   const chosen = request.pages ?? Array.from({ length: total }, (_, i) => i + 1);

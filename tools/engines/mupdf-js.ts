@@ -63,8 +63,11 @@ export interface StampRequest {
   /** The text's template; absent when the stamp is an image. */
   text?: string;
   numbering: Numbering;
-  /** The image (a PNG or JPEG file in the job's directory), its EXIF orientation, and its width on the page in points when given. */
-  image?: { file: string; orientation: number; width?: number };
+  /**
+   * The image (a PNG or JPEG file in the job's directory), its EXIF orientation, its resolution
+   * (pixels per inch, as the file states it, else 96), and its width on the page in points when given.
+   */
+  image?: { file: string; orientation: number; dpi: number; width?: number };
   position: StampPosition;
   /** Points. */
   fontSize: number;

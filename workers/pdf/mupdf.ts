@@ -6,6 +6,7 @@ import { timeLeft } from '../../core/job.js';
 import { writeFileSync } from 'node:fs';
 import { redactPdf, sanitizePdf, stampPdf, type RedactionRequest, type SanitizeRequest, type StampRequest } from '../../tools/engines/mupdf-js.js';
 import type { StampPlan } from '../../operations/pdf/stamp.js';
+import { imageDpi } from '../image/density.js';
 import { withScratch } from '../../tools/process/scratch-directory.js';
 import { inputPath, PDF, readBytes } from './common.js';
 
@@ -34,8 +35,10 @@ export const stamp: WorkFunction<StampPlan> = async (input): Promise<JobOutput> 
     const out = path.join(dir, 'stamped.pdf');
     const { image, ...rest } = input.params;
     const file = path.join(dir, 'stamp-image');
-    if (image) writeFileSync(file, input.files[1].bytes, { mode: 0o600 });
-    const request: StampRequest = { ...rest, ...(image ? { image: { ...image, file } } : {}) };
+    const bytes = input.files[1]?.bytes;
+    if (image) writeFileSync(file, bytes, { mode: 0o600 });
+    const dpi = image ? await imageDpi(bytes) : 0;
+    const request: StampRequest = { ...rest, ...(image ? { image: { ...image, file, dpi } } : {}) };
     await stampPdf(source, out, request, { cwd: dir, timeoutMs: timeLeft(input) });
     return { body: await readBytes(out), mediaType: PDF };
   });
