@@ -341,6 +341,14 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
       runRaw: async (scratch) => { await providerCall(providerUrl, await renderFirstPage(gdocPath, 150, scratch), 'extraction', JSON.parse(STRUCTURED_SCHEMA)); },
     },
     {
+      id: 'pdf.stamp', input: 'corpus 004 (4 pages), "Page {n} of {total}"', fields: { text: 'Page {n} of {total}', position: 'bottom' }, files: [pdf(latex4)],
+      raw: 'the MuPDF.js stamping process (node mupdf-js-process.js) run directly on the file',
+      runRaw: (scratch) => mupdfJs(scratch, {
+        command: 'stamp',
+        request: { text: 'Page {n} of {total}', numbering: { start: 1 }, position: 'bottom', fontSize: 12, color: '#000000', opacity: 1, rotation: 0, layer: 'over' },
+      }, latexPath),
+    },
+    {
       id: 'office.pdf', input: 'generated DOCX (2 pages)', files: [{ bytes: officeDocx, name: 'report.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }],
       raw: 'soffice --headless --convert-to pdf on the same file, with a fresh profile of its own (as every service job has)',
       runRaw: async (scratch) => {

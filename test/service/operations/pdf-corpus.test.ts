@@ -154,6 +154,7 @@ const OPERATIONS: [string, OperationId, Record<string, string | number>][] = [
   ['searchable', 'pdf.searchable', { languages: 'eng' }],
   ['redact', 'pdf.redact', { text: '["the"]', regex: '["[0-9]{4}"]' }],
   ['sanitize', 'pdf.sanitize', { keep_links: 'false' }],
+  ['stamp', 'pdf.stamp', { text: 'Page {n} of {total}', position: 'bottom-right', rotation: 30, opacity: 0.5, layer: 'under' }],
 ];
 
 describe('robustness corpus (pdf.js test files)', () => {
