@@ -351,6 +351,12 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
         await tool('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', `--user-data-dir=${scratch}/profile`,
           '--no-pdf-header-footer', `--print-to-pdf=${scratch}/out.pdf`, `file://${page}`], scratch);
       },
+      id: 'pdf.stamp', input: 'corpus 004 (4 pages), "Page {n} of {total}"', fields: { text: 'Page {n} of {total}', position: 'bottom' }, files: [pdf(latex4)],
+      raw: 'the MuPDF.js stamping process (node mupdf-js-process.js) run directly on the file',
+      runRaw: (scratch) => mupdfJs(scratch, {
+        command: 'stamp',
+        request: { text: 'Page {n} of {total}', numbering: { start: 1 }, position: 'bottom', fontSize: 12, color: '#000000', opacity: 1, rotation: 0, layer: 'over' },
+      }, latexPath),
     },
     {
       id: 'office.pdf', input: 'generated DOCX (2 pages)', files: [{ bytes: officeDocx, name: 'report.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }],

@@ -2,7 +2,7 @@
 // everything about it with defineOperation(); routes, MCP tools, the OpenAPI document, the
 // discovery catalog, the 402 quotes and the pool's jobs are derived from those declarations.
 import { fail } from '../core/errors.js';
-import type { ImageHeader } from '../checks/image.js';
+import type { ImageFormat, ImageHeader } from '../checks/image.js';
 import type { PageBox } from '../checks/pdf.js';
 import type { WebPageForm } from '../checks/web-page.js';
 import type { EngineCommand } from '../tools/engines/index.js';
@@ -64,6 +64,8 @@ export interface StringField extends FieldBase {
   password?: boolean;
   /** A value a caller might send (shown to discovery services when the field is required). */
   example?: string;
+  /** A regular expression the whole value must match (JSON Schema's pattern), and what it means in words ("a colour as #rrggbb"). */
+  pattern?: { regex: string; means: string };
 }
 
 export type FieldSpec = IntegerField | NumberField | BooleanField | StringField;
@@ -102,11 +104,28 @@ export interface InputSpec {
   maxPages?: number;
   /** /v1/pdf/unlock takes encrypted PDFs; every other PDF operation refuses them. */
   acceptsEncrypted?: boolean;
+  /** A second, optional file the operation takes under its own name beside `file` (stamp's `image`). */
+  namedFile?: NamedFileSpec;
   /**
    * The work reads the pages with MuPDF (their text, or draws them): the quote asks MuPDF to read
    * every page where that is cheap, and refuses a page it cannot read (checks/pdf.ts).
    */
   pagesReadByMupdf?: boolean;
+}
+
+/**
+ * A second file under its own name: over HTTP a multipart file part of that name (or `<name>_url`
+ * in its place), in JSON and MCP arguments `{ data }` or `{ url }` under that name. It is checked
+ * before payment like an image operation's file (its type by its bytes, its size, its pixels),
+ * reaches the plan as `namedFile`, and the work function as the job's last file.
+ */
+export interface NamedFileSpec {
+  name: string;
+  kind: 'image';
+  /** The image formats it takes. */
+  formats: readonly ImageFormat[];
+  maxBytes: number;
+  description: string;
 }
 
 export interface PriceSpec {
@@ -153,6 +172,8 @@ export interface PlanInput<Fields extends readonly FieldSpec[] = readonly FieldS
   /** Whether the client sent the field itself (a default was not applied). */
   sent(name: Fields[number]['name']): boolean;
   files: readonly InspectedFile[];
+  /** The operation's named file (InputSpec.namedFile), when one was sent. */
+  namedFile?: Extract<InspectedFile, { kind: 'image' }>;
   /** Pages over all PDF inputs, as priced. */
   pages: number;
   /** The PDF's page sizes, cached with its inspection; undefined when mutool cannot list them. */

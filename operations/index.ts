@@ -27,6 +27,7 @@ import { pdfTables } from './pdf/tables.js';
 import { pdfStructured } from './pdf/structured.js';
 import { pdfFromHtml } from './pdf/from-html.js';
 import { pdfSearchable } from './pdf/searchable.js';
+import { pdfStamp } from './pdf/stamp.js';
 import { officePdf } from './office/pdf.js';
 
 const table = [
@@ -34,6 +35,7 @@ const table = [
   pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRedact, pdfSanitize, pdfRender,
   pdfImages, pdfExtract, pdfMarkdown, pdfBlocks, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
   pdfFromHtml,
+  pdfStamp,
   officePdf,
 ] as const;
 

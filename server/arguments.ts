@@ -1,5 +1,6 @@
 // A paid request's arguments as the MCP tools and the JSON request bodies carry them: the file
-// as `{ data }` (standard base64) or `{ url }`, merges' `files` as an array of those, the
+// as `{ data }` (standard base64) or `{ url }`, merges' `files` as an array of those, a named file
+// (stamp's `image`) the same way under its own name, the
 // operation's fields, and how the result leaves (`delivery`, `deliver_to`). Multipart bodies
 // give the same raw request (plugins/multipart.ts); everything after this is shared.
 import type { Operation } from '../operations/define.js';
@@ -54,6 +55,10 @@ export function takeDelivery(fields: Record<string, unknown>): Delivery {
 /** Tool arguments, or a JSON request body, as the raw request a multipart body gives. */
 export function readArguments(op: Operation, args: Record<string, unknown> | undefined): RawRequest {
   const { file, files, ...fields } = args ?? {};
+  const namedName = op.input.namedFile?.name;
+  const namedValue = namedName === undefined ? undefined : fields[namedName];
+  if (namedName !== undefined) delete fields[namedName];
+  const namedFile = namedValue === undefined ? undefined : fileArgument(namedValue, namedName!).input;
   const multiple = op.input.count.max > 1;
   let given: Array<ReturnType<typeof fileArgument>>;
   if (multiple) {
@@ -66,8 +71,8 @@ export function readArguments(op: Operation, args: Record<string, unknown> | und
     given = file === undefined ? [] : [fileArgument(file, 'file')];
   }
   const uploads = given.map((g) => g.input);
-  const total = uploads.reduce((s, b) => s + (b instanceof Uint8Array ? b.length : 0), 0);
+  const total = [...uploads, ...(namedFile ? [namedFile] : [])].reduce((s, b) => s + (b instanceof Uint8Array ? b.length : 0), 0);
   if (total > MCP_MAX_DECODED_BYTES) fail('PAYLOAD_TOO_LARGE', `the files decode to ${total} bytes; a call takes at most ${MCP_MAX_DECODED_BYTES} bytes of base64 files: give larger files as { "url": … }`, { field: 'files' });
   const delivery = takeDelivery(fields);
-  return { uploads, fields, delivery, declared: given.map((g) => g.declared) };
+  return { uploads, fields, delivery, declared: given.map((g) => g.declared), ...(namedFile ? { namedFile } : {}) };
 }

@@ -1,10 +1,11 @@
 // One request's way through the service, shared by HTTP routes and MCP tools. Every check
 // that can refuse the request runs here, in the order the payment issue fixes, before any
 // payment is asked for:
-//   sizes (413) → fields (422) → input type and readability (422; GIF 501) → page and pixel
+//   sizes (413) → fields (422) → input type and readability (422; GIF 501; a named file's after the
+//   files' URLs are fetched, before the files are inspected) → page and pixel
 //   limits (413) → model provider disabled (503) → queue full (503) → price.
-import type { InspectedFile, Operation } from '../operations/define.js';
-import { fail, megabytes } from '../core/errors.js';
+import type { InspectedFile, Operation, PlanInput } from '../operations/define.js';
+import { fail, megabytes, ServiceError } from '../core/errors.js';
 import { validateFields } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import type { Config } from './config.js';
@@ -46,6 +47,8 @@ export interface RawRequest {
    * operation's input kind cares (Office documents).
    */
   declared?: Array<DeclaredType | undefined>;
+  /** The operation's named file (InputSpec.namedFile: stamp's image), uploaded or a URL to fetch. */
+  namedFile?: FileInput;
 }
 
 /** A raw request whose URL inputs have been fetched. */
@@ -88,6 +91,11 @@ function checkSizes(op: Operation, raw: RawRequest): void {
     }
   });
   checkTotal(op, raw.uploads.filter(isBytes));
+  const named = op.input.namedFile;
+  if (raw.namedFile !== undefined && !named) throw new Error(`${op.id} takes no named file`);
+  if (named && raw.namedFile && isBytes(raw.namedFile) && raw.namedFile.byteLength > named.maxBytes) {
+    fail('PAYLOAD_TOO_LARGE', `"${named.name}" is ${overLimit(raw.namedFile.byteLength, named.maxBytes)}`, { field: named.name });
+  }
   for (const field of op.fields) {
     const value = raw.fields[field.name];
     if (field.type === 'string' && field.maxBytes !== undefined && typeof value === 'string' && Buffer.byteLength(value) > field.maxBytes) {
@@ -129,6 +137,30 @@ function checkFileCount(op: Operation, raw: RawRequest): void {
   const { min } = op.input.count;
   if (raw.uploads.length === 0) fail('FIELD_INVALID', `"file" is required: ${INPUT_KINDS[op.input.kind].file}`, { field: 'file' });
   if (raw.uploads.length < min) fail('FIELD_INVALID', `${op.path} needs ${min} to ${op.input.count.max} files; ${raw.uploads.length} was sent`, { field: 'file' });
+}
+
+/**
+ * The named file fetched when given as a URL, checked like an image operation's file (type by its
+ * bytes, pixels) and in the formats the operation takes; a refusal names the field.
+ */
+async function inspectNamedFile(op: Operation, input: FileInput | undefined, rules: OutboundRules): Promise<PlanInput['namedFile']> {
+  const spec = op.input.namedFile;
+  if (!spec || input === undefined) return undefined;
+  const bytes = isBytes(input)
+    ? input
+    : (await fetchBuyerUrl(parseBuyerUrl(input.url, input.field, rules), { field: input.field, maxBytes: spec.maxBytes, rules })).bytes;
+  const takes = `"${spec.name}" takes ${spec.formats.map((f) => f.toUpperCase()).join(' or ')} images`;
+  try {
+    const header = await readImageHeader(bytes);
+    if (!spec.formats.includes(header.format)) fail('UNSUPPORTED_TYPE', `the file is a ${header.format.toUpperCase()} image; ${takes}`);
+    return { kind: 'image', bytes, header };
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    // The image inspection speaks of "the file" and of what the image operations accept.
+    const message = err.message.replace(/this endpoint accepts .* images$/, takes);
+    const lead = /^[A-Z][a-z]/.test(message) ? message.charAt(0).toLowerCase() + message.slice(1) : message;
+    throw new ServiceError(err.code, `"${spec.name}": ${lead}`, { ...err.extra, field: spec.name });
+  }
 }
 
 /** What prepare needs from the running service. */
@@ -190,6 +222,7 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
     await vetBuyerUrl(pushTo, 'deliver_to', outbound);
   }
   const raw = await fetchUrlInputs(op, request, outbound);
+  const namedFile = await inspectNamedFile(op, request.namedFile, outbound);
 
   const files: InspectedFile[] = [];
   const digests: string[] = [];
@@ -238,6 +271,7 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
     fields,
     sent: (name) => raw.fields[name] !== undefined && raw.fields[name] !== '',
     files,
+    ...(namedFile ? { namedFile } : {}),
     pages,
     pageBoxes: () => {
       const first = files[0];
@@ -251,8 +285,10 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
   const amount = priceOf(op, op.price.model === 'per-page' ? pageCounts : []);
   return {
     op, params, amount, jobDir, pageCounts, delivery, ...(pushTo ? { pushTo } : {}),
-    files: files.map((f) => (f.kind === 'pdf' ? { bytes: f.bytes, path: f.path, pages: f.pages } : { bytes: f.bytes })),
-    inputBytes: raw.uploads.reduce((s, b) => s + b.byteLength, 0),
+    // The named file follows the operation's files.
+    files: [...files.map((f) => (f.kind === 'pdf' ? { bytes: f.bytes, path: f.path, pages: f.pages } : { bytes: f.bytes })),
+      ...(namedFile ? [{ bytes: namedFile.bytes }] : [])],
+    inputBytes: raw.uploads.reduce((s, b) => s + b.byteLength, 0) + (namedFile?.bytes.byteLength ?? 0),
   };
 }
 

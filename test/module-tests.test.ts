@@ -67,8 +67,9 @@ const SERVICE_TESTED: Record<string, string> = {
   'server/plugins/web.ts': 'system/web, service/web-solana-relay',
   // Process plumbing below run-tool and the MuPDF.js child: shown through the engines that use them.
   'tools/engines/declare.ts': 'unit/tools/engines/index (declareEngine only types its argument)',
-  'tools/engines/mupdf-js.ts': 'service/operations/pdf-redact, service/operations/pdf-sanitize (MuPDF.js in a child process)',
-  'tools/engines/mupdf-js-process.ts': 'service/operations/pdf-redact, service/operations/pdf-sanitize',
+  'tools/engines/mupdf-js.ts': 'service/operations/pdf-redact, pdf-sanitize, pdf-stamp (MuPDF.js in a child process)',
+  'tools/engines/mupdf-js-process.ts': 'service/operations/pdf-redact, pdf-sanitize, pdf-stamp',
+  'tools/engines/mupdf-js-stamp.ts': 'service/operations/pdf-stamp (in the MuPDF.js child: read back by poppler, pdf.js and MuPDF, and drawn)',
   'tools/engines/mupdf-js-redaction.ts': 'service/operations/pdf-redact (in the MuPDF.js child: both readers, passes, embedded files)',
   'tools/engines/office-text-redaction.ts': 'service/operations/pdf-redact (an embedded DOCX redacted in the MuPDF.js child)',
   'tools/process/launcher-process.ts': 'unit/tools/process/run-tool, service/faults (the launcher replaced once it dies)',

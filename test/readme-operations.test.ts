@@ -42,8 +42,10 @@ function tableRows(): Row[] {
 interface ListedField { name: string; required: boolean; note?: string }
 
 /** "**`width`**, `x`, `height` (at least one), shared" → names, boldness and each name's note. */
-function listedFields(cell: string): { fields: ListedField[]; shared: boolean; files?: { min: number; max: number } } {
-  const out: { fields: ListedField[]; shared: boolean; files?: { min: number; max: number } } = { fields: [], shared: false };
+interface ListedFields { fields: ListedField[]; shared: boolean; files?: { min: number; max: number }; namedFile?: { name: string; formats: string[] } }
+
+function listedFields(cell: string): ListedFields {
+  const out: ListedFields = { fields: [], shared: false };
   if (cell === '–') return out;
   // Split on commas outside parentheses.
   const items: string[] = [];
@@ -58,6 +60,9 @@ function listedFields(cell: string): { fields: ListedField[]; shared: boolean; f
     if (item === 'shared') { out.shared = true; continue; }
     const files = /^`file` × (\d+)–(\d+)$/.exec(item);
     if (files) { out.files = { min: Number(files[1]), max: Number(files[2]) }; continue; }
+    // A second file under its own name: "`image` file (PNG, JPEG)".
+    const named = /^`([a-z_]+)` file \((.+)\)$/.exec(item);
+    if (named) { out.namedFile = { name: named[1], formats: named[2].split(', ') }; continue; }
     const field = /^(\*\*)?`([a-z_]+)`\1(?: \((.+)\))?$/.exec(item);
     if (!field) throw new Error(`cannot read the field item "${item}"`);
     out.fields.push({ name: field[2], required: field[1] === '**', ...(field[3] ? { note: field[3] } : {}) });
@@ -156,6 +161,8 @@ describe('the README operation table', () => {
       }
       // Only the merges list the file part, with its count; every other operation takes one file.
       expect(listed.files ?? { min: 1, max: 1 }, `${where}: file count`).to.equal(op.input.count);
+      const named = op.input.namedFile;
+      expect(listed.namedFile, `${where}: the named file`).to.equal(named ? { name: named.name, formats: named.formats.map((f) => f.toUpperCase()) } : undefined);
     }
     expect(unread, 'notes this test cannot read (teach checkNote, or reword the README)').to.equal([]);
   });

@@ -10,6 +10,7 @@ import type { CatalogItem, OpenApiDocument, Operation } from './service-types.js
 import { state } from './state.js';
 import { SERVICE_READ_TIMEOUT_MS, timedFetch } from './timeouts.js';
 
+/** Left to programs: URLs in a file's place (file_url, image_url) and the ways of delivery. */
 const PROGRAMS_ONLY = new Set(['file_url', 'delivery', 'deliver_to']);
 
 export async function loadOperations(): Promise<void> {
@@ -41,7 +42,7 @@ export async function loadOperations(): Promise<void> {
     const described = post?.requestBody?.content?.['multipart/form-data']?.schema ?? item.metadata.inputSchema;
     // The page sends the chosen files and shows the result itself: it leaves out the form's ways
     // in and out for programs (a URL in a file's place, a link or a push instead of the result).
-    const properties = Object.fromEntries(Object.entries(described.properties).filter(([name]) => !PROGRAMS_ONLY.has(name)));
+    const properties = Object.fromEntries(Object.entries(described.properties).filter(([name]) => !PROGRAMS_ONLY.has(name) && !name.endsWith('_url')));
     const schema = { ...described, properties };
     const name = path.replace(/^\/v1\//, '');
     return { path, name, title: post?.summary ?? name, item, schema };

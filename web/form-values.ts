@@ -16,7 +16,10 @@ export function currentBody(op: Operation): FormData {
   for (const name of Object.keys(op.schema.properties)) {
     if (name === 'file') continue;
     const control = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | null;
-    if (control && control.value !== '') body.append(name, control.value);
+    if (control instanceof HTMLInputElement && control.type === 'file') {
+      const file = control.files?.[0];
+      if (file) body.append(name, file, file.name);
+    } else if (control && control.value !== '') body.append(name, control.value);
   }
   return body;
 }

@@ -78,6 +78,9 @@ function optionField(name: string, schema: PropertySchema, required: boolean): H
       placeholder: schema.default !== undefined ? String(schema.default) : undefined,
       'aria-describedby': hintId,
     });
+  } else if (schema.format === 'binary') {
+    // A second file under its own name (stamp's image).
+    control = element('input', { type: 'file', id, name, required, 'aria-describedby': hintId });
   } else if ((schema.maxLength ?? 0) > 1000) {
     control = element('textarea', {
       id, name, required, maxlength: String(schema.maxLength), spellcheck: 'false', 'aria-describedby': hintId,

@@ -36,6 +36,7 @@ export const workFunctions: WorkTable = {
   },
   'pdf.structured': () => import('./model/structured.js').then((m) => m.pdfStructured),
   'pdf.from-html': () => import('./pdf/from-html.js').then((m) => m.fromHtml),
+  'pdf.stamp': () => import('./pdf/mupdf.js').then((m) => m.stamp),
   'office.pdf': () => import('./office/pdf.js').then((m) => m.officeToPdf),
 };
 

@@ -20,6 +20,7 @@ export function expectation(field: FieldSpec): string {
   }
   if (field.type === 'boolean') return 'true or false';
   if (field.enum) return `one of ${field.enum.map((v) => `"${v}"`).join(', ')}`;
+  if (field.pattern) return field.pattern.means;
   if (field.maxUtf8Bytes !== undefined) return `a string of ${field.minLength ?? 0} to ${field.maxUtf8Bytes} bytes in UTF-8 (ASCII characters take 1 byte, others 2 to 4)`;
   if (field.minLength !== undefined && field.maxLength !== undefined) return `a string of ${field.minLength} to ${field.maxLength} characters`;
   if (field.maxLength !== undefined) return `a string of at most ${field.maxLength} characters`;
@@ -47,6 +48,7 @@ function joiFor(field: FieldSpec): Joi.Schema {
   if (field.minLength !== undefined) s = s.min(field.minLength);
   if (field.maxLength !== undefined) s = s.max(field.maxLength);
   if (field.maxUtf8Bytes !== undefined) s = s.max(field.maxUtf8Bytes, 'utf8');
+  if (field.pattern) s = s.pattern(new RegExp(field.pattern.regex, 'u'));
   return field.required ? s.required() : s;
 }
 
@@ -176,6 +178,7 @@ export function fieldJsonSchema(field: FieldSpec): Record<string, unknown> {
     ...(field.default !== undefined ? { default: field.default } : {}),
     ...(field.secret ? { format: 'password' } : {}),
     ...(field.password ? { pattern: PASSWORD_PATTERN } : {}),
+    ...(field.pattern ? { pattern: field.pattern.regex } : {}),
   };
 }
 
@@ -193,6 +196,11 @@ export function formJsonSchema(op: Operation): Record<string, unknown> {
     ? { type: 'array', items: schema, maxItems: op.input.count.max, description }
     : { ...schema, description };
   const required = op.fields.filter((f) => f.required).map((f) => f.name);
+  const named = op.input.namedFile;
+  const namedProps = named ? {
+    [named.name]: { type: 'string', format: 'binary', description: `${named.description} Or give it as ${named.name}_url.` },
+    [`${named.name}_url`]: { type: 'string', maxLength: 8192, description: `An https URL the service fetches "${named.name}" from, in place of its part.` },
+  } : {};
   return {
     type: 'object',
     // OpenAPI 3.0 allows no empty list of required properties.
@@ -202,6 +210,7 @@ export function formJsonSchema(op: Operation): Record<string, unknown> {
       file_url: files(urlSchema, multiple
         ? `https URLs the service fetches files from, in place of file parts; files and URLs count together, in the order sent.`
         : 'An https URL the service fetches the file from, in place of the file part.'),
+      ...namedProps,
       ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])),
       ...DELIVERY_ARGUMENTS,
     },

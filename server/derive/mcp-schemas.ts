@@ -1,14 +1,16 @@
 // MCP tool input schemas: the operation's fields as JSON values plus the file argument(s),
-// standard base64 in `file.data` (merge tools: a `files` array). Derived from the table.
+// standard base64 in `file.data` (merge tools: a `files` array), and an operation's named file
+// (stamp's `image`) the same way. Derived from the table.
 import type { Operation } from '../../operations/define.js';
 import { fieldJsonSchema, fileDescription } from './fields.js';
 import { INPUT_KINDS } from '../../operations/input-kinds.js';
+import { IMAGE_MEDIA_TYPES } from '../../checks/image.js';
 
 export function mediaTypesFor(op: Operation): string[] {
   return [...INPUT_KINDS[op.input.kind].mediaTypes];
 }
 
-function fileArgument(op: Operation): Record<string, unknown> {
+function fileArgument(mediaTypes: readonly string[]): Record<string, unknown> {
   return {
     anyOf: [
       {
@@ -23,7 +25,7 @@ function fileArgument(op: Operation): Record<string, unknown> {
         additionalProperties: false,
         properties: {
           data: { type: 'string', contentEncoding: 'base64', description: 'The file as standard base64 (RFC 4648, with padding).' },
-          mediaType: { type: 'string', enum: mediaTypesFor(op), description: 'The file\'s media type (optional; the bytes decide).' },
+          mediaType: { type: 'string', enum: [...mediaTypes], description: 'The file\'s media type (optional; the bytes decide).' },
         },
       },
     ],
@@ -39,12 +41,14 @@ export const DELIVERY_ARGUMENTS = {
 export function mcpInputSchema(op: Operation): Record<string, unknown> {
   const multiple = op.input.count.max > 1;
   const fileProps = multiple
-    ? { files: { type: 'array', minItems: op.input.count.min, maxItems: op.input.count.max, items: fileArgument(op), description: fileDescription(op) } }
-    : { file: { ...fileArgument(op), description: fileDescription(op) } };
+    ? { files: { type: 'array', minItems: op.input.count.min, maxItems: op.input.count.max, items: fileArgument(mediaTypesFor(op)), description: fileDescription(op) } }
+    : { file: { ...fileArgument(mediaTypesFor(op)), description: fileDescription(op) } };
+  const named = op.input.namedFile;
+  const namedProps = named ? { [named.name]: { ...fileArgument(named.formats.map((f) => IMAGE_MEDIA_TYPES[f])), description: named.description } } : {};
   return {
     type: 'object',
     additionalProperties: false,
     required: [multiple ? 'files' : 'file', ...op.fields.filter((f) => f.required).map((f) => f.name)],
-    properties: { ...fileProps, ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])), ...DELIVERY_ARGUMENTS },
+    properties: { ...fileProps, ...namedProps, ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])), ...DELIVERY_ARGUMENTS },
   };
 }

@@ -45,8 +45,11 @@ function bytesOf(part: MultipartPart): Uint8Array {
   return part.content.length === 1 ? part.content[0] : part.bytes;
 }
 
-/** Splits a multipart body into uploads (the `file` parts and `file_url` fields, in order), text fields and the delivery. */
-export function readMultipart(body: unknown, contentType: unknown, maxParts: number): RawRequest {
+/**
+ * Splits a multipart body into uploads (the `file` parts and `file_url` fields, in order), the
+ * operation's named file (a part called `namedFile`, or `<namedFile>_url`), text fields and the delivery.
+ */
+export function readMultipart(body: unknown, contentType: unknown, maxParts: number, namedFile?: string): RawRequest {
   if (!Buffer.isBuffer(body) || typeof contentType !== 'string') fail('UNSUPPORTED_MEDIA', 'the request body must be multipart/form-data with a "file" part');
   // hapi has checked the media type against the route's list; this is its own reading of it.
   const { mime, boundary } = parseContentType(contentType);
@@ -54,6 +57,7 @@ export function readMultipart(body: unknown, contentType: unknown, maxParts: num
   const uploads: FileInput[] = [];
   const declared: Array<DeclaredType | undefined> = [];
   const fields: Record<string, string | string[]> = {};
+  const namedInputs: FileInput[] = [];
   for (const part of partsOf(body, boundary, maxParts)) {
     let headers: MultipartPart['headers'];
     try {
@@ -75,7 +79,13 @@ export function readMultipart(body: unknown, contentType: unknown, maxParts: num
       declared.push(declaredType(named.filename, headers['content-type']));
       continue;
     }
-    if (named.filename !== undefined) fail('FIELD_INVALID', `"${name}" was sent as a file; only "file" carries a file`, { field: name });
+    if (namedFile !== undefined && name === namedFile) {
+      namedInputs.push(bytesOf(part));
+      continue;
+    }
+    if (named.filename !== undefined) {
+      fail('FIELD_INVALID', `"${name}" was sent as a file; only ${namedFile ? `"file" and "${namedFile}" carry files` : '"file" carries a file'}`, { field: name });
+    }
     const bytes = bytesOf(part);
     const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     // A URL in place of a file part takes the file's place in the order of the files.
@@ -84,8 +94,13 @@ export function readMultipart(body: unknown, contentType: unknown, maxParts: num
       declared.push(undefined);
       continue;
     }
+    if (namedFile !== undefined && name === `${namedFile}_url`) {
+      namedInputs.push({ url: value, field: name });
+      continue;
+    }
     const previous = fields[name];
     fields[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }
-  return { uploads, fields, delivery: takeDelivery(fields), declared };
+  if (namedInputs.length > 1) fail('FIELD_INVALID', `"${namedFile}" was sent ${namedInputs.length} times (as a part or ${namedFile}_url); send one`, { field: namedFile });
+  return { uploads, fields, delivery: takeDelivery(fields), declared, ...(namedInputs.length ? { namedFile: namedInputs[0] } : {}) };
 }

@@ -59,7 +59,7 @@ function bodyLimitOf(op: Operation): number {
 
 // The file parts (or URLs), the operation's fields, and a few parts of slack for fields it does not know.
 function maxPartsOf(op: Operation): number {
-  return 2 * op.input.count.max + op.fields.length + 8;
+  return 2 * op.input.count.max + (op.input.namedFile ? 2 : 0) + op.fields.length + 8;
 }
 
 /**
@@ -150,7 +150,7 @@ function handlerFor(op: Operation, app: App) {
       if (!carriesPayment && isPriceProbe(request.mime, body)) return quoteResponse(h, await probePrice(app, op, httpResource(op, app)));
       // hapi reads a missing Content-Type as JSON; only a body that says it is JSON is read as JSON.
       const saysJson = request.mime === 'application/json' && request.headers['content-type'] !== undefined;
-      const raw = saysJson ? readJsonArguments(op, body) : readMultipart(body, request.headers['content-type'], maxPartsOf(op));
+      const raw = saysJson ? readJsonArguments(op, body) : readMultipart(body, request.headers['content-type'], maxPartsOf(op), op.input.namedFile?.name);
       const payment = carriesPayment ? { payment: () => readPayment(request)! } : {};
       if (prefersAsync(request.raw.req.headers.prefer)) return startJob(request, h, app, op, raw, payment);
       const connection = watchConnection(request.raw.res);

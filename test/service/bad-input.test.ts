@@ -204,6 +204,7 @@ const VALID_FIELDS: Record<string, Record<string, string | number>> = {
   'image.resize': { width: 10 }, 'image.crop': { width: 5, height: 5 }, 'image.rotate': { angle: 90 }, 'image.flip': { direction: 'horizontal' },
   'pdf.pages': { pages: '1' }, 'pdf.split': { ranges: '1' }, 'pdf.protect': { password: NEW_PASSWORD },
   'pdf.unlock': { password: PASSWORD }, 'pdf.structured': { schema: VALID_SCHEMA }, 'pdf.redact': { text: JSON.stringify([PDF_MARKER]) },
+  'pdf.stamp': { text: 'Page {n} of {total}' },
 };
 const validFields = (o: Operation) => VALID_FIELDS[o.id] ?? {};
 const asStrings = (fields: Record<string, string | number>) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
@@ -290,6 +291,31 @@ for (const o of PDF_OPS) {
   const sanitize = op('pdf.sanitize');
   http('/v1/pdf/sanitize: keep_links "maybe"', sanitize, e(422, 'FIELD_INVALID', /^"keep_links" must be one of "true", "false"/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { keep_links: 'maybe' } }));
   mcp('svc_pdf_sanitize: keep_links as a boolean', sanitize, e(422, 'FIELD_INVALID', /^"keep_links" must be one of "true", "false"/), () => ({ file: b64(fx.pdf3), keep_links: false }));
+  const stamp = op('pdf.stamp');
+  // The image is named by its fixture's key: the fixtures are built after the cases are listed.
+  const stampWith = (fields: Record<string, string>, image?: keyof Fixtures | (() => Buffer)) => () => {
+    const bytes = image === undefined ? undefined : typeof image === 'function' ? image() : fx[image];
+    return { files: [upload(fx.pdf3, 'pdf')], fields, ...(bytes ? { extraParts: [{ name: 'image', bytes, filename: `${FILE_NAME}.img` }] } : {}) };
+  };
+  http('/v1/pdf/stamp: neither text nor image', stamp, e(422, 'FIELD_INVALID', /^\/v1\/pdf\/stamp needs "text" or an "image" to stamp; neither was sent/), stampWith({ position: 'top' }));
+  http('/v1/pdf/stamp: both text and image', stamp, e(422, 'FIELD_INVALID', /^send either "text" or "image", not both/), stampWith({ text: 'x' }, 'png'));
+  http('/v1/pdf/stamp: Cyrillic text (no glyph in Helvetica)', stamp, e(422, 'FIELD_INVALID', /^"text" holds U\+0416 \(Ж\) at character 7, which the stamp's font \(Helvetica\) cannot show/), stampWith({ text: 'Draft Ж' }));
+  mcp('svc_pdf_stamp: a line break in text', stamp, e(422, 'FIELD_INVALID', /^"text" holds U\+000A at character 2/), () => ({ file: b64(fx.pdf3), text: 'a\nb' }));
+  http('/v1/pdf/stamp: color "red"', stamp, e(422, 'FIELD_INVALID', /^"color" must be a colour as #rrggbb \(six hexadecimal digits\); received "red"/), stampWith({ text: 'x', color: 'red' }));
+  http('/v1/pdf/stamp: opacity 1.5', stamp, e(422, 'FIELD_INVALID', /^"opacity" must be a number from 0 to 1; received 1.5/), stampWith({ text: 'x', opacity: '1.5' }));
+  http('/v1/pdf/stamp: position "middle"', stamp, e(422, 'FIELD_INVALID', /^"position" must be one of "center", "top-left"/), stampWith({ text: 'x', position: 'middle' }));
+  http('/v1/pdf/stamp: pages "4" of 3', stamp, e(422, 'FIELD_INVALID', /^pages: page 4 does not exist: the PDF has 3 pages/), stampWith({ text: 'x', pages: '4' }));
+  http('/v1/pdf/stamp: digits 13', stamp, e(422, 'FIELD_INVALID', /^"digits" must be an integer from 1 to 12; received 13/), stampWith({ text: 'x', digits: '13' }));
+  http('/v1/pdf/stamp: image_width with text', stamp, e(422, 'FIELD_INVALID', /^"image_width" applies to an image stamp/), stampWith({ text: 'x', image_width: '100' }));
+  http('/v1/pdf/stamp: a WebP image', stamp, e(422, 'UNSUPPORTED_TYPE', /^"image": the file is a WEBP image; "image" takes PNG or JPEG images/), stampWith({}, 'webp'));
+  http('/v1/pdf/stamp: a TIFF image', stamp, e(422, 'UNSUPPORTED_TYPE', /^"image": the file is a TIFF image; "image" takes PNG or JPEG images/), stampWith({}, 'tiff'));
+  http('/v1/pdf/stamp: a PNG declaring 100000 x 100000 pixels', stamp, e(413, 'LIMIT_EXCEEDED', /^"image": the image declares 100000 x 100000 pixels/), stampWith({}, 'pngBomb'));
+  http('/v1/pdf/stamp: a truncated JPEG image', stamp, e(422, 'CORRUPT_INPUT', /^"image": the JPEG file is cut short/), stampWith({}, 'truncatedJpeg'));
+  http('/v1/pdf/stamp: an image over 10 MB', stamp, e(413, 'PAYLOAD_TOO_LARGE', /^"image" is \d+ bytes; the limit is 10485760 bytes \(10 MB\)/), stampWith({}, () => Buffer.concat([fx.png, Buffer.alloc(10 * MB)])));
+  mcp('svc_pdf_stamp: the image as a string', stamp, e(422, 'FIELD_INVALID', /^image must be an object \{ "data": <standard base64>, "mediaType"\? \} or \{ "url": "https:\/\/…" \}/), () => ({ file: b64(fx.pdf3), image: 'logo.png' }));
+  mcp('svc_pdf_stamp: a GIF image', stamp, e(501, 'NOT_IMPLEMENTED', /^"image": GIF input is not supported yet/), () => ({ file: b64(fx.pdf3), image: b64(fx.gif) }));
+  mcp('svc_pdf_stamp: opacity "half"', stamp, e(422, 'FIELD_INVALID', /^"opacity" must be a number from 0 to 1; received "half"/), () => ({ file: b64(fx.pdf3), text: 'x', opacity: 'half' }));
+  mcp('svc_pdf_stamp: a Greek letter in text', stamp, e(422, 'FIELD_INVALID', /^"text" holds U\+03A9 \(Ω\) at character 1/), () => ({ file: b64(fx.pdf3), text: 'Ω {n}' }));
   const blocks = op('pdf.blocks');
   for (const chunkChars of ['199', '100001', '0', '-500', '1500.5', '2e3', 'many', ' 800']) {
     http(`/v1/pdf/blocks: chunk_chars "${chunkChars}"`, blocks, e(422, 'FIELD_INVALID', /^"chunk_chars" must be an integer from 200 to 100000; received /), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { chunk_chars: chunkChars } }));
@@ -667,6 +693,7 @@ describe('bad-input matrix (HTTP and MCP, one service, no provider configured)',
       const form = new FormData();
       for (const f of request.files) form.append('file', new Blob([new Uint8Array(f.bytes)], f.type ? { type: f.type } : {}), f.name ?? 'upload.bin');
       for (const [k, v] of Object.entries(request.fields ?? {})) for (const one of Array.isArray(v) ? v : [v]) form.append(k, one);
+      for (const part of request.extraParts ?? []) form.append(part.name, new Blob([new Uint8Array(part.bytes)]), part.filename);
       body = form;
     }
     const res = await fetch(`${t.url}${c.op.path}`, { method: 'POST', body, headers });

@@ -82,7 +82,10 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
           expect(s.default).to.equal(f.default);
         }
         // Besides the operation's fields: the file(s), a form's file_url in a file's place, and how the result leaves.
-        const files = schema === tool.inputSchema ? [op.input.count.max > 1 ? 'files' : 'file'] : ['file', 'file_url'];
+        const named = op.input.namedFile?.name;
+        const files = schema === tool.inputSchema
+          ? [op.input.count.max > 1 ? 'files' : 'file', ...(named ? [named] : [])]
+          : ['file', 'file_url', ...(named ? [named, `${named}_url`] : [])];
         expect(Object.keys(schema.properties!).sort(), op.path).to.equal([...files, ...op.fields.map((f) => f.name), 'delivery', 'deliver_to'].sort());
       }
       // Prices: the catalog's per-chain amount is the rate; OpenAPI carries the same and the dynamic range.
@@ -218,6 +221,7 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
     'pdf.split': { ranges: '1-2' }, 'pdf.pages': { pages: '1-2' }, 'pdf.protect': { password: 'a-new-password' }, 'pdf.unlock': { password: 'pw' },
     'pdf.structured': { schema: '{"type":"object","properties":{"total":{"type":"number"}}}' },
     'pdf.redact': { text: '["Jane Doe"]' },
+    'pdf.stamp': { text: 'Page {n} of {total}' },
   };
 
   before(async () => {

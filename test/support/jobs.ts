@@ -28,6 +28,8 @@ export interface JobOptions {
   config?: Partial<Config>;
   /** Where the job directory is made. */
   root?: string;
+  /** The operation's named file (stamp's image). */
+  namedFile?: Uint8Array;
 }
 
 export interface PlannedJob {
@@ -45,7 +47,7 @@ export async function plannedJob(id: OperationId, uploads: readonly Uint8Array[]
   const config = loadConfig({ modelBaseUrl: 'http://127.0.0.1:9', ...options.config }, {});
   const jobDir = new LazyJobDir(options.root ?? config.tmpDir);
   try {
-    const prepared = await prepare(op, { uploads: [...uploads], fields }, jobDir, { config, pool: idlePool, inspections: new InspectionCache(), outbound: outboundRules(config) });
+    const prepared = await prepare(op, { uploads: [...uploads], fields, ...(options.namedFile ? { namedFile: options.namedFile } : {}) }, jobDir, { config, pool: idlePool, inspections: new InspectionCache(), outbound: outboundRules(config) });
     const job: Job = {
       operation: id,
       files: prepared.files,
@@ -71,13 +73,14 @@ export interface RunOutcome {
 
 /** Runs the operation as the service does: its checks and plan, then its work function in a private job directory. */
 export async function runOperation(id: OperationId, inputs: readonly Uint8Array[], fields: Record<string, string | number | undefined>,
-  options: { timeoutMs?: number; maxZipBytes?: number } = {}): Promise<RunOutcome> {
+  options: { timeoutMs?: number; maxZipBytes?: number; namedFile?: Uint8Array } = {}): Promise<RunOutcome> {
   const started = Date.now();
   let planned: PlannedJob | undefined;
   try {
     planned = await plannedJob(id, inputs, Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)])), {
       root: jobRoot(), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.maxZipBytes !== undefined ? { settings: { maxZipBytes: options.maxZipBytes } } : {}),
+      ...(options.namedFile ? { namedFile: options.namedFile } : {}),
     });
     const output = await planned.run();
     return { output, leftovers: await leftoversIn(planned.job.jobDir), ms: Date.now() - started };

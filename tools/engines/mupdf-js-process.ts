@@ -10,6 +10,7 @@ import type { EngineCommand, RedactionReport, RemovedCounts, RemovedKind, Saniti
 import { MUPDF_JS_EXIT } from './mupdf-js.js';
 import { MatchesRemain, ReaderFailed, eachContainer, redactDocument } from './mupdf-js-redaction.js';
 import { runToolsInThisProcess } from '../process/run-tool.js';
+import { stampDocument } from './mupdf-js-stamp.js';
 
 // ---------------------------------------------------------------- object walks
 
@@ -139,12 +140,16 @@ async function main(): Promise<void> {
   } catch {
     process.exit(MUPDF_JS_EXIT.damaged);
   }
-  let report: RedactionReport | { removed: RemovedCounts };
+  let report: RedactionReport | { removed: RemovedCounts } | Record<string, never>;
   let bytes: Uint8Array;
   try {
     if (command.command === 'redact') {
       // The scratch files sit beside the output, in the job's directory.
       ({ report, bytes } = await redactDocument(doc, command.request, path.join(path.dirname(output), 'redaction-check'), command.deadline));
+    } else if (command.command === 'stamp') {
+      stampDocument(doc, command.request);
+      report = {};
+      bytes = doc.saveToBuffer('garbage=compact,compress').asUint8Array();
     } else {
       report = sanitize(doc, command.request);
       // garbage=compact drops what is no longer referenced: the scripts and files sanitizing cut loose.

@@ -1,4 +1,4 @@
-// MuPDF 1.28 (the npm `mupdf` package, WebAssembly) for redaction and sanitizing. It runs in a
+// MuPDF 1.28 (the npm `mupdf` package, WebAssembly) for redaction, sanitizing and stamps. It runs in a
 // child process of its own (./mupdf-js-process.ts), started like any other tool: the job's deadline
 // kills it, and the WebAssembly heap it grows on a large document is returned to the system
 // when it exits instead of staying with a pool thread. Debian's MuPDF 1.21 is not used for
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { runTool } from '../process/run-tool.js';
 import { fail } from '../../core/errors.js';
 import { asToolError, damaged } from '../process/tool-errors.js';
+import type { Numbering, StampPosition } from './stamp-text.js';
 
 /** A rectangle on one page, in PDF points from the page's top-left corner as it is displayed. */
 export interface RedactionArea {
@@ -57,9 +58,33 @@ export const REMOVED_KINDS = [
 ] as const;
 export type RemovedKind = typeof REMOVED_KINDS[number];
 
+/** A stamp: text (with {n} and {total}) or an image, drawn on the chosen pages. */
+export interface StampRequest {
+  /** The text's template; absent when the stamp is an image. */
+  text?: string;
+  numbering: Numbering;
+  /**
+   * The image (a PNG or JPEG file in the job's directory), its EXIF orientation, its resolution
+   * (pixels per inch, as the file states it, else 96), and its width on the page in points when given.
+   */
+  image?: { file: string; orientation: number; dpi: number; width?: number };
+  position: StampPosition;
+  /** Points. */
+  fontSize: number;
+  /** #rrggbb. */
+  color: string;
+  opacity: number;
+  /** Degrees, counter-clockwise, about the stamp's centre. */
+  rotation: number;
+  layer: 'over' | 'under';
+  /** Page numbers from 1, each once, in order; every page when absent. */
+  pages?: number[];
+}
+
 /** What the child is asked to do; `deadline` (epoch milliseconds) bounds the tools it runs itself. */
-export type EngineCommand = ({ command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest })
-  & { deadline: number };
+type Command = { command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest }
+  | { command: 'stamp'; request: StampRequest };
+export type EngineCommand = Command & { deadline: number };
 
 /** The engine's entry, compiled beside this module. */
 export const MUPDF_JS_PROCESS = fileURLToPath(new URL('./mupdf-js-process.js', import.meta.url));
@@ -85,7 +110,7 @@ async function runMupdfJs(
 ): Promise<unknown> {
   const requestFile = path.join(options.cwd, 'mupdf-request.json');
   writeFileSync(requestFile, JSON.stringify({ ...command, deadline: Date.now() + options.timeoutMs }), { mode: 0o600, flag: 'wx' });
-  const what = command.command === 'redact' ? 'redaction' : 'sanitizing';
+  const what = { redact: 'redaction', sanitize: 'sanitizing', stamp: 'stamping' }[command.command];
   const result = await runTool(process.execPath, [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, requestFile, input, output], { ...options, maxStdout: 1024 * 1024 })
     .catch((err: unknown) => { throw asToolError(err, what); });
   if (result.exitCode === MUPDF_JS_EXIT.damaged) damaged('MuPDF could not read or rewrite it (the file is damaged)');
@@ -103,4 +128,8 @@ export async function redactPdf(input: string, output: string, request: Redactio
 
 export async function sanitizePdf(input: string, output: string, request: SanitizeRequest, options: { cwd: string; timeoutMs: number }): Promise<RemovedCounts> {
   return (await runMupdfJs({ command: 'sanitize', request }, input, output, options) as { removed: RemovedCounts }).removed;
+}
+
+export async function stampPdf(input: string, output: string, request: StampRequest, options: { cwd: string; timeoutMs: number }): Promise<void> {
+  await runMupdfJs({ command: 'stamp', request }, input, output, options);
 }

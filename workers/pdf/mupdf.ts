@@ -1,9 +1,12 @@
-// redact and sanitize: MuPDF 1.28 in its own child process (tools/engines/mupdf-js.ts says why).
+// redact, sanitize and stamp: MuPDF 1.28 in its own child process (tools/engines/mupdf-js.ts says why).
 // The report it prints goes beside the file (JobOutput.report).
 import path from 'node:path';
 import type { JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
-import { redactPdf, sanitizePdf, type RedactionRequest, type SanitizeRequest } from '../../tools/engines/mupdf-js.js';
+import { writeFileSync } from 'node:fs';
+import { redactPdf, sanitizePdf, stampPdf, type RedactionRequest, type SanitizeRequest, type StampRequest } from '../../tools/engines/mupdf-js.js';
+import type { StampPlan } from '../../operations/pdf/stamp.js';
+import { imageDpi } from '../image/density.js';
 import { withScratch } from '../../tools/process/scratch-directory.js';
 import { inputPath, PDF, readBytes } from './common.js';
 
@@ -22,5 +25,21 @@ export const sanitize: WorkFunction<SanitizeRequest> = async (input): Promise<Jo
     const out = path.join(dir, 'sanitized.pdf');
     const removed = await sanitizePdf(source, out, input.params, { cwd: dir, timeoutMs: timeLeft(input) });
     return { body: await readBytes(out), mediaType: PDF, report: { ...removed } };
+  });
+};
+
+/** The stamp's image, when there is one, is the job's second file. */
+export const stamp: WorkFunction<StampPlan> = async (input): Promise<JobOutput> => {
+  const source = await inputPath(input);
+  return withScratch(input.jobDir, async (dir) => {
+    const out = path.join(dir, 'stamped.pdf');
+    const { image, ...rest } = input.params;
+    const file = path.join(dir, 'stamp-image');
+    const bytes = input.files[1]?.bytes;
+    if (image) writeFileSync(file, bytes, { mode: 0o600 });
+    const dpi = image ? await imageDpi(bytes) : 0;
+    const request: StampRequest = { ...rest, ...(image ? { image: { ...image, file, dpi } } : {}) };
+    await stampPdf(source, out, request, { cwd: dir, timeoutMs: timeLeft(input) });
+    return { body: await readBytes(out), mediaType: PDF };
   });
 };

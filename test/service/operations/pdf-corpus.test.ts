@@ -156,6 +156,7 @@ const OPERATIONS: [string, OperationId, Record<string, string | number>][] = [
   ['sanitize', 'pdf.sanitize', { keep_links: 'false' }],
   // Not a page: refused before payment, unless a damaged file reads as text, which Chromium then prints.
   ['from-html', 'pdf.from-html', {}],
+  ['stamp', 'pdf.stamp', { text: 'Page {n} of {total}', position: 'bottom-right', rotation: 30, opacity: 0.5, layer: 'under' }],
 ];
 
 describe('robustness corpus (pdf.js test files)', () => {
