@@ -351,6 +351,8 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
         await tool('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', `--user-data-dir=${scratch}/profile`,
           '--no-pdf-header-footer', `--print-to-pdf=${scratch}/out.pdf`, `file://${page}`], scratch);
       },
+    },
+    {
       id: 'pdf.stamp', input: 'corpus 004 (4 pages), "Page {n} of {total}"', fields: { text: 'Page {n} of {total}', position: 'bottom' }, files: [pdf(latex4)],
       raw: 'the MuPDF.js stamping process (node mupdf-js-process.js) run directly on the file',
       runRaw: (scratch) => mupdfJs(scratch, {
