@@ -26,12 +26,18 @@ import { pdfOcr } from './pdf/ocr.js';
 import { pdfTables } from './pdf/tables.js';
 import { pdfStructured } from './pdf/structured.js';
 import { pdfSearchable } from './pdf/searchable.js';
+import { pdfFormFields } from './pdf/form-fields.js';
+import { pdfFormFill } from './pdf/form-fill.js';
+import { pdfFlatten } from './pdf/flatten.js';
+import { pdfMetadata } from './pdf/metadata.js';
+import { pdfSetMetadata } from './pdf/set-metadata.js';
 import { officePdf } from './office/pdf.js';
 
 const table = [
   imageCompress, imageResize, imageCrop, imageRotate, imageFlip, imageOcr,
   pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRedact, pdfSanitize, pdfRender,
   pdfImages, pdfExtract, pdfMarkdown, pdfBlocks, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
+  pdfFormFields, pdfFormFill, pdfFlatten, pdfMetadata, pdfSetMetadata,
   officePdf,
 ] as const;
 

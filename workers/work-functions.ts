@@ -31,6 +31,11 @@ export const workFunctions: WorkTable = {
   'pdf.searchable': () => import('./pdf/searchable.js').then((m) => m.searchable),
   'pdf.tables': () => import('./model/tables.js').then((m) => m.pdfTables),
   'pdf.structured': () => import('./model/structured.js').then((m) => m.pdfStructured),
+  'pdf.form-fields': () => import('./pdf/mupdf.js').then((m) => m.formFields),
+  'pdf.form-fill': () => import('./pdf/mupdf.js').then((m) => m.formFill),
+  'pdf.flatten': () => import('./pdf/mupdf.js').then((m) => m.flatten),
+  'pdf.metadata': () => import('./pdf/mupdf.js').then((m) => m.metadata),
+  'pdf.set-metadata': () => import('./pdf/mupdf.js').then((m) => m.setMetadata),
   'office.pdf': () => import('./office/pdf.js').then((m) => m.officeToPdf),
 };
 

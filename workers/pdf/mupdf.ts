@@ -1,9 +1,12 @@
-// redact and sanitize: MuPDF 1.28 in its own child process (tools/engines/mupdf-js.ts says why).
-// The report it prints goes beside the file (JobOutput.report).
+// redact, sanitize, the form and metadata operations: MuPDF 1.28 in its own child process
+// (tools/engines/mupdf-js.ts says why). A report it prints goes beside the file (JobOutput.report).
 import path from 'node:path';
 import type { JobOutput, WorkFunction } from '../../core/job.js';
 import { timeLeft } from '../../core/job.js';
-import { redactPdf, sanitizePdf, type RedactionRequest, type SanitizeRequest } from '../../tools/engines/mupdf-js.js';
+import {
+  fillForm, flattenPdf, readMetadata, redactPdf, sanitizePdf, writeMetadata,
+  type FillRequest, type FormField, type MetadataRequest, type RedactionRequest, type SanitizeRequest,
+} from '../../tools/engines/mupdf-js.js';
 import { withScratch } from '../../tools/process/scratch-directory.js';
 import { inputPath, PDF, readBytes } from './common.js';
 
@@ -22,5 +25,42 @@ export const sanitize: WorkFunction<SanitizeRequest> = async (input): Promise<Jo
     const out = path.join(dir, 'sanitized.pdf');
     const removed = await sanitizePdf(source, out, input.params, { cwd: dir, timeoutMs: timeLeft(input) });
     return { body: await readBytes(out), mediaType: PDF, report: { ...removed } };
+  });
+};
+
+const json = (value: unknown): JobOutput => ({ body: new TextEncoder().encode(JSON.stringify(value)), mediaType: 'application/json' });
+
+/** The plan read the form before payment (to refuse XFA); its reading is the answer. */
+export const formFields: WorkFunction<{ fields: FormField[] }> = async (input) => json({ fields: input.params.fields });
+
+export const formFill: WorkFunction<FillRequest> = async (input): Promise<JobOutput> => {
+  const source = await inputPath(input);
+  return withScratch(input.jobDir, async (dir) => {
+    const out = path.join(dir, 'filled.pdf');
+    await fillForm(source, out, input.params, { cwd: dir, timeoutMs: timeLeft(input) });
+    return { body: await readBytes(out), mediaType: PDF };
+  });
+};
+
+export const flatten: WorkFunction<Record<string, never>> = async (input): Promise<JobOutput> => {
+  const source = await inputPath(input);
+  return withScratch(input.jobDir, async (dir) => {
+    const out = path.join(dir, 'flattened.pdf');
+    await flattenPdf(source, out, { cwd: dir, timeoutMs: timeLeft(input) });
+    return { body: await readBytes(out), mediaType: PDF };
+  });
+};
+
+export const metadata: WorkFunction<Record<string, never>> = async (input): Promise<JobOutput> => {
+  const source = await inputPath(input);
+  return withScratch(input.jobDir, async (dir) => json(await readMetadata(source, { cwd: dir, timeoutMs: timeLeft(input) })));
+};
+
+export const setMetadata: WorkFunction<MetadataRequest> = async (input): Promise<JobOutput> => {
+  const source = await inputPath(input);
+  return withScratch(input.jobDir, async (dir) => {
+    const out = path.join(dir, 'described.pdf');
+    await writeMetadata(source, out, input.params, new Date(), { cwd: dir, timeoutMs: timeLeft(input) });
+    return { body: await readBytes(out), mediaType: PDF };
   });
 };
