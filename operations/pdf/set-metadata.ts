@@ -7,7 +7,7 @@ import { PDF_INPUT, PDF_TIMEOUT_MS } from '../shared.js';
 export const METADATA_VALUE_CHARS = 4096;
 
 const field = <Name extends string>(name: Name, description: string) => ({
-  name, type: 'string', maxLength: METADATA_VALUE_CHARS, description: `${description} An empty string removes it; absent keeps it.`,
+  name, type: 'string', maxLength: METADATA_VALUE_CHARS, emptyIsValue: true, description: `${description} An empty string removes it; absent keeps it.`,
 }) as const satisfies FieldSpec;
 
 export const pdfSetMetadata = defineOperation({

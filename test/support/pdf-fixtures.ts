@@ -222,7 +222,7 @@ export const ACRO_FORM_FIELDS = ['name', 'agree', 'color', 'country', 'signature
  * field (name, max 40 characters), a checkbox (agree, on state Yes), a radio group of two
  * buttons (color: red, blue), a combo box (country: France, Germany, Japan), an unsigned
  * signature field and a push button; page 2 holds a filled multiline text field (notes = "first
- * note") without an appearance. `xfa` adds an XFA packet; `needAppearances` asks viewers to draw the values.
+ * note") without an appearance and a FreeText annotation ("Reviewed"). `xfa` adds an XFA packet; `needAppearances` asks viewers to draw the values.
  */
 export function acroFormPdf(options: { xfa?: boolean; needAppearances?: boolean } = {}): Buffer {
   const stream = (content: string, dict = '') => `<< ${dict}/Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`;
@@ -242,10 +242,12 @@ export function acroFormPdf(options: { xfa?: boolean; needAppearances?: boolean 
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
     stream('BT /F1 12 Tf 100 700 Td (Application form) Tj ET'),
     stream('0 0 0 rg 2 2 10 10 re f', '/Type /XObject /Subtype /Form /BBox [0 0 14 14] '),
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Annots [16 0 R] /Resources << >> >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Annots [16 0 R 19 0 R] /Resources << >> >>',
     '<< /Type /Annot /Subtype /Widget /F 4 /P 15 0 R /FT /Tx /T (notes) /Ff 4096 /V (first note) /Rect [50 700 300 760] /DA (/Helv 10 Tf 0 g) >>',
     stream('', '/Type /XObject /Subtype /Form /BBox [0 0 14 14] '),
     stream('<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/"><template xmlns="http://www.xfa.org/schema/xfa-template/3.3/"/></xdp:xdp>'),
+    '<< /Type /Annot /Subtype /FreeText /F 4 /P 15 0 R /Rect [50 600 250 630] /DA (/Helv 12 Tf 0 g) /Contents (Reviewed) /AP << /N 20 0 R >> >>',
+    stream('BT /Helv 12 Tf 5 10 Td (Reviewed) Tj ET', '/Type /XObject /Subtype /Form /BBox [0 0 200 30] /Resources << /Font << /Helv 12 0 R >> >> '),
   ];
   let out = '%PDF-1.7\n';
   const offsets: number[] = [];

@@ -6,6 +6,21 @@ import type {
   FieldWidget, FillRequest, FormField, FormFieldType, FormReading, MetadataKey, MetadataRequest, PdfMetadata,
 } from './mupdf-js.js';
 
+/**
+ * Loads every object once. MuPDF repairs a damaged file when it first meets a broken object, and
+ * a repair reloads the objects: edits made before it (a title, a field's value) would be lost
+ * from the saved file. Loading everything first makes any repair happen before the edits.
+ */
+export function loadEveryObject(doc: mupdf.PDFDocument): void {
+  for (let num = 1; num < doc.countObjects(); num++) {
+    try {
+      doc.newIndirect(num).resolve();
+    } catch {
+      // An object MuPDF cannot read stays unread; the save drops what nothing reaches.
+    }
+  }
+}
+
 // ---------------------------------------------------------------- reading a form
 
 /** MuPDF's widget types → the kinds the service reports; others (unknown types) are skipped. */

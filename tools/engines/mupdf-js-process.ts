@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as mupdf from 'mupdf';
 import type { EngineCommand, RemovedCounts, RemovedKind, SanitizeRequest } from './mupdf-js.js';
 import { MUPDF_JS_EXIT, isReadOnlyCommand } from './mupdf-js.js';
-import { fillForm, flatten, readForm, readMetadata, writeMetadata } from './mupdf-js-forms.js';
+import { fillForm, flatten, loadEveryObject, readForm, readMetadata, writeMetadata } from './mupdf-js-forms.js';
 import { MatchesRemain, ReaderFailed, eachContainer, redactDocument } from './mupdf-js-redaction.js';
 import { runToolsInThisProcess } from '../process/run-tool.js';
 
@@ -145,6 +145,7 @@ async function main(): Promise<void> {
   /** The edited document, written whole; garbage=compact drops what no longer has a reference. */
   const saved = () => doc.saveToBuffer('garbage=compact,compress').asUint8Array();
   try {
+    if (['form-fill', 'flatten', 'set-metadata'].includes(command.command)) loadEveryObject(doc);
     switch (command.command) {
       case 'redact':
         // The scratch files sit beside the output, in the job's directory.
