@@ -111,4 +111,3 @@ export function newPacket(properties: string): string {
   return `<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>\n<x:xmpmeta xmlns:x="adobe:ns:meta/">\n`
     + `<rdf:RDF xmlns:rdf="${NS.rdf}">\n${properties}\n</rdf:RDF>\n</x:xmpmeta>\n<?xpacket end="w"?>`;
 }
-
