@@ -12,12 +12,13 @@ import { gsArgs } from '../tools/engines/gs.js';
 import { QPDF_LOSSLESS } from '../tools/engines/qpdf.js';
 import { mupdfProgramPath } from '../tools/engines/mutool.js';
 import { ocrmypdfArgs } from '../tools/engines/ocrmypdf.js';
-import { LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, type EngineCommand } from '../tools/engines/mupdf-js.js';
+import { LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, type EngineRequest } from '../tools/engines/mupdf-js.js';
 import { blocks as blocksWork, markdown as markdownWork } from '../workers/layout/index.js';
 import { renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { dataUrl } from '../workers/model/pages.js';
 import { FAKE_MODEL, startFakeProvider, type ReceivedRequest, type Reply } from '../test/support/fake-provider.js';
 import { docx } from '../test/support/office-fixtures.js';
+import { acroFormPdf } from '../test/support/pdf-fixtures.js';
 import { CORPUS, parseStepArgs, photoJpeg, progress, start, textImagePng, writeResult } from './lib/common.js';
 import { startBenchService, form, type BenchService } from './lib/service.js';
 import { startHttpFloor, type HttpFloor } from './lib/floor.js';
@@ -56,7 +57,7 @@ async function tool(name: string, args: string[], cwd: string, options: { input?
 }
 
 /** The service's MuPDF.js child process, called as the raw tool: the same command line, no service around it. */
-async function mupdfJs(scratch: string, command: Omit<EngineCommand, 'deadline'>, input: string): Promise<void> {
+async function mupdfJs(scratch: string, command: EngineRequest, input: string): Promise<void> {
   const request = path.join(scratch, 'request.json');
   await writeFile(request, JSON.stringify({ ...command, deadline: Date.now() + TIMEOUT }));
   await tool(process.execPath, [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, request, input, path.join(scratch, 'out.pdf')], scratch);
@@ -100,6 +101,9 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
   const imagePdfPath = await put('image.pdf', imagePdf);
   const writerPath = await put('writer1.pdf', writer1);
   const gdocPath = await put('gdoc1.pdf', gdoc1);
+  const formPdf = new Uint8Array(acroFormPdf());
+  const formPath = await put('form.pdf', formPdf);
+  const formValues = { name: 'Ada Lovelace', agree: true, color: 'blue', country: 'Japan' };
   // A scanner's page: corpus 002 drawn at 200 dpi in grey and wrapped as an image-only PDF.
   await tool('mutool', ['draw', '-q', '-r', '200', '-c', 'gray', '-o', path.join(work, 'scan.png'), writerPath, '1'], work);
   await tool('mutool', ['convert', '-o', path.join(work, 'scanned1.pdf'), path.join(work, 'scan.png')], work);
@@ -359,6 +363,31 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
         command: 'stamp',
         request: { text: 'Page {n} of {total}', numbering: { start: 1 }, position: 'bottom', fontSize: 12, color: '#000000', opacity: 1, rotation: 0, layer: 'over' },
       }, latexPath),
+    },
+    {
+      id: 'pdf.form-fields', input: 'generated form (2 pages, 7 fields)', files: [pdf(formPdf)],
+      raw: 'the MuPDF.js process reading the form (node mupdf-js-process.js), once; the service reads it before payment and answers that reading',
+      runRaw: (scratch) => mupdfJs(scratch, { command: 'form-fields' }, formPath),
+    },
+    {
+      id: 'pdf.form-fill', input: 'generated form (2 pages), 4 values', fields: { values: JSON.stringify(formValues) }, files: [pdf(formPdf)],
+      raw: 'the MuPDF.js process filling the form, once (the service also reads the form before payment, for the quote and again for the paid call)',
+      runRaw: (scratch) => mupdfJs(scratch, { command: 'form-fill', request: { values: formValues, flatten: false } }, formPath),
+    },
+    {
+      id: 'pdf.flatten', input: 'generated form (2 pages)', files: [pdf(formPdf)],
+      raw: 'the MuPDF.js process flattening, once (the service also reads the form before payment, to refuse XFA)',
+      runRaw: (scratch) => mupdfJs(scratch, { command: 'flatten' }, formPath),
+    },
+    {
+      id: 'pdf.metadata', input: 'corpus 004 (4 pages)', files: [pdf(latex4)],
+      raw: 'the MuPDF.js process reading Info and XMP (node mupdf-js-process.js) on the file',
+      runRaw: (scratch) => mupdfJs(scratch, { command: 'metadata' }, latexPath),
+    },
+    {
+      id: 'pdf.set-metadata', input: 'corpus 004 (4 pages)', fields: { title: 'Benchmark', author: 'Ada' }, files: [pdf(latex4)],
+      raw: 'the MuPDF.js process writing Info and XMP on the file',
+      runRaw: (scratch) => mupdfJs(scratch, { command: 'set-metadata', request: { title: 'Benchmark', author: 'Ada' }, now: new Date().toISOString() }, latexPath),
     },
     {
       id: 'office.pdf', input: 'generated DOCX (2 pages)', files: [{ bytes: officeDocx, name: 'report.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }],

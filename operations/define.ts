@@ -53,6 +53,11 @@ export interface StringField extends FieldBase {
    */
   maxUtf8Bytes?: number;
   default?: string;
+  /**
+   * The empty string is a value of its own (set-metadata: it removes the entry) rather than "not
+   * sent", as an empty optional field otherwise is. The web page sends no blank inputs.
+   */
+  emptyIsValue?: boolean;
   /** Never logged, never echoed (passwords, schemas). */
   secret?: boolean;
   /**

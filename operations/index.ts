@@ -28,6 +28,11 @@ import { pdfStructured } from './pdf/structured.js';
 import { pdfFromHtml } from './pdf/from-html.js';
 import { pdfSearchable } from './pdf/searchable.js';
 import { pdfStamp } from './pdf/stamp.js';
+import { pdfFormFields } from './pdf/form-fields.js';
+import { pdfFormFill } from './pdf/form-fill.js';
+import { pdfFlatten } from './pdf/flatten.js';
+import { pdfMetadata } from './pdf/metadata.js';
+import { pdfSetMetadata } from './pdf/set-metadata.js';
 import { officePdf } from './office/pdf.js';
 
 const table = [
@@ -36,6 +41,7 @@ const table = [
   pdfImages, pdfExtract, pdfMarkdown, pdfBlocks, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
   pdfFromHtml,
   pdfStamp,
+  pdfFormFields, pdfFormFill, pdfFlatten, pdfMetadata, pdfSetMetadata,
   officePdf,
 ] as const;
 

@@ -37,6 +37,11 @@ export const workFunctions: WorkTable = {
   'pdf.structured': () => import('./model/structured.js').then((m) => m.pdfStructured),
   'pdf.from-html': () => import('./pdf/from-html.js').then((m) => m.fromHtml),
   'pdf.stamp': () => import('./pdf/mupdf.js').then((m) => m.stamp),
+  'pdf.form-fields': () => import('./pdf/mupdf.js').then((m) => m.formFields),
+  'pdf.form-fill': () => import('./pdf/mupdf.js').then((m) => m.formFill),
+  'pdf.flatten': () => import('./pdf/mupdf.js').then((m) => m.flatten),
+  'pdf.metadata': () => import('./pdf/mupdf.js').then((m) => m.metadata),
+  'pdf.set-metadata': () => import('./pdf/mupdf.js').then((m) => m.setMetadata),
   'office.pdf': () => import('./office/pdf.js').then((m) => m.officeToPdf),
 };
 

@@ -49,6 +49,7 @@ function joiFor(field: FieldSpec): Joi.Schema {
   if (field.maxLength !== undefined) s = s.max(field.maxLength);
   if (field.maxUtf8Bytes !== undefined) s = s.max(field.maxUtf8Bytes, 'utf8');
   if (field.pattern) s = s.pattern(new RegExp(field.pattern.regex, 'u'));
+  if (field.emptyIsValue) s = s.allow('');
   return field.required ? s.required() : s;
 }
 
@@ -121,8 +122,9 @@ export function validateFields(op: Operation, raw: Record<string, unknown>): Fie
   const input: Record<string, unknown> = { ...raw };
   for (const f of op.fields) {
     const v = input[f.name];
-    // An empty optional field (what an HTML form sends for a blank input) means "not sent".
-    if (v === '' && !f.required) delete input[f.name];
+    // An empty optional field (what an HTML form sends for a blank input) means "not sent",
+    // unless the field gives the empty string a meaning of its own.
+    if (v === '' && !f.required && !(f.type === 'string' && f.emptyIsValue)) delete input[f.name];
     else if (f.type === 'integer' && typeof v === 'string' && /^-?\d{1,15}$/.test(v)) input[f.name] = Number(v);
     else if (f.type === 'number' && typeof v === 'string' && DECIMAL.test(v)) input[f.name] = Number(v);
     else if (f.type === 'boolean' && (v === 'true' || v === 'false')) input[f.name] = v === 'true';

@@ -16,7 +16,7 @@ import { channelSentence, paymentSchemes, type PublicView } from './view.js';
 
 export const API_VERSION = '0.1.0';
 
-/** JSON Schema (2020-12 style) to the OpenAPI 3.0 dialect: type arrays with null become nullable. */
+/** JSON Schema (2020-12 style) to the OpenAPI 3.0 dialect: type arrays with null become nullable, several other types anyOf. */
 export function toOas30(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toOas30);
   if (typeof schema !== 'object' || schema === null) return schema;
@@ -24,8 +24,9 @@ export function toOas30(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'contentEncoding' || key === '$schema') continue;
     if (key === 'type' && Array.isArray(value)) {
-      const types = value.filter((t) => t !== 'null');
-      out.type = types[0];
+      const types = (value as unknown[]).filter((t) => t !== 'null');
+      if (types.length === 1) out.type = types[0];
+      else out.anyOf = types.map((type) => ({ type }));
       if (types.length < value.length) out.nullable = true;
       continue;
     }

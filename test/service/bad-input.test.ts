@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { makePdf, textPages } from '../support/pdf-fixtures.js';
+import { acroFormPdf, makePdf, textPages } from '../support/pdf-fixtures.js';
 import { compoundFile, declaringUnpackedSize, docx, xlsx } from '../support/office-fixtures.js';
 import { operations, operationById } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
@@ -205,6 +205,7 @@ const VALID_FIELDS: Record<string, Record<string, string | number>> = {
   'pdf.pages': { pages: '1' }, 'pdf.split': { ranges: '1' }, 'pdf.protect': { password: NEW_PASSWORD },
   'pdf.unlock': { password: PASSWORD }, 'pdf.structured': { schema: VALID_SCHEMA }, 'pdf.redact': { text: JSON.stringify([PDF_MARKER]) },
   'pdf.stamp': { text: 'Page {n} of {total}' },
+  'pdf.form-fill': { values: '{"name":"Ada"}' }, 'pdf.set-metadata': { title: 'A title' },
 };
 const validFields = (o: Operation) => VALID_FIELDS[o.id] ?? {};
 const asStrings = (fields: Record<string, string | number>) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
@@ -316,6 +317,28 @@ for (const o of PDF_OPS) {
   mcp('svc_pdf_stamp: a GIF image', stamp, e(501, 'NOT_IMPLEMENTED', /^"image": GIF input is not supported yet/), () => ({ file: b64(fx.pdf3), image: b64(fx.gif) }));
   mcp('svc_pdf_stamp: opacity "half"', stamp, e(422, 'FIELD_INVALID', /^"opacity" must be a number from 0 to 1; received "half"/), () => ({ file: b64(fx.pdf3), text: 'x', opacity: 'half' }));
   mcp('svc_pdf_stamp: a Greek letter in text', stamp, e(422, 'FIELD_INVALID', /^"text" holds U\+03A9 \(Ω\) at character 1/), () => ({ file: b64(fx.pdf3), text: 'Ω {n}' }));
+  const formFill = op('pdf.form-fill');
+  const fillWith = (values: string, extra: Record<string, string> = {}) => () => ({ files: [upload(acroFormPdf(), 'pdf')], fields: { values, ...extra } });
+  http('/v1/pdf/form-fill: values not JSON', formFill, e(422, 'FIELD_INVALID', /^values must be a JSON object of field names to values; it is not valid JSON/), fillWith('{"name"'));
+  http('/v1/pdf/form-fill: values a JSON array', formFill, e(422, 'FIELD_INVALID', /^values must be a JSON object of field names to values, such as/), fillWith('["Ada"]'));
+  http('/v1/pdf/form-fill: values an empty object', formFill, e(422, 'FIELD_INVALID', /^values names no field/), fillWith('{ }'));
+  http('/v1/pdf/form-fill: a number as a value', formFill, e(422, 'FIELD_INVALID', /^values: "name" must be a string, or true or false for a checkbox/), fillWith('{"name":3}'));
+  http('/v1/pdf/form-fill: a name the form lacks', formFill, e(422, 'FIELD_INVALID', /^values: the form has no field named "nmae"/), fillWith('{"nmae":"Ada"}'));
+  http('/v1/pdf/form-fill: a radio option that does not exist', formFill, e(422, 'FIELD_INVALID', /^values: "color" is a radio group: its value is one of "red", "blue"/), fillWith('{"color":"green"}'));
+  http('/v1/pdf/form-fill: a string for a checkbox', formFill, e(422, 'FIELD_INVALID', /^values: "agree" is a checkbox: its value is true or false/), fillWith('{"agree":"yes"}'));
+  http('/v1/pdf/form-fill: a text over its MaxLen', formFill, e(422, 'FIELD_INVALID', /^values: "name" takes at most 40 characters/), fillWith(JSON.stringify({ name: 'x'.repeat(41) })));
+  http('/v1/pdf/form-fill: a PDF without a form', formFill, e(422, 'FIELD_INVALID', /^values: the form has no field named "name"/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { values: '{"name":"Ada"}' } }));
+  http('/v1/pdf/form-fill: flatten "maybe"', formFill, e(422, 'FIELD_INVALID', /^"flatten" must be true or false; received "maybe"/), fillWith('{"name":"Ada"}', { flatten: 'maybe' }));
+  mcp('svc_pdf_form_fill: values as an object, not a string', formFill, e(422, 'FIELD_INVALID', /^"values" must be a string/), () => ({ file: b64(acroFormPdf()), values: { name: 'Ada' } }));
+  mcp('svc_pdf_form_fill: a signature given a value', formFill, e(422, 'FIELD_INVALID', /^values: "signature" is a signature field: it is signed, not filled/), () => ({ file: b64(acroFormPdf()), values: '{"signature":"me"}' }));
+  for (const o of [op('pdf.form-fields'), formFill, op('pdf.flatten')]) {
+    http(`${o.path}: an XFA form`, o, e(422, 'UNSUPPORTED_TYPE', /^the PDF holds an XFA form/), () => ({ files: [upload(acroFormPdf({ xfa: true }), 'pdf')], fields: asStrings(validFields(o)) }));
+    mcp(`${o.tool}: an XFA form`, o, e(422, 'UNSUPPORTED_TYPE', /^the PDF holds an XFA form/), () => ({ file: b64(acroFormPdf({ xfa: true })), ...validFields(o) }));
+  }
+  const setMetadata = op('pdf.set-metadata');
+  http('/v1/pdf/set-metadata: no field', setMetadata, e(422, 'FIELD_INVALID', /^set-metadata needs at least one of title, author, subject, keywords, creator; none was sent/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: {} }));
+  http('/v1/pdf/set-metadata: a title of 4097 characters', setMetadata, e(422, 'FIELD_INVALID', /^"title" must be a string of at most 4096 characters/), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { title: 't'.repeat(4097) } }));
+  mcp('svc_pdf_set_metadata: a number for author', setMetadata, e(422, 'FIELD_INVALID', /^"author" must be a string of at most 4096 characters/), () => ({ file: b64(fx.pdf3), author: 42 }));
   const blocks = op('pdf.blocks');
   for (const chunkChars of ['199', '100001', '0', '-500', '1500.5', '2e3', 'many', ' 800']) {
     http(`/v1/pdf/blocks: chunk_chars "${chunkChars}"`, blocks, e(422, 'FIELD_INVALID', /^"chunk_chars" must be an integer from 200 to 100000; received /), () => ({ files: [upload(fx.pdf3, 'pdf')], fields: { chunk_chars: chunkChars } }));

@@ -69,6 +69,12 @@ const ENDPOINTS: Record<string, { fields: Record<string, string | number>; pairW
   'pdf.searchable': { fields: {} },
   'pdf.tables': { fields: {} },
   'pdf.structured': { fields: { schema: STRUCTURED_SCHEMA } },
+  'pdf.form-fields': { fields: {} },
+  // No corpus file has a field of this name: the quote reads each form and refuses (a clean 422).
+  'pdf.form-fill': { fields: { values: '{"robustness":"x"}' } },
+  'pdf.flatten': { fields: {} },
+  'pdf.metadata': { fields: {} },
+  'pdf.set-metadata': { fields: { title: 'Robust' } },
 };
 
 interface CallResult { status: number; code: string; ms: number; paid: bigint }

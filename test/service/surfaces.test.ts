@@ -19,7 +19,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
-import { makePdf, textPages } from '../support/pdf-fixtures.js';
+import { acroFormPdf, makePdf, textPages } from '../support/pdf-fixtures.js';
 import { docx } from '../support/office-fixtures.js';
 import { toUsd } from '../../core/usd.js';
 import { toOas30 } from '../../server/derive/openapi.js';
@@ -222,6 +222,7 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
     'pdf.structured': { schema: '{"type":"object","properties":{"total":{"type":"number"}}}' },
     'pdf.redact': { text: '["Jane Doe"]' },
     'pdf.stamp': { text: 'Page {n} of {total}' },
+    'pdf.form-fill': { values: '{"name":"Ada"}' }, 'pdf.set-metadata': { title: 'A title' },
   };
 
   before(async () => {
@@ -240,7 +241,8 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
   });
   after(async () => { await client?.close(); await t?.stop(); });
 
-  const fileFor = (op: Operation) => (op.id === 'pdf.unlock' ? files.encrypted : files[op.input.kind]);
+  // form-fill's quote reads the form: it needs one holding the field it names.
+  const fileFor = (op: Operation) => (op.id === 'pdf.unlock' ? files.encrypted : op.id === 'pdf.form-fill' ? acroFormPdf() : files[op.input.kind]);
 
   function listable(pr: PaymentRequired, where: string): void {
     expect(pr.resource.description?.length ?? 0, where).to.be.at.most(500);

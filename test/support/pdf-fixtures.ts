@@ -214,6 +214,53 @@ export function formPdf(needAppearances: boolean): Buffer {
   return Buffer.from(out, 'latin1');
 }
 
+/** The fields of acroFormPdf, as /v1/pdf/form-fields names them. */
+export const ACRO_FORM_FIELDS = ['name', 'agree', 'color', 'country', 'signature', 'submit', 'notes'] as const;
+
+/**
+ * A two-page AcroForm. Page 1 is rotated 90° with a CropBox inside its MediaBox and holds a text
+ * field (name, max 40 characters), a checkbox (agree, on state Yes), a radio group of two
+ * buttons (color: red, blue), a combo box (country: France, Germany, Japan), an unsigned
+ * signature field and a push button; page 2 holds a filled multiline text field (notes = "first
+ * note") without an appearance and a FreeText annotation ("Reviewed"). `xfa` adds an XFA packet; `needAppearances` asks viewers to draw the values.
+ */
+export function acroFormPdf(options: { xfa?: boolean; needAppearances?: boolean } = {}): Buffer {
+  const stream = (content: string, dict = '') => `<< ${dict}/Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`;
+  const widget = '/Type /Annot /Subtype /Widget /F 4 /P 3 0 R';
+  const objects = [
+    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 5 0 R 6 0 R 9 0 R 10 0 R 11 0 R 16 0 R] /DA (/Helv 10 Tf 0 g) /DR << /Font << /Helv 12 0 R >> >>${options.needAppearances ? ' /NeedAppearances true' : ''}${options.xfa ? ' /XFA 18 0 R' : ''} >> >>`,
+    '<< /Type /Pages /Kids [3 0 R 15 0 R] /Count 2 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /CropBox [10 20 602 782] /Rotate 90 /Annots [4 0 R 5 0 R 7 0 R 8 0 R 9 0 R 10 0 R 11 0 R] /Contents 13 0 R /Resources << /Font << /F1 12 0 R >> >> >>',
+    `<< ${widget} /FT /Tx /T (name) /MaxLen 40 /Rect [100 600 300 620] /DA (/Helv 10 Tf 0 g) >>`,
+    `<< ${widget} /FT /Btn /T (agree) /V /Off /AS /Off /Rect [100 560 114 574] /MK << /CA (4) >> /DA (/ZaDb 10 Tf 0 g) /AP << /N << /Yes 14 0 R /Off 17 0 R >> >> >>`,
+    '<< /FT /Btn /Ff 49152 /T (color) /V /Off /Kids [7 0 R 8 0 R] >>',
+    `<< ${widget} /Parent 6 0 R /Rect [100 520 114 534] /AS /Off /AP << /N << /red 14 0 R /Off 17 0 R >> >> >>`,
+    `<< ${widget} /Parent 6 0 R /Rect [140 520 154 534] /AS /Off /AP << /N << /blue 14 0 R /Off 17 0 R >> >> >>`,
+    `<< ${widget} /FT /Ch /Ff 131072 /T (country) /Opt [(France) (Germany) (Japan)] /Rect [100 480 300 500] /DA (/Helv 10 Tf 0 g) >>`,
+    `<< ${widget} /FT /Sig /T (signature) /Rect [100 400 300 450] >>`,
+    `<< ${widget} /FT /Btn /Ff 65536 /T (submit) /Rect [100 350 200 370] /MK << /CA (Send) >> >>`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+    stream('BT /F1 12 Tf 100 700 Td (Application form) Tj ET'),
+    stream('0 0 0 rg 2 2 10 10 re f', '/Type /XObject /Subtype /Form /BBox [0 0 14 14] '),
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Annots [16 0 R 19 0 R] /Resources << >> >>',
+    '<< /Type /Annot /Subtype /Widget /F 4 /P 15 0 R /FT /Tx /T (notes) /Ff 4096 /V (first note) /Rect [50 700 300 760] /DA (/Helv 10 Tf 0 g) >>',
+    stream('', '/Type /XObject /Subtype /Form /BBox [0 0 14 14] '),
+    stream('<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/"><template xmlns="http://www.xfa.org/schema/xfa-template/3.3/"/></xdp:xdp>'),
+    '<< /Type /Annot /Subtype /FreeText /F 4 /P 15 0 R /Rect [50 600 250 630] /DA (/Helv 12 Tf 0 g) /Contents (Reviewed) /AP << /N 20 0 R >> >>',
+    stream('BT /Helv 12 Tf 5 10 Td (Reviewed) Tj ET', '/Type /XObject /Subtype /Form /BBox [0 0 200 30] /Resources << /Font << /Helv 12 0 R >> >> '),
+  ];
+  let out = '%PDF-1.7\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(Buffer.byteLength(out, 'latin1'));
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out, 'latin1');
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
 /** Five pages of text with an outline and a link. */
 export const outlinedTextPdf = (): Buffer => makePdf(textPages(5), { outline: true, link: true });
 

@@ -6,8 +6,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as mupdf from 'mupdf';
-import type { EngineCommand, RedactionReport, RemovedCounts, RemovedKind, SanitizeRequest } from './mupdf-js.js';
-import { MUPDF_JS_EXIT } from './mupdf-js.js';
+import type { EngineCommand, RemovedCounts, RemovedKind, SanitizeRequest } from './mupdf-js.js';
+import { MUPDF_JS_EXIT, isReadOnlyCommand } from './mupdf-js.js';
+import { fillForm, flatten, loadEveryObject, readForm, readMetadata, writeMetadata } from './mupdf-js-forms.js';
 import { MatchesRemain, ReaderFailed, eachContainer, redactDocument } from './mupdf-js-redaction.js';
 import { runToolsInThisProcess } from '../process/run-tool.js';
 import { stampDocument } from './mupdf-js-stamp.js';
@@ -140,26 +141,37 @@ async function main(): Promise<void> {
   } catch {
     process.exit(MUPDF_JS_EXIT.damaged);
   }
-  let report: RedactionReport | { removed: RemovedCounts } | Record<string, never>;
-  let bytes: Uint8Array;
+  let report: unknown = {};
+  let bytes: Uint8Array | undefined;
+  /** The edited document, written whole; garbage=compact drops what no longer has a reference. */
+  const saved = () => doc.saveToBuffer('garbage=compact,compress').asUint8Array();
   try {
-    if (command.command === 'redact') {
-      // The scratch files sit beside the output, in the job's directory.
-      ({ report, bytes } = await redactDocument(doc, command.request, path.join(path.dirname(output), 'redaction-check'), command.deadline));
-    } else if (command.command === 'stamp') {
-      stampDocument(doc, command.request);
-      report = {};
-      bytes = doc.saveToBuffer('garbage=compact,compress').asUint8Array();
-    } else {
-      report = sanitize(doc, command.request);
-      // garbage=compact drops what is no longer referenced: the scripts and files sanitizing cut loose.
-      bytes = withoutInfo(doc.saveToBuffer('garbage=compact,compress').asUint8Array());
+    if (['form-fill', 'flatten', 'set-metadata'].includes(command.command)) loadEveryObject(doc);
+    switch (command.command) {
+      case 'redact':
+        // The scratch files sit beside the output, in the job's directory.
+        ({ report, bytes } = await redactDocument(doc, command.request, path.join(path.dirname(output), 'redaction-check'), command.deadline));
+        break;
+      case 'sanitize':
+        report = sanitize(doc, command.request) satisfies { removed: RemovedCounts };
+        bytes = withoutInfo(saved());
+        break;
+      case 'stamp': stampDocument(doc, command.request); bytes = saved(); break;
+      case 'form-fields': report = readForm(doc); break;
+      case 'form-fill':
+        fillForm(doc, command.request);
+        if (command.request.flatten) flatten(doc);
+        bytes = saved();
+        break;
+      case 'flatten': flatten(doc); bytes = saved(); break;
+      case 'metadata': report = readMetadata(doc); break;
+      case 'set-metadata': writeMetadata(doc, command.request, command.now); bytes = saved(); break;
     }
   } catch (err) {
     if (err instanceof ReaderFailed) process.exit(MUPDF_JS_EXIT.failed);
     process.exit(err instanceof MatchesRemain ? MUPDF_JS_EXIT.matchesRemain : MUPDF_JS_EXIT.damaged);
   }
-  writeFileSync(output, bytes);
+  if (!isReadOnlyCommand(command.command) && bytes) writeFileSync(output, bytes);
   process.stdout.write(JSON.stringify(report));
 }
 

@@ -81,10 +81,91 @@ export interface StampRequest {
   pages?: number[];
 }
 
+/** The kinds of form field /v1/pdf/form-fields reports, as PDF's field types and flags make them. */
+export const FORM_FIELD_TYPES = ['text', 'checkbox', 'radio', 'choice', 'signature', 'button'] as const;
+export type FormFieldType = typeof FORM_FIELD_TYPES[number];
+
+/** Where one widget of a field is drawn: `rect` is [x, y, width, height] in points from the top-left of the page as displayed. */
+export interface FieldWidget {
+  page: number;
+  rect: [number, number, number, number];
+  /** A radio button's option (its on state). */
+  option?: string;
+}
+
+/** One terminal form field, as /v1/pdf/form-fields answers it. */
+export interface FormField {
+  /** The fully qualified name (parent names joined with dots): the key form-fill takes. */
+  name: string;
+  type: FormFieldType;
+  /** text and choice: the string (null when empty); checkbox: true or false; radio: the chosen option or null; signature: whether it is signed; button: null. */
+  value: string | boolean | null;
+  /** choice: its options (export values); radio: its options; checkbox: its on state; [] otherwise. */
+  options: string[];
+  /** The first widget's page (1-based) and rectangle. */
+  page: number;
+  rect: [number, number, number, number];
+  readOnly: boolean;
+  /** text: the most characters it takes (/MaxLen); null when unbounded or not text. */
+  maxLength: number | null;
+  /** choice: whether a value outside the options is taken (an editable combo box). */
+  editable: boolean;
+  /** choice: the options as displayed, when they differ from the export values (form-fill takes either). */
+  labels?: string[];
+  /** Every widget of the field, when it has more than one (radio groups). */
+  widgets?: FieldWidget[];
+}
+
+export interface FormReading {
+  /** The form holds XFA (an XML form that readers draw themselves): refused. */
+  xfa: boolean;
+  fields: FormField[];
+}
+
+/** A value to fill: a string for text, radio and choice fields, true or false for checkboxes. */
+export type FieldValue = string | boolean;
+
+export interface FillRequest {
+  values: Record<string, FieldValue>;
+  flatten: boolean;
+}
+
+/** The Info keys /v1/pdf/set-metadata sets, as its fields name them. */
+export const METADATA_KEYS = ['title', 'author', 'subject', 'keywords', 'creator'] as const;
+export type MetadataKey = typeof METADATA_KEYS[number];
+/** undefined keeps the value; '' removes it. */
+export type MetadataRequest = Partial<Record<MetadataKey, string>>;
+
+export interface PdfMetadata {
+  title: string | null;
+  author: string | null;
+  subject: string | null;
+  keywords: string | null;
+  creator: string | null;
+  producer: string | null;
+  /** ISO 8601, from the Info dictionary's PDF date strings (with their time zone when they give one). */
+  created: string | null;
+  modified: string | null;
+  pageCount: number;
+  /** "1.7", "2.0": the header's version, or the catalog's /Version when later. */
+  version: string;
+  encrypted: boolean;
+  /** The PDF/A part and conformance the XMP packet claims ("2B"), or null. */
+  pdfa: string | null;
+  /** The XMP packet as text, or null. */
+  xmp: string | null;
+}
+
 /** What the child is asked to do; `deadline` (epoch milliseconds) bounds the tools it runs itself. */
-type Command = { command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest }
-  | { command: 'stamp'; request: StampRequest };
-export type EngineCommand = Command & { deadline: number };
+export type EngineCommand = (
+  | { command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest }
+  | { command: 'stamp'; request: StampRequest }
+  | { command: 'form-fields' } | { command: 'form-fill'; request: FillRequest } | { command: 'flatten' }
+  | { command: 'metadata' } | { command: 'set-metadata'; request: MetadataRequest; now: string }
+) & { deadline: number };
+
+/** Commands that write no file, only their report. */
+const READ_ONLY_COMMANDS = new Set<EngineCommand['command']>(['form-fields', 'metadata']);
 
 /** The engine's entry, compiled beside this module. */
 export const MUPDF_JS_PROCESS = fileURLToPath(new URL('./mupdf-js-process.js', import.meta.url));
@@ -106,11 +187,11 @@ export const MUPDF_JS_EXIT = { ok: 0, failed: 1, damaged: 3, matchesRemain: 4 } 
  * to redact among it) goes in a 0600 file in the job's directory, never on a command line.
  */
 async function runMupdfJs(
-  command: Omit<EngineCommand, 'deadline'>, input: string, output: string, options: { cwd: string; timeoutMs: number },
+  command: EngineRequest, input: string, output: string, options: { cwd: string; timeoutMs: number },
 ): Promise<unknown> {
   const requestFile = path.join(options.cwd, 'mupdf-request.json');
   writeFileSync(requestFile, JSON.stringify({ ...command, deadline: Date.now() + options.timeoutMs }), { mode: 0o600, flag: 'wx' });
-  const what = { redact: 'redaction', sanitize: 'sanitizing', stamp: 'stamping' }[command.command];
+  const what = COMMAND_NAMES[command.command];
   const result = await runTool(process.execPath, [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, requestFile, input, output], { ...options, maxStdout: 1024 * 1024 })
     .catch((err: unknown) => { throw asToolError(err, what); });
   if (result.exitCode === MUPDF_JS_EXIT.damaged) damaged('MuPDF could not read or rewrite it (the file is damaged)');
@@ -121,6 +202,14 @@ async function runMupdfJs(
   if (result.exitCode !== MUPDF_JS_EXIT.ok) throw asToolError(new Error(`${what} exited ${result.exitCode}`), what);
   return JSON.parse(Buffer.from(result.stdout).toString('utf8')) as unknown;
 }
+
+/** A command as a caller gives it: the deadline is added from the timeout. */
+export type EngineRequest = EngineCommand extends infer C ? C extends unknown ? Omit<C, 'deadline'> : never : never;
+
+const COMMAND_NAMES: Record<EngineCommand['command'], string> = {
+  redact: 'redaction', sanitize: 'sanitizing', stamp: 'stamping', 'form-fields': 'reading the form', 'form-fill': 'filling the form',
+  flatten: 'flattening', metadata: 'reading the metadata', 'set-metadata': 'writing the metadata',
+};
 
 export async function redactPdf(input: string, output: string, request: RedactionRequest, options: { cwd: string; timeoutMs: number }): Promise<RedactionReport> {
   return await runMupdfJs({ command: 'redact', request }, input, output, options) as RedactionReport;
@@ -133,3 +222,28 @@ export async function sanitizePdf(input: string, output: string, request: Saniti
 export async function stampPdf(input: string, output: string, request: StampRequest, options: { cwd: string; timeoutMs: number }): Promise<void> {
   await runMupdfJs({ command: 'stamp', request }, input, output, options);
 }
+/** The form's fields, read before payment (form-fill checks its values against them) and as form-fields' answer. */
+export async function readForm(input: string, options: { cwd: string; timeoutMs: number }): Promise<FormReading> {
+  return await runMupdfJs({ command: 'form-fields' }, input, READ_ONLY_OUTPUT, options) as FormReading;
+}
+
+export async function fillForm(input: string, output: string, request: FillRequest, options: { cwd: string; timeoutMs: number }): Promise<void> {
+  await runMupdfJs({ command: 'form-fill', request }, input, output, options);
+}
+
+export async function flattenPdf(input: string, output: string, options: { cwd: string; timeoutMs: number }): Promise<void> {
+  await runMupdfJs({ command: 'flatten' }, input, output, options);
+}
+
+export async function readMetadata(input: string, options: { cwd: string; timeoutMs: number }): Promise<PdfMetadata> {
+  return await runMupdfJs({ command: 'metadata' }, input, READ_ONLY_OUTPUT, options) as PdfMetadata;
+}
+
+/** `now` is the modification date written to Info and XMP. */
+export async function writeMetadata(input: string, output: string, request: MetadataRequest, now: Date, options: { cwd: string; timeoutMs: number }): Promise<void> {
+  await runMupdfJs({ command: 'set-metadata', request, now: now.toISOString() }, input, output, options);
+}
+
+/** The output argument of a command that writes no file. */
+const READ_ONLY_OUTPUT = '-';
+export const isReadOnlyCommand = (command: EngineCommand['command']): boolean => READ_ONLY_COMMANDS.has(command);
