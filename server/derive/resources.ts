@@ -95,12 +95,28 @@ function mcpExtension(op: Operation, description: string): Record<string, unknow
   return ext;
 }
 
+// A deployment's resource descriptions never change once it runs: each is built on its first quote and kept.
+const described = new WeakMap<PublicView, Map<string, ResourceDescription>>();
+
+function describedOnce(app: PublicView, key: string, describe: () => Omit<ResourceDescription, 'key'>): ResourceDescription {
+  let byKey = described.get(app);
+  if (!byKey) described.set(app, byKey = new Map<string, ResourceDescription>());
+  let resource = byKey.get(key);
+  if (!resource) byKey.set(key, resource = { key, ...describe() });
+  return resource;
+}
+
 export function httpResource(op: Operation, app: PublicView): ResourceDescription {
-  return { key: `http ${op.id}`, url: `${app.config.baseUrl}${op.path}`, description: operationDescription(op, app), mimeType: outputMediaTypes(op)[0], extensions: httpExtension(op, app.config.urlInputs === 'on') };
+  return describedOnce(app, `http ${op.id}`, () => ({
+    url: `${app.config.baseUrl}${op.path}`, description: operationDescription(op, app), mimeType: outputMediaTypes(op)[0],
+    extensions: httpExtension(op, app.config.urlInputs === 'on'),
+  }));
 }
 
 /** The MCP server's own URL: the Bazaar lists a tool under the endpoint that serves it. */
 export function mcpResource(op: Operation, app: PublicView): ResourceDescription {
-  const description = operationDescription(op, app);
-  return { key: `mcp ${op.id}`, url: `${app.config.baseUrl}/mcp`, description, mimeType: outputMediaTypes(op)[0], extensions: mcpExtension(op, description) };
+  return describedOnce(app, `mcp ${op.id}`, () => {
+    const description = operationDescription(op, app);
+    return { url: `${app.config.baseUrl}/mcp`, description, mimeType: outputMediaTypes(op)[0], extensions: mcpExtension(op, description) };
+  });
 }

@@ -225,7 +225,8 @@ export class PaymentGate {
       accepts,
       { url: resource.url, description: resource.description, mimeType: resource.mimeType },
       error,
-      resource.extensions,
+      // x402 writes what its extensions add into the object it is given: the description's own stays as declared.
+      resource.extensions && { ...resource.extensions },
       undefined,
       refused,
     );

@@ -53,6 +53,10 @@ describe('server/derive/resources', () => {
     expect([first.key, first.url, first.description, first.mimeType]).to.equal(['http image.resize', 'https://paydoc.example/v1/image/resize', resize.description, 'image/jpeg']);
     expect(httpResource(resize, publicView({ baseUrl: 'https://other.example' })).extensions).to.shallow.equal(first.extensions);
     expect(httpResource(resize, publicView({ urlInputs: 'off' })).extensions).to.not.shallow.equal(first.extensions);
+    // A deployment describes each route once, not once per request.
+    expect(httpResource(resize, view)).to.shallow.equal(first);
+    expect(mcpResource(resize, view)).to.shallow.equal(mcpResource(resize, view));
+    expect(mcpResource(resize, view)).to.not.shallow.equal(mcpResource(resize, publicView()));
   });
 
   it('an MCP resource is listed under /mcp with the tool\'s name, and says where a local engine keeps the content', () => {
