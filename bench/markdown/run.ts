@@ -27,6 +27,7 @@ import type { JobInput } from '../../core/job.js';
 import { canonicalize, cellCounts, cellF1, scorePage, type CellCounts, type PageScores, type ShapedTable } from './metrics.js';
 import { shapeTable } from '../../workers/layout/tables.js';
 import { groundTruthText, wordRecall } from '../../test/support/word-recall.js';
+import { letPdfjsRunOnNode20 } from '../../test/support/pdfjs-on-node20.js';
 import { CACHE, groundTruth, pageCount, scanPdf, STYLE_SETS_PROTOCOL, STYLES, stylePage, type Style } from './pages.js';
 
 import { ROOT } from '../lib/common.js';
@@ -189,20 +190,8 @@ const pdftotext: Engine = {
 const pdf2md: Engine = {
   id: '@opendocsg/pdf2md',
   async run(pdfs) {
-    // The pdf.js it bundles (5.x, through unpdf) calls ArrayBuffer.prototype.transferToFixedLength,
-    // which Node gains only in version 21; on Node 20 every operator list fails, no font is
-    // ever loaded, and pdf2md's wait for its fonts never settles. Standing in for the
-    // method with a copy lets the peer run as it would on a newer Node.
-    if (!('transferToFixedLength' in ArrayBuffer.prototype)) {
-      Object.defineProperty(ArrayBuffer.prototype, 'transferToFixedLength', {
-        configurable: true, writable: true,
-        value(this: ArrayBuffer, length = this.byteLength) {
-          const copy = new ArrayBuffer(length);
-          new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
-          return copy;
-        },
-      });
-    }
+    // Without it, pdf2md's wait for its fonts never settles on Node 20.
+    letPdfjsRunOnNode20();
     const modulePath = path.join(PEERS, 'node_modules/@opendocsg/pdf2md/lib/pdf2md.js');
     type Convert = (b: Uint8Array) => Promise<string>;
     const mod = await import(pathToFileURL(modulePath).href) as { default: Convert | { default: Convert } };

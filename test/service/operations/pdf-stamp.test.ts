@@ -15,6 +15,7 @@ import { runOperation } from '../../support/jobs.js';
 import { tool, withFile } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
+import { letPdfjsRunOnNode20 } from '../../support/pdfjs-on-node20.js';
 import { STAMP_MARGIN_PT } from '../../../tools/engines/stamp-text.js';
 
 export const lab = Lab.script();
@@ -50,17 +51,7 @@ function lineBox(words: Word[], pick: (w: Word) => boolean): Word {
 
 /** pdf.js's text items per page: the string and its text matrix. */
 async function pdfjsItems(pdf: Uint8Array): Promise<Array<Array<{ str: string; transform: number[] }>>> {
-  // The pdf.js that unpdf bundles calls ArrayBuffer.prototype.transferToFixedLength, which Node has from version 21.
-  if (!('transferToFixedLength' in ArrayBuffer.prototype)) {
-    Object.defineProperty(ArrayBuffer.prototype, 'transferToFixedLength', {
-      configurable: true, writable: true,
-      value(this: ArrayBuffer, length = this.byteLength) {
-        const copy = new ArrayBuffer(length);
-        new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
-        return copy;
-      },
-    });
-  }
+  letPdfjsRunOnNode20();
   const { getDocumentProxy } = await import('unpdf');
   const doc = await getDocumentProxy(new Uint8Array(pdf));
   const pages = [];
