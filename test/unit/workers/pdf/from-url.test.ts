@@ -74,7 +74,7 @@ describe('pdf.from-url: the worker with its fetch channel', () => {
       + '<iframe src="/frame.html" width="400" height="100"></iframe>'
       + `<img src="https://127.0.0.1:${trapPort}/refused.png"><img src="http://127.0.0.1:${trapPort}/plain.png"></body></html>`],
       '/app.js': ['text/javascript', 'addEventListener("DOMContentLoaded", () => {'
-        + ' document.getElementById("out").textContent = "ScriptRan"; });'],
+      + ' document.getElementById("out").textContent = "ScriptRan"; });'],
       '/pic.png': ['image/png', image],
       '/font.ttf': ['font/ttf', font],
       '/frame.html': ['text/html', '<p>InsideTheFrame</p>'],
