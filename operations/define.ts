@@ -64,6 +64,8 @@ export interface StringField extends FieldBase {
   password?: boolean;
   /** A value a caller might send (shown to discovery services when the field is required). */
   example?: string;
+  /** A URL the service fetches on the buyer's behalf: its form and literal address are checked by the fetch rules before payment. */
+  buyerUrl?: boolean;
 }
 
 export type FieldSpec = IntegerField | NumberField | BooleanField | StringField;

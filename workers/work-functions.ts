@@ -32,6 +32,7 @@ export const workFunctions: WorkTable = {
   'pdf.tables': () => import('./model/tables.js').then((m) => m.pdfTables),
   'pdf.structured': () => import('./model/structured.js').then((m) => m.pdfStructured),
   'pdf.from-html': () => import('./pdf/from-html.js').then((m) => m.fromHtml),
+  'pdf.from-url': () => import('./pdf/from-url.js').then((m) => m.fromUrl),
   'office.pdf': () => import('./office/pdf.js').then((m) => m.officeToPdf),
 };
 
