@@ -12,7 +12,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
 import sharp from 'sharp';
-import { VIEWPORT } from '../../../operations/pdf/from-url.js';
+import { PAGE_FETCH_BUDGET, PNG_MAX_HEIGHT, VIEWPORT, WAIT_MS_MAX } from '../../../operations/pdf/from-url.js';
+import { MB } from '../../../operations/define.js';
+import { operationById } from '../../../operations/index.js';
+import { MAX_URL_LENGTH } from '../../../server/outbound/fetcher.js';
 import { tool, withFile } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
@@ -166,5 +169,20 @@ describe('from-url paid over HTTP and MCP on the local Base chain', () => {
     const message = '/v1/pdf/from-url takes no file: it fetches what "url" names';
     expect(await refused.json()).to.equal({ error: { code: 'FIELD_INVALID', status: 422, message, field: 'file' } });
     expect(trap.connections).to.equal(0);
+  });
+});
+
+describe('docs/operations/web-pages.md on from-url', () => {
+  it('states the budget, the PNG bounds and the price as the code declares them', async () => {
+    const doc = await readFile(new URL('../../../../docs/operations/web-pages.md', import.meta.url), 'utf8');
+    const op = operationById('pdf.from-url');
+    const { requests, totalBytes } = PAGE_FETCH_BUDGET;
+    expect(doc).to.contain(`at most **${requests} requests** and receive at most **${totalBytes / MB} MB**`);
+    const { width, height } = VIEWPORT;
+    expect(doc).to.contain(`${width} pixels wide (the viewport, ${width} × ${height}), at most ${PNG_MAX_HEIGHT} pixels tall`);
+    expect(doc).to.contain(`(0 to ${WAIT_MS_MAX})`);
+    expect(doc).to.contain(`at most ${MAX_URL_LENGTH} characters`);
+    expect(doc).to.contain(`Price: flat **${op.price.rate / 1e6} USD (${op.price.rate} atomic USDC)** per call, as from-html`);
+    expect(op.price.rate).to.equal(operationById('pdf.from-html').price.rate);
   });
 });
