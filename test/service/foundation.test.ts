@@ -28,13 +28,13 @@ const { describe, it, before, after } = lab;
 const { expect } = Code;
 
 describe('the operation table', () => {
-  it('declares 27 operations, 6 image, 20 PDF and 1 Office, with unique paths and svc_ tool names', async () => {
-    expect(operations.length).to.equal(27);
+  it('declares 28 operations, 6 image, 21 PDF and 1 Office, with unique paths and svc_ tool names', async () => {
+    expect(operations.length).to.equal(28);
     expect(operations.filter((op) => op.path.startsWith('/v1/image/')).length).to.equal(6);
-    expect(operations.filter((op) => op.path.startsWith('/v1/pdf/')).length).to.equal(20);
+    expect(operations.filter((op) => op.path.startsWith('/v1/pdf/')).length).to.equal(21);
     expect(operations.filter((op) => op.path.startsWith('/v1/office/')).length).to.equal(1);
-    expect(new Set(operations.map((op) => op.path)).size).to.equal(27);
-    expect(new Set(operations.map((op) => op.tool)).size).to.equal(27);
+    expect(new Set(operations.map((op) => op.path)).size).to.equal(28);
+    expect(new Set(operations.map((op) => op.tool)).size).to.equal(28);
     for (const op of operations) {
       expect(op.tool).to.match(/^svc_[a-z_]+$/);
       expect(op.price.rate).to.be.above(0);
