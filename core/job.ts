@@ -1,5 +1,7 @@
 // What crosses the thread boundary between the front end and a pool worker.
-// Everything here must survive structured cloning: plain data, typed arrays, no classes.
+// Everything here must survive structured cloning: plain data, typed arrays, no classes (and a
+// MessagePort, which is transferred).
+import type { MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from './errors.js';
 
 export interface JobFile {
@@ -40,6 +42,8 @@ export interface JobInput<Params = unknown> {
   jobDir: string;
   /** Epoch milliseconds by which the work must be done; subprocess deadlines end before it. */
   deadline: number;
+  /** A page's fetch channel (core/page-fetch.ts), for operations that load a buyer's URL in a browser. */
+  fetchPort?: MessagePort;
 }
 
 /** What a work function receives: the job and its thread's settings. */

@@ -71,6 +71,8 @@ export interface StringField extends FieldBase {
   example?: string;
   /** A regular expression the whole value must match (JSON Schema's pattern), and what it means in words ("a colour as #rrggbb"). */
   pattern?: { regex: string; means: string };
+  /** A URL the service fetches on the buyer's behalf: its form and literal address are checked by the fetch rules before payment. */
+  buyerUrl?: boolean;
 }
 
 export type FieldSpec = IntegerField | NumberField | BooleanField | StringField;

@@ -26,6 +26,7 @@ import { pdfOcr } from './pdf/ocr.js';
 import { pdfTables } from './pdf/tables.js';
 import { pdfStructured } from './pdf/structured.js';
 import { pdfFromHtml } from './pdf/from-html.js';
+import { pdfFromUrl } from './pdf/from-url.js';
 import { pdfSearchable } from './pdf/searchable.js';
 import { pdfStamp } from './pdf/stamp.js';
 import { pdfFormFields } from './pdf/form-fields.js';
@@ -40,6 +41,7 @@ const table = [
   pdfCompress, pdfMerge, pdfMergeCompress, pdfPages, pdfSplit, pdfProtect, pdfUnlock, pdfRedact, pdfSanitize, pdfRender,
   pdfImages, pdfExtract, pdfMarkdown, pdfBlocks, pdfFromMarkdown, pdfOcr, pdfSearchable, pdfTables, pdfStructured,
   pdfFromHtml,
+  pdfFromUrl,
   pdfStamp,
   pdfFormFields, pdfFormFill, pdfFlatten, pdfMetadata, pdfSetMetadata,
   officePdf,

@@ -75,7 +75,7 @@ export async function paidCall<T>(app: App, call: PaidCall<T>): Promise<PaidOutc
       app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
       let output: JobOutput;
       try {
-        output = await execute(prepared, app.config, app.pool, call.clientGone);
+        output = await execute(prepared, app.config, app.pool, app.outbound, call.clientGone);
         app.metrics.jobs.inc({ operation: op.id, outcome: 'ok' });
       } catch (err) {
         app.metrics.jobs.inc({ operation: op.id, outcome: outcomeOf(err) });

@@ -21,6 +21,10 @@ import type { WorkerPool } from './pool.js';
 import type { LazyJobDir } from './jobdir.js';
 import type { JobFile, JobInput, JobOutput } from '../core/job.js';
 import { fetchBuyerUrl, parseBuyerUrl, vetBuyerUrl, type OutboundRules } from './outbound/fetcher.js';
+import { servePageFetches } from './outbound/page-fetches.js';
+import { PAGE_FETCH_BUDGET } from '../operations/pdf/from-url.js';
+import { isIP } from 'node:net';
+import { MessageChannel } from 'node:worker_threads';
 
 /** A file given as a URL, fetched before the quote (and again for the paid retry). */
 export interface UrlInput {
@@ -80,6 +84,10 @@ const isBytes = (input: FileInput): input is Uint8Array => input instanceof Uint
 
 function checkSizes(op: Operation, raw: RawRequest): void {
   const { count, maxBytes } = op.input;
+  if (count.max === 0 && raw.uploads.length > 0) {
+    const urls = op.fields.filter((f) => f.type === 'string' && f.buyerUrl).map((f) => `"${f.name}"`).join(', ');
+    fail('FIELD_INVALID', `${op.path} takes no file: it fetches what ${urls} names`, { field: 'file' });
+  }
   if (raw.uploads.length > count.max) {
     fail(count.max > 1 ? 'LIMIT_EXCEEDED' : 'FIELD_INVALID',
       count.max > 1 ? `at most ${count.max} files can be merged; ${raw.uploads.length} were sent`
@@ -133,8 +141,24 @@ async function fetchUrlInputs(op: Operation, raw: RawRequest, rules: OutboundRul
   return { ...raw, uploads };
 }
 
+/** Fields naming a page the service will fetch: the fetch rules' static parts (form, literal addresses), before payment. */
+async function checkBuyerUrlFields(op: Operation, fields: Record<string, unknown>, outbound: OutboundRules): Promise<void> {
+  for (const field of op.fields) {
+    if (field.type !== 'string' || !field.buyerUrl || fields[field.name] === undefined) continue;
+    const url = parseBuyerUrl(fields[field.name], field.name, outbound);
+    // A host name is looked up only when the page is fetched; a literal address is judged now, without a connection.
+    if (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) await vetBuyerUrl(url, field.name, outbound);
+  }
+}
+
+/** Whether the operation loads a page from a buyer's URL in a browser, through the job's fetch channel. */
+export function fetchesPages(op: Operation): boolean {
+  return op.fields.some((f) => f.type === 'string' && f.buyerUrl === true);
+}
+
 function checkFileCount(op: Operation, raw: RawRequest): void {
   const { min } = op.input.count;
+  if (min === 0) return;
   if (raw.uploads.length === 0) fail('FIELD_INVALID', `"file" is required: ${INPUT_KINDS[op.input.kind].file}`, { field: 'file' });
   if (raw.uploads.length < min) fail('FIELD_INVALID', `${op.path} needs ${min} to ${op.input.count.max} files; ${raw.uploads.length} was sent`, { field: 'file' });
 }
@@ -215,6 +239,7 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
   checkSizes(op, request);
   checkFileCount(op, request);
   const fields = validateFields(op, request.fields);
+  await checkBuyerUrlFields(op, fields, outbound);
   const delivery = request.delivery ?? { kind: 'inline' };
   let pushTo: URL | undefined;
   if (delivery.kind === 'push') {
@@ -298,7 +323,8 @@ export function jobTimeoutMs(op: Operation, config: Pick<Config, 'jobTimeoutMs'>
 }
 
 /** Hands the prepared job to the pool with its deadline. The bytes are transferred, so `prepared` is spent. */
-export async function execute(prepared: Prepared, config: Config, pool: WorkerPool, clientGone?: AbortSignal): Promise<JobOutput> {
+export async function execute(prepared: Prepared, config: Config, pool: WorkerPool, outbound: OutboundRules,
+  clientGone?: AbortSignal): Promise<JobOutput> {
   const timeoutMs = jobTimeoutMs(prepared.op, config);
   const input: JobInput = {
     operation: prepared.op.id,
@@ -307,7 +333,16 @@ export async function execute(prepared: Prepared, config: Config, pool: WorkerPo
     jobDir: prepared.jobDir.path(),
     deadline: Date.now() + timeoutMs,
   };
-  return pool.run(input, clientGone);
+  if (!fetchesPages(prepared.op)) return pool.run(input, clientGone);
+  // The worker's browser asks, the vetted fetcher answers: the channel ends with the job.
+  const { port1, port2 } = new MessageChannel();
+  const jobEnded = new AbortController();
+  servePageFetches(port1, outbound, { ...PAGE_FETCH_BUDGET, field: 'url' }, jobEnded.signal);
+  try {
+    return await pool.run({ ...input, fetchPort: port2 }, clientGone);
+  } finally {
+    jobEnded.abort();
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
 // any payment, and `run()` refuses again if the queue filled up in between.
 import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
+import type { MessagePort } from 'node:worker_threads';
 import { ServiceError } from '../core/errors.js';
 import { killProcessesIn } from './orphans.js';
 import type { JobInput, JobOutput, JobResult, WorkerSettings } from '../core/job.js';
@@ -46,7 +47,8 @@ export class WorkerPool {
   async run(input: JobInput, clientGone?: AbortSignal): Promise<JobOutput> {
     if (!this.hasRoom()) throw new ServiceError('QUEUE_FULL', 'the service is busy; retry in a few seconds', { retryAfterSeconds: 5 });
     if (clientGone?.aborted) throw clientGoneError();
-    const transfer = [...new Set(input.files.map((f) => f.bytes.buffer as ArrayBuffer))];
+    const transfer: (ArrayBuffer | MessagePort)[] = [...new Set(input.files.map((f) => f.bytes.buffer as ArrayBuffer))];
+    if (input.fetchPort) transfer.push(input.fetchPort);
     const deadline = AbortSignal.timeout(Math.max(1, input.deadline - Date.now()) + ABORT_GRACE_MS);
     const signal = clientGone ? AbortSignal.any([deadline, clientGone]) : deadline;
     this.running += 1;

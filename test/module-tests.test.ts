@@ -32,6 +32,7 @@ const SERVICE_TESTED: Record<string, string> = {
   // The paying side is shown paying on the local chains, which a unit test would only imitate.
   'client/payer.ts': 'service/payments, system/cli, system/mcp-bridge, system/channel-buyer, service/channels-every-route (paying on the local Base and Solana chains, and through a channel)',
   'client/svm-payer.ts': 'service/payments, service/payment-rig (Solana payments on the local chain)',
+  'core/page-fetch.ts': 'unit/server/outbound/page-fetches (the worker\'s end of the channel, against the front end\'s)',
   'core/protocol.ts': 'service/mcp, system/mcp-bridge (the MCP payment and receipt _meta keys, the base64 limit)',
   'operations/index.ts': 'unit/operations/define, readme-operations, service/surfaces (the table every description derives from)',
   'operations/input-kinds.ts': 'service/surfaces, service/bad-input, readme-operations (how each input kind is named, tagged and typed)',

@@ -159,8 +159,10 @@ describe('the README operation table', () => {
       if (listed.shared) {
         for (const f of IMAGE_ENCODING_FIELDS) expect(op.fields.find((d) => d.name === f.name), `${where}: shared field ${f.name}`).to.equal(f);
       }
-      // Only the merges list the file part, with its count; every other operation takes one file.
-      expect(listed.files ?? { min: 1, max: 1 }, `${where}: file count`).to.equal(op.input.count);
+      // Only the merges list the file part, with its count; from-url takes none (its url is listed);
+      // every other operation takes one file.
+      const unlisted = op.fields.some((f) => f.type === 'string' && f.buyerUrl) ? { min: 0, max: 0 } : { min: 1, max: 1 };
+      expect(listed.files ?? unlisted, `${where}: file count`).to.equal(op.input.count);
       const named = op.input.namedFile;
       expect(listed.namedFile, `${where}: the named file`).to.equal(named ? { name: named.name, formats: named.formats.map((f) => f.toUpperCase()) } : undefined);
     }

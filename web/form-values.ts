@@ -2,9 +2,11 @@
 import { byId } from './dom.js';
 import type { Operation } from './service-types.js';
 
+/** Whether the form holds the file a quote needs; an operation that takes none (from-url) always does. */
 export function hasFile(): boolean {
   const input = document.getElementById('field-file') as HTMLInputElement | null;
-  return (input?.files?.length ?? 0) > 0;
+  if (!input) return true;
+  return (input.files?.length ?? 0) > 0;
 }
 
 /** The request body exactly as the form stands: the files in order, and only the fields filled in. */

@@ -36,6 +36,7 @@ export const workFunctions: WorkTable = {
   },
   'pdf.structured': () => import('./model/structured.js').then((m) => m.pdfStructured),
   'pdf.from-html': () => import('./pdf/from-html.js').then((m) => m.fromHtml),
+  'pdf.from-url': () => import('./pdf/from-url.js').then((m) => m.fromUrl),
   'pdf.stamp': () => import('./pdf/mupdf.js').then((m) => m.stamp),
   'pdf.form-fields': () => import('./pdf/mupdf.js').then((m) => m.formFields),
   'pdf.form-fill': () => import('./pdf/mupdf.js').then((m) => m.formFill),

@@ -208,10 +208,12 @@ export function formJsonSchema(op: Operation): Record<string, unknown> {
     // OpenAPI 3.0 allows no empty list of required properties.
     ...(required.length ? { required } : {}),
     properties: {
-      file: files(fileSchema, `${fileDescription(op)} Or give it as file_url.`),
-      file_url: files(urlSchema, multiple
-        ? `https URLs the service fetches files from, in place of file parts; files and URLs count together, in the order sent.`
-        : 'An https URL the service fetches the file from, in place of the file part.'),
+      ...(op.input.count.max === 0 ? {} : {
+        file: files(fileSchema, `${fileDescription(op)} Or give it as file_url.`),
+        file_url: files(urlSchema, multiple
+          ? `https URLs the service fetches files from, in place of file parts; files and URLs count together, in the order sent.`
+          : 'An https URL the service fetches the file from, in place of the file part.'),
+      }),
       ...namedProps,
       ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])),
       ...DELIVERY_ARGUMENTS,

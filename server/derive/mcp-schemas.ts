@@ -40,7 +40,8 @@ export const DELIVERY_ARGUMENTS = {
 
 export function mcpInputSchema(op: Operation): Record<string, unknown> {
   const multiple = op.input.count.max > 1;
-  const fileProps = multiple
+  const takesFile = op.input.count.max > 0;
+  const fileProps = !takesFile ? {} : multiple
     ? { files: { type: 'array', minItems: op.input.count.min, maxItems: op.input.count.max, items: fileArgument(mediaTypesFor(op)), description: fileDescription(op) } }
     : { file: { ...fileArgument(mediaTypesFor(op)), description: fileDescription(op) } };
   const named = op.input.namedFile;
@@ -48,7 +49,7 @@ export function mcpInputSchema(op: Operation): Record<string, unknown> {
   return {
     type: 'object',
     additionalProperties: false,
-    required: [multiple ? 'files' : 'file', ...op.fields.filter((f) => f.required).map((f) => f.name)],
+    required: [...(takesFile ? [multiple ? 'files' : 'file'] : []), ...op.fields.filter((f) => f.required).map((f) => f.name)],
     properties: { ...fileProps, ...namedProps, ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])), ...DELIVERY_ARGUMENTS },
   };
 }

@@ -28,7 +28,8 @@ const mcpCache = new WeakMap<Operation, Map<string, Record<string, unknown>>>();
  */
 function exampleBody(op: Operation, urls: boolean): Record<string, unknown> {
   const file = urls ? { url: `https://example.com/${INPUT_KINDS[op.input.kind].exampleFile}` } : { data: 'UGF5ZG9j' };
-  const body: Record<string, unknown> = op.input.count.max > 1 ? { files: Array.from({ length: op.input.count.min }, () => file) } : { file };
+  const body: Record<string, unknown> = op.input.count.max === 0 ? {}
+    : op.input.count.max > 1 ? { files: Array.from({ length: op.input.count.min }, () => file) } : { file };
   for (const field of op.fields.filter((f) => f.required)) body[field.name] = exampleValue(field);
   return body;
 }

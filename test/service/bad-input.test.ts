@@ -231,14 +231,24 @@ const e = (status: number, code: string, message: RegExp): Expectation => ({ sta
 // 1. Every operation, both surfaces: the file missing, and a field the operation does not have.
 for (const o of operations) {
   const named = { image: 'a JPEG, PNG, WebP or AVIF image', pdf: 'a PDF', markdown: 'UTF-8 Markdown', office: 'an Office document \\(DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, DOC, XLS or PPT\\)', web: 'an HTML document, or a ZIP of a page' };
-  const missing = o.input.count.max > 1 ? /"file" is required: a PDF/ : new RegExp(`"file" is required: ${named[o.input.kind]}`);
+  // from-url takes no file: its page's url is what is missing, and the unknown field comes beside a url.
+  const fileless = o.input.count.max === 0;
+  const pageUrl: Record<string, string> = fileless ? { url: 'https://example.com/' } : {};
+  const missing = fileless ? /"url" is required/
+    : o.input.count.max > 1 ? /"file" is required: a PDF/ : new RegExp(`"file" is required: ${named[o.input.kind]}`);
   http(`${o.path}: no file`, o, e(422, 'FIELD_INVALID', missing), () => ({ files: [], fields: asStrings(validFields(o)) }));
   mcp(`${o.tool}: no file`, o, e(422, 'FIELD_INVALID', missing), () => ({ ...validFields(o) }));
   const unknown = new RegExp(`"colour" is not a field of ${o.path.replace(/\//g, '\\/')}`);
   http(`${o.path}: unknown field "colour"`, o, e(422, 'FIELD_INVALID', unknown),
-    () => ({ files: o.input.count.max > 1 ? [upload(fx.pdf3, 'pdf'), upload(fx.pdf3, 'pdf')] : [upload(validFile(o))], fields: { ...asStrings(validFields(o)), colour: 'red' } }));
+    () => ({
+      files: fileless ? [] : o.input.count.max > 1 ? [upload(fx.pdf3, 'pdf'), upload(fx.pdf3, 'pdf')] : [upload(validFile(o))],
+      fields: { ...asStrings(validFields(o)), ...pageUrl, colour: 'red' },
+    }));
   mcp(`${o.tool}: unknown argument "colour"`, o, e(422, 'FIELD_INVALID', unknown),
-    () => ({ ...(o.input.count.max > 1 ? { files: [b64(fx.pdf3), b64(fx.pdf3)] } : { file: b64(validFile(o)) }), ...validFields(o), colour: 'red' }));
+    () => ({
+      ...(fileless ? {} : o.input.count.max > 1 ? { files: [b64(fx.pdf3), b64(fx.pdf3)] } : { file: b64(validFile(o)) }),
+      ...validFields(o), ...pageUrl, colour: 'red',
+    }));
 }
 
 // 2. PDF operations: files that are not PDFs, cut short, empty, encrypted or mislabelled.

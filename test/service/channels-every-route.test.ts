@@ -20,6 +20,8 @@ import { docx } from '../support/office-fixtures.js';
 import { runTool } from '../../tools/process/run-tool.js';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -39,6 +41,8 @@ const FIELDS: Record<string, Record<string, string>> = {
 describe('every route paid through a payment channel by the standard client', () => {
   let t: TestService;
   let fake: FakeProvider;
+  /** The page from-url loads: an origin on loopback named in URL_FETCH_ALLOW. */
+  let page: http.Server;
   const files: Record<string, Buffer> = {};
 
   before(async () => {
@@ -48,7 +52,12 @@ describe('every route paid through a payment channel by the standard client', ()
       if (request.responseFormat) return { json: { title: 'a title' } };
       return { content: 'recognised text' };
     });
-    t = await startTestService({ config: { modelBaseUrl: fake.baseUrl, modelApiKey: 'sk-test', modelName: FAKE_MODEL, modelDpi: 72 } });
+    page = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>A page.</p>'));
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    const pageHost = `127.0.0.1:${(page.address() as AddressInfo).port}`;
+    FIELDS['pdf.from-url'] = { url: `http://${pageHost}/` };
+    const config = { modelBaseUrl: fake.baseUrl, modelApiKey: 'sk-test', modelName: FAKE_MODEL, modelDpi: 72, urlFetchAllow: pageHost };
+    t = await startTestService({ config });
     files.png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#884422' } }).png().toBuffer();
     files.pdf = makePdf(textPages(2));
     files.withImage = mixedPagesPdf(await photographedPage(300, 400));
@@ -66,7 +75,12 @@ describe('every route paid through a payment channel by the standard client', ()
       await rm(scratch, { recursive: true, force: true });
     }
   });
-  after(async () => { await t?.stop(); await fake?.close(); });
+  after(async () => {
+    await t?.stop();
+    await fake?.close();
+    page?.closeAllConnections();
+    await new Promise((resolve) => page?.close(resolve));
+  });
 
   function bodyFor(op: Operation): FormData {
     const form = new FormData();

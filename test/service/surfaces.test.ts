@@ -66,7 +66,9 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
       expect(oa.requestBody.content['application/json'].schema, op.path).to.equal(toOas30(tool.inputSchema) as Schema);
       for (const schema of [form, item.metadata.inputSchema, tool.inputSchema]) {
         const fileField = op.input.count.max > 1 ? (schema.properties!.files ?? schema.properties!.file) : schema.properties!.file;
-        expect(fileField, op.path).to.exist();
+        // An operation that fetches its page (from-url) takes no file on any surface.
+        if (op.input.count.max === 0) expect([fileField, schema.properties!.file_url], op.path).to.equal([undefined, undefined]);
+        else expect(fileField, op.path).to.exist();
         for (const name of op.fields.filter((f) => f.required).map((f) => f.name)) expect(schema.required, op.path).to.include(name);
         for (const f of op.fields) {
           const s = schema.properties![f.name];
@@ -83,9 +85,10 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
         }
         // Besides the operation's fields: the file(s), a form's file_url in a file's place, and how the result leaves.
         const named = op.input.namedFile?.name;
-        const files = schema === tool.inputSchema
+        const fileNames = schema === tool.inputSchema
           ? [op.input.count.max > 1 ? 'files' : 'file', ...(named ? [named] : [])]
           : ['file', 'file_url', ...(named ? [named, `${named}_url`] : [])];
+        const files = op.input.count.max === 0 ? [] : fileNames;
         expect(Object.keys(schema.properties!).sort(), op.path).to.equal([...files, ...op.fields.map((f) => f.name), 'delivery', 'deliver_to'].sort());
       }
       // Prices: the catalog's per-chain amount is the rate; OpenAPI carries the same and the dynamic range.
@@ -220,7 +223,7 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
     'image.resize': { width: 10 }, 'image.rotate': { angle: 90 }, 'image.flip': { direction: 'horizontal' }, 'image.crop': { width: 10, height: 10 },
     'pdf.split': { ranges: '1-2' }, 'pdf.pages': { pages: '1-2' }, 'pdf.protect': { password: 'a-new-password' }, 'pdf.unlock': { password: 'pw' },
     'pdf.structured': { schema: '{"type":"object","properties":{"total":{"type":"number"}}}' },
-    'pdf.redact': { text: '["Jane Doe"]' },
+    'pdf.redact': { text: '["Jane Doe"]' }, 'pdf.from-url': { url: 'https://example.com/' },
     'pdf.stamp': { text: 'Page {n} of {total}' },
     'pdf.form-fill': { values: '{"name":"Ada"}' }, 'pdf.set-metadata': { title: 'A title' },
   };
@@ -267,11 +270,12 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
       // Agent wallets read the Bazaar entry to build the call: the JSON body, the file by URL.
       const input = (http.extensions!.bazaar as { info: { input: { bodyType: string; body: Record<string, unknown> } } }).info.input;
       expect(input.bodyType, op.path).to.equal('json');
-      const example = (op.input.count.max > 1 ? (input.body.files as unknown[])[0] : input.body.file) as { url: string };
+      const example = (op.input.count.max > 1 ? (input.body.files as unknown[])[0] : input.body.file ?? input.body) as { url: string };
       expect(example.url, op.path).to.match(/^https:\/\/example\.com\//);
 
       const encoded = uploads.map((bytes) => ({ data: bytes.toString('base64') }));
-      const args = { ...(op.input.count.max > 1 ? { files: encoded } : { file: encoded[0] }), ...fields[op.id] };
+      const fileArgs = op.input.count.max === 0 ? {} : op.input.count.max > 1 ? { files: encoded } : { file: encoded[0] };
+      const args = { ...fileArgs, ...fields[op.id] };
       const quote = await client.callTool({ name: op.tool, arguments: args });
       const mcp = quote.structuredContent as unknown as PaymentRequired;
       expect(mcp.resource.url, op.tool).to.equal(`${t.url}/mcp`);
