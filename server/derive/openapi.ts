@@ -25,9 +25,10 @@ export function toOas30(schema: unknown): unknown {
     if (key === 'contentEncoding' || key === '$schema') continue;
     if (key === 'type' && Array.isArray(value)) {
       const types = (value as unknown[]).filter((t) => t !== 'null');
-      if (types.length === 1) out.type = types[0];
-      else out.anyOf = types.map((type) => ({ type }));
-      if (types.length < value.length) out.nullable = true;
+      // OpenAPI 3.0 takes nullable only beside a type, so with several types each alternative says it.
+      const nullable = types.length < value.length ? { nullable: true } : {};
+      if (types.length === 1) Object.assign(out, { type: types[0], ...nullable });
+      else out.anyOf = types.map((type) => ({ type, ...nullable }));
       continue;
     }
     out[key] = toOas30(value);

@@ -15,7 +15,7 @@ import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client';
 import { startTestService, type TestService } from '../support/service.js';
 import { FAKE_MODEL, startFakeProvider, type FakeProvider } from '../support/fake-provider.js';
-import { makePdf, mixedPagesPdf, photographedPage, textPages } from '../support/pdf-fixtures.js';
+import { acroFormPdf, makePdf, mixedPagesPdf, photographedPage, textPages } from '../support/pdf-fixtures.js';
 import { docx } from '../support/office-fixtures.js';
 import { runTool } from '../../tools/process/run-tool.js';
 import { operations } from '../../operations/index.js';
@@ -36,6 +36,8 @@ const FIELDS: Record<string, Record<string, string>> = {
   'image.flip': { direction: 'horizontal' }, 'pdf.pages': { pages: '1' }, 'pdf.split': { ranges: '1' },
   'pdf.protect': { password: PASSWORD }, 'pdf.unlock': { password: PASSWORD }, 'pdf.redact': { text: JSON.stringify(['Page']) },
   'pdf.structured': { schema: JSON.stringify({ type: 'object', properties: { title: { type: 'string' } } }) },
+  'pdf.stamp': { text: 'Page {n} of {total}' }, 'pdf.form-fill': { values: JSON.stringify({ name: 'Ada' }) },
+  'pdf.set-metadata': { title: 'A title' },
 };
 
 describe('every route paid through a payment channel by the standard client', () => {
@@ -63,6 +65,7 @@ describe('every route paid through a payment channel by the standard client', ()
     files.withImage = mixedPagesPdf(await photographedPage(300, 400));
     files.markdown = Buffer.from('# A title\n\nSome text.\n');
     files.office = await docx();
+    files.form = acroFormPdf();
     files.web = Buffer.from('<!doctype html><title>A title</title><p>Some text.</p>');
     const scratch = await mkdtemp(path.join('/dev/shm', 'channel-routes-'));
     try {
@@ -84,7 +87,7 @@ describe('every route paid through a payment channel by the standard client', ()
 
   function bodyFor(op: Operation): FormData {
     const form = new FormData();
-    const special: Record<string, Buffer> = { 'pdf.unlock': files.encrypted, 'pdf.images': files.withImage };
+    const special: Record<string, Buffer> = { 'pdf.unlock': files.encrypted, 'pdf.images': files.withImage, 'pdf.form-fill': files.form };
     const file = special[op.id] ?? (op.input.kind === 'image' ? files.png : op.input.kind === 'pdf' ? files.pdf : files[op.input.kind]);
     const name = { image: 'in.png', pdf: 'in.pdf', markdown: 'in.md', office: 'in.docx', web: 'in.html' }[op.input.kind];
     for (let i = 0; i < op.input.count.min; i++) form.append('file', new Blob([new Uint8Array(file)]), name);

@@ -70,9 +70,12 @@ describe('the document that was priced is the document processed', () => {
   it('every PDF operation that takes one file works on the priced pages', async () => {
     const fields: Partial<Record<OperationId, Record<string, string>>> = {
       'pdf.pages': { pages: '1' }, 'pdf.split': { ranges: '1' }, 'pdf.protect': { password: 'secret' }, 'pdf.render': { dpi: '36' },
-      'pdf.redact': { text: '["not in the document"]' },
+      'pdf.redact': { text: '["not in the document"]' }, 'pdf.stamp': { text: 'Page {n} of {total}' },
+      'pdf.set-metadata': { title: 'A title' },
     };
-    const local = operations.filter((op) => op.input.kind === 'pdf' && op.input.count.max === 1 && 'local' in op.content && !op.input.acceptsEncrypted);
+    // form-fill takes only documents with a form, which this one is not (pdf-forms fills one priced by its pages).
+    const local = operations.filter((op) => op.input.kind === 'pdf' && op.input.count.max === 1 && 'local' in op.content
+      && !op.input.acceptsEncrypted && op.id !== 'pdf.form-fill');
     expect(local.length).to.be.at.least(8);
     for (const op of local) {
       const outcome = await runOperation(op.id as OperationId, [oneThenForty], fields[op.id as OperationId] ?? {});
@@ -90,6 +93,11 @@ describe('the document that was priced is the document processed', () => {
         expect(facts.text, op.id).to.not.include('LAST');
       } else if (mediaType === 'application/zip') {
         expect((await zipEntries(body)).length, op.id).to.equal(1);
+      } else if (op.id === 'pdf.metadata') {
+        expect((JSON.parse(text) as { pageCount: number }).pageCount, op.id).to.equal(1);
+      } else if (op.id === 'pdf.form-fields') {
+        // The document has no form on either page: its reading says so, and nothing else.
+        expect(JSON.parse(text), op.id).to.equal({ fields: [] });
       } else {
         expect(text, op.id).to.include('FIRST page 1');
         expect(text, op.id).to.not.include('LAST');

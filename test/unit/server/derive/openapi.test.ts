@@ -26,6 +26,9 @@ describe('server/derive/openapi', () => {
       type: 'object',
       properties: { a: { type: 'string', nullable: true }, b: { type: 'integer' }, c: { anyOf: [{ type: 'number', nullable: true }] } },
     });
+    // Several types: OpenAPI 3.0 takes nullable only beside a type, so each alternative carries it.
+    expect(toOas30({ type: ['string', 'boolean', 'null'] })).to.equal({ anyOf: [{ type: 'string', nullable: true }, { type: 'boolean', nullable: true }] });
+    expect(toOas30({ type: ['string', 'boolean'] })).to.equal({ anyOf: [{ type: 'string' }, { type: 'boolean' }] });
   });
 
   it('x-payment-info: fixed for a flat price, a range for a capped per-page price, a minimum alone when uncapped', () => {
