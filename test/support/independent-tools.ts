@@ -67,3 +67,12 @@ export async function zipEntries(bytes: Uint8Array): Promise<{ name: string; byt
     return out;
   });
 }
+
+/** A poppler tool's output on a PDF (pdftotext writes to stdout); a failing run throws with its stderr. */
+export async function poppler(name: 'pdftotext' | 'pdffonts' | 'pdfimages' | 'pdfinfo', pdf: Uint8Array, ...args: string[]): Promise<string> {
+  return withFile(pdf, 'pdf', async (file) => {
+    const r = await tool(name, name === 'pdftotext' ? [...args, file, '-'] : [...args, file]);
+    if (r.code !== 0) throw new Error(`${name} exited ${r.code}: ${r.err}`);
+    return r.out;
+  });
+}

@@ -18,7 +18,7 @@ import { operationById } from '../../../operations/index.js';
 import { PAGE_ZIP_LIMITS } from '../../../checks/web-page.js';
 import { PAGE_HEAP_MB } from '../../../tools/engines/chromium.js';
 import { runOperation } from '../../support/jobs.js';
-import { tool, withFile } from '../../support/independent-tools.js';
+import { poppler, tool, withFile } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
 
@@ -41,14 +41,6 @@ async function startTrap(): Promise<Trap> {
 
 async function text(pdf: Uint8Array, ...args: string[]): Promise<string> {
   return withFile(pdf, 'pdf', async (file) => (await tool('pdftotext', [...args, file, '-'])).out);
-}
-
-async function poppler(name: 'pdfinfo' | 'pdffonts' | 'pdfimages', pdf: Uint8Array, ...args: string[]): Promise<string> {
-  return withFile(pdf, 'pdf', async (file) => {
-    const r = await tool(name, [...args, file]);
-    expect(r.code, `${name}: ${r.err}`).to.equal(0);
-    return r.out;
-  });
 }
 
 /** A ZIP of a page: index.html using its stylesheet (which uses the font) and its image. */

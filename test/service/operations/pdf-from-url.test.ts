@@ -16,7 +16,7 @@ import { PAGE_FETCH_BUDGET, PNG_MAX_HEIGHT, VIEWPORT, WAIT_MS_MAX } from '../../
 import { MB } from '../../../operations/define.js';
 import { operationById } from '../../../operations/index.js';
 import { MAX_URL_LENGTH } from '../../../server/outbound/fetcher.js';
-import { tool, withFile } from '../../support/independent-tools.js';
+import { poppler } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
 
@@ -25,14 +25,6 @@ const { describe, it, before, after } = lab;
 const { expect } = Code;
 
 const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf';
-
-async function poppler(name: 'pdftotext' | 'pdffonts' | 'pdfimages', pdf: Uint8Array, ...args: string[]): Promise<string> {
-  return withFile(pdf, 'pdf', async (file) => {
-    const r = await tool(name, name === 'pdftotext' ? [...args, file, '-'] : [...args, file]);
-    expect(r.code, `${name}: ${r.err}`).to.equal(0);
-    return r.out;
-  });
-}
 
 interface Server { port: number; connections: number; requested: string[]; close(): Promise<void> }
 async function serve(pages: Record<string, [string, string | Buffer]>): Promise<Server> {

@@ -22,7 +22,7 @@ import { servePageFetches, type PageFetchStats } from '../../../../server/outbou
 import { PAGE_FETCH_BUDGET, VIEWPORT, type FromUrlRequest } from '../../../../operations/pdf/from-url.js';
 import { fromUrl } from '../../../../workers/pdf/from-url.js';
 import { killChromiumUsing } from '../../../../tools/engines/chromium.js';
-import { tool, withFile } from '../../../support/independent-tools.js';
+import { poppler } from '../../../support/independent-tools.js';
 import { jobRoot, TEST_SETTINGS } from '../../../support/jobs.js';
 
 export const lab = Lab.script();
@@ -30,14 +30,6 @@ const { describe, it, before, after } = lab;
 const { expect } = Code;
 
 const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf';
-
-async function poppler(name: 'pdftotext' | 'pdffonts' | 'pdfimages', pdf: Uint8Array, ...args: string[]): Promise<string> {
-  return withFile(pdf, 'pdf', async (file) => {
-    const r = await tool(name, name === 'pdftotext' ? [...args, file, '-'] : [...args, file]);
-    expect(r.code, `${name}: ${r.err}`).to.equal(0);
-    return r.out;
-  });
-}
 
 describe('pdf.from-url: the worker with its fetch channel', () => {
   let site: https.Server;
