@@ -54,6 +54,19 @@ export function buildah(args: string[], options: RunOptions): Promise<string> {
   return run('buildah', ['--storage-driver', 'vfs', ...args], options);
 }
 
+const MAX_OPEN_FILES = 1_048_576;
+
+/**
+ * `--ulimit` raising open files in the build to this machine's hard limit. Buildah's chroot
+ * isolation otherwise gives every RUN 1024, and `npm ci` with an empty cache opens more than that
+ * at once when the registry answers fast (EMFILE). A build can raise the soft limit only up to the
+ * hard limit it inherits, so that is what is asked for.
+ */
+export async function openFilesLimit(): Promise<string[]> {
+  const hard = (await run('sh', ['-c', 'ulimit -Hn'], { timeoutMs: 10_000 })).trim();
+  const files = hard === 'unlimited' ? MAX_OPEN_FILES : Math.min(Number(hard), MAX_OPEN_FILES);
+  return Number.isInteger(files) && files > 1024 ? ['--ulimit', `nofile=${files}:${files}`] : [];
+}
 export async function imageExists(name: string): Promise<boolean> {
   return buildah(['inspect', '--type', 'image', '--format', '{{.FromImageID}}', name], { timeoutMs: 60_000 }).then(() => true, () => false);
 }

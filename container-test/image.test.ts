@@ -21,7 +21,7 @@ import { operations } from '../operations/index.js';
 import { form } from '../test/support/service.js';
 import { freePort } from '../test/support/paying.js';
 import { docx } from '../test/support/office-fixtures.js';
-import { BASE_IMAGE, buildah, ensureBaseImage, run } from './buildah.js';
+import { BASE_IMAGE, buildah, ensureBaseImage, openFilesLimit, run } from './buildah.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -166,7 +166,9 @@ describe('the container image (Dockerfile built with buildah, run as its non-roo
       // builds do; --pull=never: the base is the one made above, no registry is asked.
       const scratch = await mkdtemp(path.join(os.tmpdir(), 'paydoc-image-build-'));
       try {
-        await buildah(['bud', '--isolation', 'chroot', '--format', 'docker', '--pull=never', ...await hostCaVolumes(scratch), '--tag', IMAGE, '--file', 'Dockerfile', '.'],
+        const limits = await openFilesLimit();
+        const volumes = await hostCaVolumes(scratch);
+        await buildah(['bud', '--isolation', 'chroot', '--format', 'docker', '--pull=never', ...limits, ...volumes, '--tag', IMAGE, '--file', 'Dockerfile', '.'],
           // Quiet unless it fails (the error carries the output's tail): CI's log keeps only its
           // own tail, which must still show the test suite's summary.
           { cwd: root, timeoutMs: BUILD_TIMEOUT_MS });
