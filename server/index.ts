@@ -1,11 +1,11 @@
 // createServer(): builds and initialises the hapi server without listening. bin/ and the tests
 // share it. Routes, MCP tools, OpenAPI and the catalog all come from the operation table.
 import Hapi from '@hapi/hapi';
-import { pino, type Logger, type DestinationStream } from 'pino';
+import { pino, type DestinationStream } from 'pino';
 import { corsOriginList, loadConfig, workerSettings, type Config } from './config.js';
 import { operations } from '../operations/index.js';
 import { WorkerPool } from './pool.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics } from './metrics.js';
 import { ensureJobRoot, jobDirLifetimeMs, startJobDirSweeper } from './jobdir.js';
 import { createPaymentGate, startDevRigs, stopDevRigs, type DevRigs } from './payment/setup.js';
 import type { PaymentGate } from './payment/gate.js';
@@ -18,34 +18,14 @@ import { webPlugin } from './plugins/web.js';
 import { resultsPlugin } from './plugins/results.js';
 import { channelsPlugin } from './plugins/channels.js';
 import { bodyPrecheckPlugin } from './plugins/body.js';
-import { checkBinaries, type BinaryStatus } from './binaries.js';
+import { checkBinaries } from './binaries.js';
 import { localEngineBinaries } from './content-route.js';
-import { outboundRules, type OutboundRules } from './outbound/fetcher.js';
+import { outboundRules } from './outbound/fetcher.js';
 import { ResultLinks } from './delivery.js';
 import { Jobs, jobLifetimeMs } from './jobs.js';
 import { ToolTasks } from './mcp-tasks.js';
 import { jobsPlugin } from './plugins/jobs.js';
-
-export interface App {
-  config: Config;
-  pool: WorkerPool;
-  gate: PaymentGate;
-  metrics: Metrics;
-  logger: Logger;
-  binaries: BinaryStatus;
-  /** Pre-payment inspection results by content digest, so a paid retry does not repeat its quote's. */
-  inspections: InspectionCache;
-  /** The rules of every fetch and push made for a buyer (URL_* settings). */
-  outbound: OutboundRules;
-  /** Results kept for their one-time links (delivery=link). */
-  links: ResultLinks;
-  /** Long jobs (Prefer: respond-async), by token. */
-  jobs: Jobs;
-  /** MCP tasks (task-augmented tools/call), by task id. */
-  tasks: ToolTasks;
-  rigs: DevRigs;
-  version: string;
-}
+import type { App } from './app.js';
 
 // How often an MCP client is told to poll tasks/get.
 const TASK_POLL_INTERVAL_MS = 1000;

@@ -4,7 +4,7 @@ import type { Plugin, Request } from '@hapi/hapi';
 import { openapiDocument } from '../derive/openapi.js';
 import { catalog } from '../derive/catalog.js';
 import { llmsTxt, wellKnownX402 } from '../derive/agent-docs.js';
-import type { App } from '../index.js';
+import type { App } from '../app.js';
 
 // The service's icon: a page on the service's colour. The web page links it; agent directories
 // and wallets show it next to the service (@agentcash/discovery looks for the page's
