@@ -9,7 +9,7 @@ import type { Metrics } from './metrics.js';
 import type { DevRigs } from './payment/setup.js';
 import type { PaymentGate } from './payment/gate.js';
 import type { InspectionCache } from '../checks/cache.js';
-import type { BinaryStatus } from './binaries.js';
+import type { EngineStatus } from './engines.js';
 import type { OutboundRules } from './outbound/fetcher.js';
 import type { ResultLinks } from './delivery.js';
 import type { Jobs } from './jobs.js';
@@ -21,7 +21,8 @@ export interface App {
   gate: PaymentGate;
   metrics: Metrics;
   logger: Logger;
-  binaries: BinaryStatus;
+  /** Whether each engine command the operations need is installed (the boot check, /v1/health). */
+  engines: EngineStatus;
   /** Pre-payment inspection results by content digest, so a paid retry does not repeat its quote's. */
   inspections: InspectionCache;
   /** The rules of every fetch and push made for a buyer (URL_* settings). */

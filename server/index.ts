@@ -18,8 +18,8 @@ import { webPlugin } from './plugins/web.js';
 import { resultsPlugin } from './plugins/results.js';
 import { channelsPlugin } from './plugins/channels.js';
 import { bodyPrecheckPlugin } from './plugins/body.js';
-import { checkBinaries } from './binaries.js';
-import { localEngineBinaries } from './content-route.js';
+import { checkEngines } from './engines.js';
+import { localEngines } from './content-route.js';
 import { outboundRules } from './outbound/fetcher.js';
 import { ResultLinks } from './delivery.js';
 import { Jobs, jobLifetimeMs } from './jobs.js';
@@ -54,7 +54,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   const config = loadConfig(options.config, options.env);
   const outbound = outboundRules(config);
   const logger = pino({ level: config.logLevel, base: undefined }, options.logDestination);
-  // The quote's checks run tools from this thread: start its launcher while the process is small.
+  // The quote's checks run engines from this thread: start its launcher while the process is small.
   warmLauncher();
   await ensureJobRoot(config.tmpDir);
   const ownRigs = config.payments === 'dev' && !options.rigs;
@@ -70,8 +70,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     throw err;
   }
   // A local engine's program is required only where the settings choose that engine.
-  const binaries = await checkBinaries(operations, localEngineBinaries(config, operations));
-  const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }),
+  const engines = await checkEngines(operations, localEngines(config, operations));
+  const app: App = { config, pool, gate, metrics, logger, engines, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }),
     outbound, links: new ResultLinks(config.resultLinkTtlS * 1000),
     jobs: new Jobs({ keepMs: config.resultLinkTtlS * 1000, registry: gate.guard, replicaUrl: () => config.replicaUrl || undefined }),
     tasks: new ToolTasks({ ttlMs: jobLifetimeMs(config), pollIntervalMs: TASK_POLL_INTERVAL_MS }) };

@@ -267,7 +267,7 @@ describe('layers', () => {
     expect(spawning.map((f) => path.relative(dist, f))).to.equal([]);
   });
 
-  it('outside tools/, nothing runs a binary itself: checks, operations, workers and the server call the engines', () => {
+  it('outside tools/, nothing starts a program itself: checks, operations, workers and the server call the engines', () => {
     const found: string[] = [];
     for (const layer of ['checks', 'operations', 'workers', 'server']) {
       for (const file of filesIn(path.join(root, layer), '.ts')) {

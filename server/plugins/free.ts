@@ -36,11 +36,12 @@ export const freePlugin: Plugin<{ app: App }> = {
     server.route({
       method: 'GET', path: '/v1/health',
       handler: (_request, h) => {
-        const missing = Object.entries(app.binaries).filter(([, ok]) => !ok).map(([name]) => name);
+        const missing = Object.entries(app.engines).filter(([, ok]) => !ok).map(([name]) => name);
         const body = {
           status: missing.length ? 'degraded' : 'ok',
           version: app.version,
-          binaries: app.binaries,
+          // The engines' commands, each installed or not, under the key clients already read.
+          binaries: app.engines,
           ...(missing.length ? { missing } : {}),
           payments: { mode: app.config.payments, networks: app.gate.chains.map((c) => c.network), facilitators: app.gate.facilitators() },
           modelProvider: app.config.modelBaseUrl !== '' || app.config.modelApiKey !== '',
