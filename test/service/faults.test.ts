@@ -415,7 +415,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     await recovered();
   });
 
-  it('a tool launcher killed mid-job: 500 JOB_FAILED, nothing charged, its tool gone, later jobs succeed', async () => {
+  it('a launcher killed mid-job: 500 JOB_FAILED, nothing charged, its engine gone, later jobs succeed', async () => {
     const before = await baseline();
     const pending = slowRender();
     const drawing = await waitForDrawing();
