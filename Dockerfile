@@ -1,4 +1,4 @@
-# paydoc: Debian-based Node 22 LTS image with the same binaries the set-up script installs.
+# paydoc: Debian-based Node 22 LTS image with the same engines the set-up script installs.
 # The system package list lives in system-packages.txt, read here and by bin/setup.mjs, so the
 # two cannot drift.
 FROM node:22-bookworm-slim AS build

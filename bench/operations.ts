@@ -12,7 +12,7 @@ import { gsArgs } from '../tools/engines/gs.js';
 import { QPDF_LOSSLESS } from '../tools/engines/qpdf.js';
 import { mupdfProgramPath } from '../tools/engines/mutool.js';
 import { ocrmypdfArgs } from '../tools/engines/ocrmypdf.js';
-import { LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, type EngineRequest } from '../tools/engines/mupdf-js.js';
+import { LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, type MupdfJsRequest } from '../tools/engines/mupdf-js.js';
 import { blocks as blocksWork, markdown as markdownWork } from '../workers/layout/index.js';
 import { renderMarkdownHtml } from '../workers/pdf/from-markdown.js';
 import { dataUrl } from '../workers/model/pages.js';
@@ -57,7 +57,7 @@ async function tool(name: string, args: string[], cwd: string, options: { input?
 }
 
 /** The service's MuPDF.js child process, called as the raw tool: the same command line, no service around it. */
-async function mupdfJs(scratch: string, command: EngineRequest, input: string): Promise<void> {
+async function mupdfJs(scratch: string, command: MupdfJsRequest, input: string): Promise<void> {
   const request = path.join(scratch, 'request.json');
   await writeFile(request, JSON.stringify({ ...command, deadline: Date.now() + TIMEOUT }));
   await tool(process.execPath, [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, request, input, path.join(scratch, 'out.pdf')], scratch);

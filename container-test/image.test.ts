@@ -190,7 +190,7 @@ describe('the container image (Dockerfile built with buildah, run as its non-roo
       // Only the deployment's settings are given; PAYMENTS, HOST, TMP_DIR and NODE_ENV stay the
       // image's own. Chroot isolation shares the host's network, as `docker run --network host`.
       serviceEnv = [
-        // OCR_ENGINE=tesseract: the bundled tesseract is then one of the binaries /v1/health checks.
+        // OCR_ENGINE=tesseract: the bundled tesseract is then one of the engines /v1/health checks.
         `PORT=${port}`, `BASE_URL=${baseUrl}`, 'WORKERS=1', 'OCR_ENGINE=tesseract',
         `EVM_FACILITATOR_URL=${evm.facilitatorUrl}`, `EVM_NETWORK=${evm.network}`, `EVM_ASSET=${evm.asset}`, `EVM_PAY_TO=${evm.payTo}`,
         `SVM_FACILITATOR_URL=${svm.facilitatorUrl}`, `SVM_NETWORK=${svm.network}`, `SVM_ASSET=${svm.asset}`, `SVM_PAY_TO=${svm.payTo}`,
@@ -243,7 +243,7 @@ describe('the container image (Dockerfile built with buildah, run as its non-roo
     expect(mounts.split('\n').some((line) => line.split(' ')[4] === '/jobs' && / - tmpfs /.test(line)), mounts).to.be.true();
   });
 
-  it('reports every binary the operations need as present on /v1/health, and the image\'s HEALTHCHECK passes', async () => {
+  it('reports every engine command the operations need as present on /v1/health, and the image\'s HEALTHCHECK passes', async () => {
     const res = await fetch(`${baseUrl}/v1/health`);
     const health = await res.json() as {
       status: string; binaries: Record<string, boolean>; missing?: string[]; payments: { mode: string; networks: string[] };
@@ -251,7 +251,7 @@ describe('the container image (Dockerfile built with buildah, run as its non-roo
     expect(res.status, JSON.stringify(health)).to.equal(200);
     expect(health.status).to.equal('ok');
     expect(health.missing).to.not.exist();
-    const needed = [...new Set([...operations.flatMap((op) => op.binaries), 'tesseract'])].sort();
+    const needed = [...new Set([...operations.flatMap((op) => op.engines), 'tesseract'])].sort();
     expect(Object.keys(health.binaries).sort()).to.equal(needed);
     for (const name of needed) expect(health.binaries[name], name).to.equal(true);
     expect(health.payments.mode).to.equal('live');

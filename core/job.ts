@@ -7,7 +7,7 @@ import type { ErrorCode } from './errors.js';
 export interface JobFile {
   /** The uploaded bytes (transferred, not copied, into the worker). */
   bytes: Uint8Array;
-  /** The same bytes already written to the job directory, for tools that need a seekable file (PDF inputs). */
+  /** The same bytes already written to the job directory, for engines that need a seekable file (PDF inputs). */
   path?: string;
   /** Page count for PDFs, as priced. */
   pages?: number;

@@ -215,8 +215,8 @@ export interface OperationSpec<Id extends string, Fields extends readonly FieldS
   output: OutputSpec;
   /** Where the file content goes: the 503 without a provider, the catalog and the descriptions follow from it. */
   content: ContentRoute;
-  /** Binaries the work needs, as their engines declare them (tools/engines/); /v1/health reports them. */
-  binaries: readonly EngineCommand[];
+  /** The engines the work runs, by the commands they declare (tools/engines/); /v1/health reports each. */
+  engines: readonly EngineCommand[];
   /** The job's deadline; subprocess deadlines sit inside it and the pool abort just outside it. */
   timeoutMs: number;
   /** Checks on the fields that a per-field schema cannot express; throws the client's error (fail()). */

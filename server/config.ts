@@ -64,7 +64,7 @@ const schema = {
   modelDpi: { doc: 'Resolution at which PDF pages are rendered for the model (72 to 300).', format: 'nat', default: 150, env: 'MODEL_DPI' },
   ocrEngine: { doc: 'OCR engine: model (the provider) or tesseract (local; files never leave the server).', format: ['model', 'tesseract'], default: 'model', env: 'OCR_ENGINE' },
   ocrLanguages: { doc: 'tesseract languages, joined with + (e.g. eng+deu).', format: String, default: 'eng', env: 'OCR_LANGUAGES' },
-  markdownOcr: { doc: 'Scanned pages in /v1/pdf/markdown: tesseract (read locally), off (a note per page), or auto (tesseract when the binary is installed, else off).', format: ['auto', 'tesseract', 'off'], default: 'auto', env: 'MARKDOWN_OCR' },
+  markdownOcr: { doc: 'Scanned pages in /v1/pdf/markdown: tesseract (read locally), off (a note per page), or auto (tesseract when the engine is installed, else off).', format: ['auto', 'tesseract', 'off'], default: 'auto', env: 'MARKDOWN_OCR' },
   tablesEngine: { doc: 'Tables engine for /v1/pdf/tables: model (the provider) or local (the layout engine of /v1/pdf/markdown, on the PDF\'s text layer; files never leave the server).', format: ['model', 'local'], default: 'model', env: 'TABLES_ENGINE' },
 } as const;
 
@@ -111,7 +111,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     throw new ConfigError(`invalid configuration: ${message}`);
   }
   const config = conf.getProperties() as unknown as Config;
-  // The binary's presence is the machine's, not the environment's: PATH of this process decides.
+  // The engine's presence is the machine's, not the environment's: PATH of this process decides.
   if ((config.markdownOcr as string) === 'auto') config.markdownOcr = installed(TESSERACT.commands[0]) ? 'tesseract' : 'off';
   if (config.workers === 0) config.workers = Math.max(1, os.availableParallelism());
   if (!config.baseUrl) config.baseUrl = `http://localhost:${config.port}`;

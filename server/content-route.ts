@@ -2,7 +2,7 @@
 // (`content` in operations/define.ts); this resolves it against the settings, and everything that
 // says or enforces where content goes reads the resolution: the 503 before payment when no
 // provider is configured, the catalog's thirdParty and scannedPages, the descriptions, the MCP
-// tools' openWorldHint, /llms.txt and the binaries the boot check requires.
+// tools' openWorldHint, /llms.txt and the engines the boot check requires.
 import type { ContentRoute, LocalEngineSetting } from '../operations/define.js';
 import { ServiceError } from '../core/errors.js';
 import type { EngineCommand } from '../tools/engines/index.js';
@@ -89,8 +89,8 @@ export function requireProvider(config: ContentSettings, op: { path: string; con
   }
 }
 
-/** The programs of the local engines the settings choose for these operations (the boot check requires them). */
-export function localEngineBinaries(config: ContentSettings, ops: readonly { content: ContentRoute }[]): EngineCommand[] {
+/** The commands of the local engines the settings choose for these operations (the boot check requires them). */
+export function localEngines(config: ContentSettings, ops: readonly { content: ContentRoute }[]): EngineCommand[] {
   const commands = ops.flatMap((op) => {
     const { localEngine, scans } = resolveContent(config, op);
     return [...localEngine?.commands ?? [], ...scans?.engine?.commands ?? []];

@@ -1,11 +1,11 @@
 // createServer(): builds and initialises the hapi server without listening. bin/ and the tests
 // share it. Routes, MCP tools, OpenAPI and the catalog all come from the operation table.
 import Hapi from '@hapi/hapi';
-import { pino, type Logger, type DestinationStream } from 'pino';
+import { pino, type DestinationStream } from 'pino';
 import { corsOriginList, loadConfig, workerSettings, type Config } from './config.js';
 import { operations } from '../operations/index.js';
 import { WorkerPool } from './pool.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics } from './metrics.js';
 import { ensureJobRoot, jobDirLifetimeMs, startJobDirSweeper } from './jobdir.js';
 import { createPaymentGate, startDevRigs, stopDevRigs, type DevRigs } from './payment/setup.js';
 import type { PaymentGate } from './payment/gate.js';
@@ -18,34 +18,14 @@ import { webPlugin } from './plugins/web.js';
 import { resultsPlugin } from './plugins/results.js';
 import { channelsPlugin } from './plugins/channels.js';
 import { bodyPrecheckPlugin } from './plugins/body.js';
-import { checkBinaries, type BinaryStatus } from './binaries.js';
-import { localEngineBinaries } from './content-route.js';
-import { outboundRules, type OutboundRules } from './outbound/fetcher.js';
+import { checkEngines } from './engines.js';
+import { localEngines } from './content-route.js';
+import { outboundRules } from './outbound/fetcher.js';
 import { ResultLinks } from './delivery.js';
 import { Jobs, jobLifetimeMs } from './jobs.js';
 import { ToolTasks } from './mcp-tasks.js';
 import { jobsPlugin } from './plugins/jobs.js';
-
-export interface App {
-  config: Config;
-  pool: WorkerPool;
-  gate: PaymentGate;
-  metrics: Metrics;
-  logger: Logger;
-  binaries: BinaryStatus;
-  /** Pre-payment inspection results by content digest, so a paid retry does not repeat its quote's. */
-  inspections: InspectionCache;
-  /** The rules of every fetch and push made for a buyer (URL_* settings). */
-  outbound: OutboundRules;
-  /** Results kept for their one-time links (delivery=link). */
-  links: ResultLinks;
-  /** Long jobs (Prefer: respond-async), by token. */
-  jobs: Jobs;
-  /** MCP tasks (task-augmented tools/call), by task id. */
-  tasks: ToolTasks;
-  rigs: DevRigs;
-  version: string;
-}
+import type { App } from './app.js';
 
 // How often an MCP client is told to poll tasks/get.
 const TASK_POLL_INTERVAL_MS = 1000;
@@ -74,7 +54,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   const config = loadConfig(options.config, options.env);
   const outbound = outboundRules(config);
   const logger = pino({ level: config.logLevel, base: undefined }, options.logDestination);
-  // The quote's checks run tools from this thread: start its launcher while the process is small.
+  // The quote's checks run engines from this thread: start its launcher while the process is small.
   warmLauncher();
   await ensureJobRoot(config.tmpDir);
   const ownRigs = config.payments === 'dev' && !options.rigs;
@@ -90,8 +70,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
     throw err;
   }
   // A local engine's program is required only where the settings choose that engine.
-  const binaries = await checkBinaries(operations, localEngineBinaries(config, operations));
-  const app: App = { config, pool, gate, metrics, logger, binaries, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }),
+  const engines = await checkEngines(operations, localEngines(config, operations));
+  const app: App = { config, pool, gate, metrics, logger, engines, rigs, version: VERSION, inspections: new InspectionCache({ onLookup: (hit) => metrics.inspectionCache.inc({ result: hit ? 'hit' : 'miss' }) }),
     outbound, links: new ResultLinks(config.resultLinkTtlS * 1000),
     jobs: new Jobs({ keepMs: config.resultLinkTtlS * 1000, registry: gate.guard, replicaUrl: () => config.replicaUrl || undefined }),
     tasks: new ToolTasks({ ttlMs: jobLifetimeMs(config), pollIntervalMs: TASK_POLL_INTERVAL_MS }) };

@@ -1,6 +1,6 @@
 // Subprocesses left behind by a worker thread that died. A thread that crashes or is torn down
-// by the pool runs no exit handlers, so the tools it started would keep running (and writing)
-// with nobody waiting for them. Every tool runs inside its job's private directory, so the
+// by the pool runs no exit handlers, so the engines it started would keep running (and writing)
+// with nobody waiting for them. Every engine runs inside its job's private directory, so the
 // front end finds them by their working directory and kills their process groups; Chromium, whose
 // working directory Playwright does not set, by its profile in the job directory.
 import { readdir, readFile, readlink } from 'node:fs/promises';
@@ -25,7 +25,7 @@ export async function killProcessesIn(jobDir: string): Promise<number> {
       || (await readFile(`/proc/${entry}/cmdline`, 'latin1').catch(() => '')).includes(`--user-data-dir=${jobDir}/`);
     if (!inJob) continue;
     const pid = Number(entry);
-    // Tools run in process groups of their own (runner.ts); the group kill reaches what they forked.
+    // Engines run in process groups of their own (spawn-with-limits.ts); the group kill reaches what they forked.
     try { process.kill(-pid, 'SIGKILL'); } catch { /* not a group leader */ }
     try { process.kill(pid, 'SIGKILL'); killed += 1; } catch { /* already gone */ }
   }

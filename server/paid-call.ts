@@ -12,7 +12,7 @@ import { ABORT_GRACE_MS } from './pool.js';
 import { LazyJobDir } from './jobdir.js';
 import { prepareDelivery, type Deliverable, type Surface } from './delivery.js';
 import type { PaidOutcome, ResourceDescription } from './payment/gate.js';
-import type { App } from './index.js';
+import type { App } from './app.js';
 
 export interface PaidCall<T> {
   op: Operation;

@@ -56,7 +56,7 @@ export class WorkerPool {
     try {
       result = await this.piscina.run(input, { transferList: transfer, signal });
     } catch (err) {
-      // The thread that ran the job is gone (aborted or crashed): its tools must not outlive it.
+      // The thread that ran the job is gone (aborted or crashed): its engines must not outlive it.
       await killProcessesIn(input.jobDir);
       if (clientGone?.aborted) throw clientGoneError();
       if (deadline.aborted) throw new ServiceError('JOB_TIMEOUT', 'the job passed its time limit; nothing was charged');

@@ -158,6 +158,13 @@ function laterStageImports(edges: readonly { from: string; to: string }[]): stri
   });
 }
 
+/** Which of these server sources (type-only imports included) import server/index.ts, which builds the server from them. */
+function importersOfServerIndex(sources: readonly { file: string; text: string }[]): string[] {
+  const index = path.join(root, 'server', 'index.js');
+  return sources.filter(({ file, text }) => [...text.matchAll(SOURCE_IMPORT)].some((m) => path.resolve(path.dirname(file), m[1]) === index))
+    .map(({ file }) => path.relative(root, file));
+}
+
 describe('layers', () => {
   it('the compiled folders import each other without a cycle, and only downwards', () => {
     const edges = runTimeEdges();
@@ -168,6 +175,17 @@ describe('layers', () => {
     expect(upwards).to.equal([]);
     // The core depends on nothing of the project.
     expect(edges.filter((e) => e.from === 'core')).to.equal([]);
+  });
+
+  it('no module of the server imports server/index.ts, not even a type: the plugins take the App type from server/app.ts', () => {
+    const sources = filesIn(path.join(root, 'server'), '.ts').filter((file) => file !== path.join(root, 'server', 'index.ts'))
+      .map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+    const plugins = sources.filter(({ file }) => file.startsWith(path.join(root, 'server', 'plugins') + path.sep));
+    expect(plugins.filter(({ text }) => text.includes("import type { App } from '../app.js';")).length).to.be.above(8);
+    expect(importersOfServerIndex(sources)).to.equal([]);
+    // Not vacuous: the check sees a plugin that does.
+    const offender = { file: path.join(root, 'server', 'plugins', 'offender.ts'), text: "import type { App } from '../index.js';\n" };
+    expect(importersOfServerIndex([offender])).to.equal([path.join('server', 'plugins', 'offender.ts')]);
   });
 
   it('the client layer imports only the core', () => {
@@ -249,7 +267,7 @@ describe('layers', () => {
     expect(spawning.map((f) => path.relative(dist, f))).to.equal([]);
   });
 
-  it('outside tools/, nothing runs a binary itself: checks, operations, workers and the server call the engines', () => {
+  it('outside tools/, nothing starts a program itself: checks, operations, workers and the server call the engines', () => {
     const found: string[] = [];
     for (const layer of ['checks', 'operations', 'workers', 'server']) {
       for (const file of filesIn(path.join(root, layer), '.ts')) {

@@ -48,7 +48,6 @@ const SERVICE_TESTED: Record<string, string> = {
   'server/config.ts': 'service/foundation (configuration), system/deploy (the manifests\' settings), docs-configuration (the documented defaults)',
   'server/pipeline.ts': 'service/bad-input, service/foundation (the generic checks in order, before payment)',
   'server/paid-call.ts': 'service/payments, service/faults, service/mcp (the one paid-request path, HTTP and MCP)',
-  'server/binaries.ts': 'unit/tools/engines/index (the boot check through each engine)',
   'server/pool.ts': 'service/faults, service/foundation (the worker pool, deadlines and back-pressure)',
   'server/payment/gate.ts': 'unit/server/payment/stages (each stage), service/payments, service/faults (the gate on the chains)',
   'server/payment/facilitators.ts': 'service/going-live, service/hosted-facilitators (the hosted facilitators\' clients)',

@@ -9,9 +9,9 @@ import type { Job, JobResult, WorkerSettings } from '../core/job.js';
 import { pathOf } from '../operations/define.js';
 import { workFunctionFor } from './work-functions.js';
 
-// A worker torn down by the pool (task aborted past its deadline) must not leave tools running.
+// A worker torn down by the pool (task aborted past its deadline) must not leave engines running.
 process.on('exit', killAllChildren);
-// This thread's tools start from its own launcher process; starting it now keeps that off the first job.
+// This thread's engines start from its own launcher process; starting it now keeps that off the first job.
 warmLauncher();
 
 const settings = (workerData as { settings: WorkerSettings }).settings;
@@ -46,7 +46,7 @@ export default async function runJob(input: Job) {
     const output = await work({ ...input, settings } as never);
     return transferable({ ok: true, output: { body: transferableBytes(output.body), mediaType: output.mediaType, ...(output.report ? { report: output.report } : {}) }, workMs: performance.now() - started });
   } catch (err) {
-    // Unknown failures carry no detail back (it could hold paths or tool output).
+    // Unknown failures carry no detail back (it could hold paths or an engine's output).
     const failure = asToolError(err, pathOf(input.operation));
     return transferable({ ok: false, code: failure.code, message: failure.message, ...(failure.extra.field ? { field: failure.extra.field } : {}) });
   }

@@ -1,6 +1,6 @@
 import { defineOperation, type FieldSpec } from '../define.js';
 import { IMAGE_INPUT, IMAGE_TIMEOUT_MS, KB, TARGET_KB_BOUNDS, TARGET_UNPROCESSABLE } from '../shared.js';
-import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImage, imageMediaType } from './image-plan.js';
+import { IMAGE_ENGINES, IMAGE_ENCODING_FIELDS, planImage, imageMediaType } from './image-plan.js';
 
 const TARGET_KB = {
   name: 'target_kb', type: 'integer', ...TARGET_KB_BOUNDS,
@@ -15,7 +15,7 @@ export const imageCompress = defineOperation({
   category: 'image-processing', fields: [...IMAGE_ENCODING_FIELDS, TARGET_KB], input: IMAGE_INPUT,
   price: { model: 'flat', rate: 5000 },
   output: { mediaType: 'image', description: 'The compressed image (image/jpeg, image/png, image/webp or image/avif).', unprocessable: TARGET_UNPROCESSABLE },
-  resultMediaType: imageMediaType, content: { local: true }, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
+  resultMediaType: imageMediaType, content: { local: true }, engines: IMAGE_ENGINES, timeoutMs: IMAGE_TIMEOUT_MS,
   plan: (input) => {
     const plan = planImage(input, 'compress', (image) => ({ transform: { kind: 'compress' }, width: image.width, height: image.height }));
     const targetKb = input.fields.target_kb;

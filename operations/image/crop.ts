@@ -1,7 +1,7 @@
 import { fail } from '../../core/errors.js';
 import { defineOperation } from '../define.js';
 import { IMAGE_INPUT, IMAGE_TIMEOUT_MS } from '../shared.js';
-import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImage, imageMediaType } from './image-plan.js';
+import { IMAGE_ENGINES, IMAGE_ENCODING_FIELDS, planImage, imageMediaType } from './image-plan.js';
 
 export const imageCrop = defineOperation({
   id: 'image.crop', title: 'Crop an image',
@@ -16,7 +16,7 @@ export const imageCrop = defineOperation({
   ],
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
   output: { mediaType: 'image', description: 'The cropped image (image/jpeg, image/png, image/webp or image/avif).' },
-  resultMediaType: imageMediaType, content: { local: true }, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
+  resultMediaType: imageMediaType, content: { local: true }, engines: IMAGE_ENGINES, timeoutMs: IMAGE_TIMEOUT_MS,
   plan: (input) => planImage(input, 'crop', (image) => {
     const { width, height, x: left, y: top } = input.fields;
     if (left >= image.width) {

@@ -15,7 +15,7 @@ export const IMAGE_ENCODING_FIELDS = [
 ] as const satisfies readonly FieldSpec[];
 
 // pngquant makes exact palette sizes; jpegtran rotates and mirrors JPEGs losslessly.
-export const IMAGE_BINARIES: readonly EngineCommand[] = ['pngquant', 'jpegtran'];
+export const IMAGE_ENGINES: readonly EngineCommand[] = ['pngquant', 'jpegtran'];
 
 /** The quality below which a rotate or flip re-encodes rather than moving JPEG blocks losslessly. */
 export const DEFAULT_QUALITY = 90;

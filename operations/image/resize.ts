@@ -1,7 +1,7 @@
 import type { ImageHeader } from '../../checks/image.js';
 import { atLeastOneOf, defineOperation, type FieldSpec, type FieldValuesOf } from '../define.js';
 import { IMAGE_INPUT, IMAGE_TIMEOUT_MS } from '../shared.js';
-import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImage, type ImageTransform, imageMediaType } from './image-plan.js';
+import { IMAGE_ENGINES, IMAGE_ENCODING_FIELDS, planImage, type ImageTransform, imageMediaType } from './image-plan.js';
 
 const BOX_FIELDS = [
   { name: 'width', type: 'integer', minimum: 1, maximum: 16384, description: 'Target width in pixels (at least one of width and height).' },
@@ -35,7 +35,7 @@ export const imageResize = defineOperation({
   checkFields: atLeastOneOf('resize', 'width', 'height'),
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
   output: { mediaType: 'image', description: 'The resized image (image/jpeg, image/png, image/webp or image/avif).' },
-  resultMediaType: imageMediaType, content: { local: true }, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
+  resultMediaType: imageMediaType, content: { local: true }, engines: IMAGE_ENGINES, timeoutMs: IMAGE_TIMEOUT_MS,
   plan: (input) => planImage(input, 'resize', (image) => {
     const transform = resizeTo(input.fields, image);
     return { transform, width: transform.width, height: transform.height };

@@ -1,6 +1,6 @@
 import { defineOperation } from '../define.js';
 import { IMAGE_INPUT, IMAGE_TIMEOUT_MS } from '../shared.js';
-import { IMAGE_BINARIES, IMAGE_ENCODING_FIELDS, planImage, imageMediaType } from './image-plan.js';
+import { IMAGE_ENGINES, IMAGE_ENCODING_FIELDS, planImage, imageMediaType } from './image-plan.js';
 
 export const imageRotate = defineOperation({
   id: 'image.rotate', title: 'Rotate an image',
@@ -12,7 +12,7 @@ export const imageRotate = defineOperation({
   ],
   input: IMAGE_INPUT, price: { model: 'flat', rate: 5000 },
   output: { mediaType: 'image', description: 'The rotated image (image/jpeg, image/png, image/webp or image/avif).' },
-  resultMediaType: imageMediaType, content: { local: true }, binaries: IMAGE_BINARIES, timeoutMs: IMAGE_TIMEOUT_MS,
+  resultMediaType: imageMediaType, content: { local: true }, engines: IMAGE_ENGINES, timeoutMs: IMAGE_TIMEOUT_MS,
   plan: (input) => planImage(input, 'rotate', (image) => {
     const angle = input.fields.angle;
     const upright = angle === 180;

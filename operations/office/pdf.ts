@@ -30,7 +30,7 @@ export const officePdf = defineOperation({
     mediaType: 'application/pdf', description: 'The document as PDF.',
     unprocessable: `Not an Office document, one whose name or declared type disagrees with its bytes, a password-protected one, or a damaged one; or, after the work and uncharged, a document LibreOffice cannot read. A PDF of more than ${OFFICE_MAX_PAGES} pages is refused (413), uncharged.`,
   },
-  content: { local: true }, binaries: ['soffice', 'qpdf'], timeoutMs: OFFICE_TIMEOUT_MS,
+  content: { local: true }, engines: ['soffice', 'qpdf'], timeoutMs: OFFICE_TIMEOUT_MS,
   plan: ({ files }): OfficePdfPlan => {
     const file = files[0];
     if (file?.kind !== 'office') throw new Error('office.pdf planned without an inspected Office file');

@@ -97,6 +97,6 @@ export const pdfBlocks = defineOperation({
     },
   },
   // tesseract is not listed: its content route requires it only when MARKDOWN_OCR chooses it.
-  content: { local: true, scansReadWhen: 'MARKDOWN_OCR=tesseract' }, binaries: ['mutool'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true, scansReadWhen: 'MARKDOWN_OCR=tesseract' }, engines: ['mutool'], timeoutMs: PDF_TIMEOUT_MS,
   plan: ({ fields }) => ({ chunkChars: fields.chunk_chars ?? null }),
 });

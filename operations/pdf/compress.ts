@@ -20,7 +20,7 @@ export const pdfCompress = defineOperation({
   description: 'Makes a PDF smaller; never returns a file larger than the input. Links, outlines and searchable text are kept. With `target_kb`, the best quality at or under that size.',
   category: 'pdf-processing', fields: [LEVEL, TARGET_KB], input: PDF_INPUT, price: { model: 'per-page', rate: 5000 },
   output: { mediaType: 'application/pdf', description: 'The compressed PDF.', unprocessable: TARGET_UNPROCESSABLE },
-  content: { local: true }, binaries: ['qpdf', 'gs'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: ['qpdf', 'gs'], timeoutMs: PDF_TIMEOUT_MS,
   plan: ({ fields, sent }): PdfCompressPlan => {
     const targetKb = fields.target_kb;
     if (targetKb === undefined) return { level: fields.level };

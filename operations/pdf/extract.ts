@@ -16,6 +16,6 @@ export const pdfExtract = defineOperation({
       },
     },
   },
-  content: { local: true }, binaries: ['pdftotext', 'mutool'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: ['pdftotext', 'mutool'], timeoutMs: PDF_TIMEOUT_MS,
   plan: () => ({}),
 });

@@ -10,6 +10,6 @@ export const pdfFlatten = defineOperation({
     mediaType: 'application/pdf', description: 'The flattened PDF: no form fields left.',
     unprocessable: 'Unsupported, corrupt or encrypted input; or an XFA form (UNSUPPORTED_TYPE).',
   },
-  content: { local: true }, binaries: [], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: [], timeoutMs: PDF_TIMEOUT_MS,
   plan: async ({ files }) => { await readFormBeforePayment(files[0]); return {}; },
 });

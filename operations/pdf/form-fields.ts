@@ -51,7 +51,7 @@ export const pdfFormFields = defineOperation({
     mediaType: 'application/json', description: 'JSON { fields: [ { name, type, value, options, page, rect } ] } ([] when the PDF has no form).',
     jsonSchema: FORM_FIELDS_SCHEMA, unprocessable: 'Unsupported, corrupt or encrypted input; or an XFA form (UNSUPPORTED_TYPE).',
   },
-  content: { local: true }, binaries: [], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: [], timeoutMs: PDF_TIMEOUT_MS,
   // The form is read before payment (to refuse XFA); the answer is that reading.
   plan: async ({ files }): Promise<{ fields: FormReading['fields'] }> => ({ fields: (await readFormBeforePayment(files[0])).fields }),
 });

@@ -20,7 +20,7 @@ export const pdfFormFill = defineOperation({
     mediaType: 'application/pdf', description: 'The PDF with the fields filled (or flattened).',
     unprocessable: 'Unsupported, corrupt or encrypted input; an XFA form (UNSUPPORTED_TYPE); or values naming fields the form lacks or values they cannot take (FIELD_INVALID, naming each).',
   },
-  content: { local: true }, binaries: [], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: [], timeoutMs: PDF_TIMEOUT_MS,
   plan: async ({ fields, files }): Promise<FillRequest> => {
     const values = parseValues(fields.values);
     checkValues(await readFormBeforePayment(files[0]), values);

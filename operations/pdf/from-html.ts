@@ -49,7 +49,7 @@ export const pdfFromHtml = defineOperation({
   input: { kind: 'web', maxBytes: 50 * MB, count: { min: 1, max: 1 }, maxTotalBytes: 50 * MB },
   price: { model: 'flat', rate: 20000, note: `A browser per call, at most ${WEB_PAGE_LIMIT} pages; a ZIP may unpack to ${PAGE_ZIP_LIMITS.uncompressedBytes / MB} MB.` },
   output: { mediaType: 'application/pdf', description: 'The page printed as a PDF.' },
-  content: { local: true }, binaries: ['chromium', 'qpdf'], timeoutMs: WEB_TIMEOUT_MS,
+  content: { local: true }, engines: ['chromium', 'qpdf'], timeoutMs: WEB_TIMEOUT_MS,
   plan: ({ fields, files }): FromHtmlRequest => {
     const file = files[0];
     if (file?.kind !== 'web') throw new Error('from-html planned without a web page');

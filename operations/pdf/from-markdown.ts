@@ -11,6 +11,6 @@ export const pdfFromMarkdown = defineOperation({
   input: { kind: 'markdown', maxBytes: 1 * MB, count: { min: 1, max: 1 }, maxTotalBytes: 1 * MB },
   price: { model: 'flat', rate: 10000 },
   output: { mediaType: 'application/pdf', description: 'A typeset A4 PDF.' },
-  content: { local: true }, binaries: ['python3', 'weasyprint'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: ['python3', 'weasyprint'], timeoutMs: PDF_TIMEOUT_MS,
   plan: ({ fields }) => ({ ...(fields.title !== undefined ? { title: fields.title } : {}) }),
 });

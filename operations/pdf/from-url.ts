@@ -51,7 +51,7 @@ export const pdfFromUrl = defineOperation({
     note: `A browser per call, at most ${PAGE_FETCH_BUDGET.requests} requests and ${WEB_PAGE_LIMIT} pages.`,
   },
   output: { mediaType: 'application/pdf', description: 'The page printed as a PDF, or as a PNG with format=png.' },
-  content: { local: true }, binaries: ['chromium', 'qpdf'], timeoutMs: WEB_TIMEOUT_MS,
+  content: { local: true }, engines: ['chromium', 'qpdf'], timeoutMs: WEB_TIMEOUT_MS,
   plan: ({ fields }): FromUrlRequest => ({
     url: fields.url, format: fields.format, waitMs: fields.wait_ms,
     paper: fields.paper, landscape: fields.landscape, marginMm: fields.margin_mm, javascript: fields.javascript,

@@ -9,6 +9,6 @@ export const pdfImages = defineOperation({
     mediaType: 'application/zip', description: 'ZIP with one PNG per embedded image.',
     unprocessable: 'Unsupported or corrupt input, an invalid field, or a PDF with no embedded images.',
   },
-  content: { local: true }, binaries: ['mutool'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: ['mutool'], timeoutMs: PDF_TIMEOUT_MS,
   plan: () => ({}),
 });

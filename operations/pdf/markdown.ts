@@ -7,6 +7,6 @@ export const pdfMarkdown = defineOperation({
   category: 'pdf-extraction', fields: [], input: { ...PDF_INPUT, pagesReadByMupdf: true }, price: { model: 'per-page', rate: 20000 },
   output: { mediaType: 'text/markdown; charset=utf-8', description: 'Markdown text.' },
   // tesseract is not listed: its content route requires it only when MARKDOWN_OCR chooses it.
-  content: { local: true, scansReadWhen: 'MARKDOWN_OCR=tesseract' }, binaries: ['mutool'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true, scansReadWhen: 'MARKDOWN_OCR=tesseract' }, engines: ['mutool'], timeoutMs: PDF_TIMEOUT_MS,
   plan: () => ({}),
 });

@@ -7,6 +7,6 @@ export const pdfMergeCompress = defineOperation({
   category: 'pdf-processing', fields: [LEVEL], input: MERGE_INPUT,
   price: { model: 'per-page', rate: 8000, note: 'Bundle rate; pages are summed over all inputs.' },
   output: { mediaType: 'application/pdf', description: 'One merged and compressed PDF.' },
-  content: { local: true }, binaries: ['qpdf', 'gs'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: ['qpdf', 'gs'], timeoutMs: PDF_TIMEOUT_MS,
   plan: ({ fields }) => ({ level: fields.level }),
 });

@@ -24,6 +24,6 @@ export const pdfMetadata = defineOperation({
   description: 'The document information (title, author, subject, keywords, creator, producer, dates), page count, PDF version, whether it is encrypted, the PDF/A level it claims and its XMP packet. Files that need a password to open are refused (422); files that open without one are read.',
   category: 'pdf-extraction', fields: [], input: PDF_INPUT, price: { model: 'flat', rate: 5000 },
   output: { mediaType: 'application/json', description: 'JSON { title, author, subject, keywords, creator, producer, created, modified, pageCount, version, encrypted, pdfa, xmp }.', jsonSchema: METADATA_SCHEMA },
-  content: { local: true }, binaries: [], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: [], timeoutMs: PDF_TIMEOUT_MS,
   plan: () => ({}),
 });

@@ -6,6 +6,6 @@ export const pdfOcr = defineOperation({
   description: 'Renders up to 30 pages and recognises their text, in page order.',
   category: 'ocr', fields: [], input: MODEL_PDF_INPUT, price: { model: 'per-page', rate: 30000 },
   output: { mediaType: 'application/json', description: 'JSON { text }.', jsonSchema: TEXT_SCHEMA },
-  content: { provider: 'model', localWhen: 'OCR_ENGINE=tesseract' }, binaries: ['mutool'], timeoutMs: MODEL_TIMEOUT_MS,
+  content: { provider: 'model', localWhen: 'OCR_ENGINE=tesseract' }, engines: ['mutool'], timeoutMs: MODEL_TIMEOUT_MS,
   plan: () => ({}),
 });

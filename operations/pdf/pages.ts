@@ -20,7 +20,7 @@ export const pdfPages = defineOperation({
   checkFields: atLeastOneOf('pages', 'pages', 'rotate'),
   input: PDF_INPUT, price: { model: 'per-page', rate: 5000 },
   output: { mediaType: 'application/pdf', description: 'The recomposed PDF.' },
-  content: { local: true }, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,
   plan: ({ fields, pages }): PagesPlan => ({
     ...(fields.pages !== undefined ? { pages: parsePageList(fields.pages, pages, { field: 'pages' }) } : {}),
     ...(fields.rotate !== undefined ? { rotate: fields.rotate } : {}),

@@ -11,6 +11,6 @@ export const pdfProtect = defineOperation({
   fields: [{ name: 'password', type: 'string', required: true, minLength: 1, maxUtf8Bytes: 127, secret: true, password: true, description: 'The password, 1 to 127 bytes in UTF-8 (127 ASCII characters; fewer when some take 2 to 4 bytes): AES-256 uses at most 127 bytes of a password, so a longer one is refused (422), not cut. Every character counts: control characters (a NUL, a tab, a line break) are refused (422).', example: 'a-new-password' }],
   input: PDF_INPUT, price: { model: 'per-page', rate: 5000 },
   output: { mediaType: 'application/pdf', description: 'The AES-256 encrypted PDF.' },
-  content: { local: true }, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,
   plan: ({ fields }) => ({ password: fields.password }),
 });

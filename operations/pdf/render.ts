@@ -9,7 +9,7 @@ export const pdfRender = defineOperation({
   fields: [{ name: 'dpi', type: 'integer', minimum: 36, maximum: 300, default: 150, description: 'Resolution in dots per inch.' }],
   input: { ...PDF_INPUT, maxPages: 50, pagesReadByMupdf: true }, price: { model: 'per-page', rate: 10000 },
   output: { mediaType: 'application/zip', description: 'ZIP with page-NNNN.png per page, in page order.' },
-  content: { local: true }, binaries: ['mutool'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: ['mutool'], timeoutMs: PDF_TIMEOUT_MS,
   plan: async ({ fields, pageBoxes }) => {
     const { dpi } = fields;
     // A huge page at a high dpi is refused from its size before payment, not discovered by the

@@ -21,6 +21,6 @@ export const pdfSanitize = defineOperation({
       },
     },
   },
-  content: { local: true }, binaries: [], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: [], timeoutMs: PDF_TIMEOUT_MS,
   plan: ({ fields }): SanitizeRequest => ({ keepLinks: fields.keep_links !== 'false' }),
 });

@@ -44,7 +44,7 @@ export const pdfSearchable = defineOperation({
     mediaType: 'application/pdf', description: 'The same PDF with a text layer over its scanned pages.',
     unprocessable: 'Unsupported, corrupt or encrypted input, or an invalid field (an unknown language); or, after the work and uncharged, a PDF whose pages OCRmyPDF could not render.',
   },
-  content: { local: true }, binaries: ['ocrmypdf', 'tesseract', 'gs'], timeoutMs: SEARCHABLE_TIMEOUT_MS,
+  content: { local: true }, engines: ['ocrmypdf', 'tesseract', 'gs'], timeoutMs: SEARCHABLE_TIMEOUT_MS,
   checkFields: (fields) => { parseLanguages(fields.languages); },
   plan: async ({ fields, files, pageBoxes }): Promise<PdfSearchablePlan> => {
     const file = files[0];

@@ -11,6 +11,6 @@ export const pdfSplit = defineOperation({
   fields: [{ name: 'ranges', type: 'string', required: true, minLength: 1, maxLength: 4096, description: 'At most 50 comma-separated ranges such as "1-3,4-6,7-z".', example: '1-3,4-z' }],
   input: PDF_INPUT, price: { model: 'per-page', rate: 5000 },
   output: { mediaType: 'application/zip', description: 'ZIP with one PDF per range.' },
-  content: { local: true }, binaries: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: ['qpdf'], timeoutMs: PDF_TIMEOUT_MS,
   plan: ({ fields, pages }): SplitPlan => ({ ranges: parseRanges(fields.ranges, pages, { field: 'ranges' }) }),
 });

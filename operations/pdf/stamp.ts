@@ -43,7 +43,7 @@ export const pdfStamp = defineOperation({
   },
   price: { model: 'per-page', rate: 5000, note: 'Every page of the document counts, whichever pages are stamped.' },
   output: { mediaType: 'application/pdf', description: 'The stamped PDF.' },
-  content: { local: true }, binaries: [], timeoutMs: PDF_TIMEOUT_MS,
+  content: { local: true }, engines: [], timeoutMs: PDF_TIMEOUT_MS,
   plan: ({ fields, namedFile, pages }): StampPlan => {
     if (fields.text !== undefined && namedFile) fail('FIELD_INVALID', 'send either "text" or "image", not both', { field: 'text' });
     if (fields.text === undefined && !namedFile) fail('FIELD_INVALID', '/v1/pdf/stamp needs "text" or an "image" to stamp; neither was sent', { field: 'text' });

@@ -13,7 +13,7 @@ export const pdfStructured = defineOperation({
     mediaType: 'application/json', description: 'JSON { data } where data matches the schema.',
     jsonSchema: { type: 'object', required: ['data'], properties: { data: { type: 'object' } } },
   },
-  content: { provider: 'model' }, binaries: ['mutool'], timeoutMs: MODEL_TIMEOUT_MS,
+  content: { provider: 'model' }, engines: ['mutool'], timeoutMs: MODEL_TIMEOUT_MS,
   // The worker compiles the checked schema again: a compiled validator cannot cross threads.
   plan: ({ fields }) => ({ schema: fields.schema }),
 });

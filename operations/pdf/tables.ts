@@ -25,6 +25,6 @@ export const pdfTables = defineOperation({
       },
     },
   },
-  content: { provider: 'model', localWhen: 'TABLES_ENGINE=local' }, binaries: ['mutool'], timeoutMs: MODEL_TIMEOUT_MS,
+  content: { provider: 'model', localWhen: 'TABLES_ENGINE=local' }, engines: ['mutool'], timeoutMs: MODEL_TIMEOUT_MS,
   plan: () => ({}),
 });

@@ -6,7 +6,7 @@ import { encodePaymentResponseHeader } from '@x402/core/http';
 import { operations } from '../../operations/index.js';
 import { priceRange } from '../payment/pricing.js';
 import { CHANNEL_REFUND_PATH } from '../../core/protocol.js';
-import type { App } from '../index.js';
+import type { App } from '../app.js';
 import { quoteResponse, readPayment } from './x402-http.js';
 
 export const channelsPlugin: Plugin<{ app: App }> = {

@@ -7,7 +7,7 @@ import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { fail } from '../../core/errors.js';
 import { createPayer } from '../../client/payer.js';
 import type { DevEvmChain } from '../payment/setup.js';
-import type { App } from '../index.js';
+import type { App } from '../app.js';
 
 export interface DevSignRequest { paymentRequired: PaymentRequired }
 

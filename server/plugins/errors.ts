@@ -2,7 +2,7 @@
 // large, malformed content type, unknown route) and unexpected failure gets the same body shape.
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { ServiceError, asServiceError, type ErrorCode } from '../../core/errors.js';
-import type { App } from '../index.js';
+import type { App } from '../app.js';
 
 interface BoomLike { isBoom: true; output: { statusCode: number }; message: string; data?: unknown }
 

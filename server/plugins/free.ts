@@ -4,7 +4,7 @@ import type { Plugin, Request } from '@hapi/hapi';
 import { openapiDocument } from '../derive/openapi.js';
 import { catalog } from '../derive/catalog.js';
 import { llmsTxt, wellKnownX402 } from '../derive/agent-docs.js';
-import type { App } from '../index.js';
+import type { App } from '../app.js';
 
 // The service's icon: a page on the service's colour. The web page links it; agent directories
 // and wallets show it next to the service (@agentcash/discovery looks for the page's
@@ -36,11 +36,12 @@ export const freePlugin: Plugin<{ app: App }> = {
     server.route({
       method: 'GET', path: '/v1/health',
       handler: (_request, h) => {
-        const missing = Object.entries(app.binaries).filter(([, ok]) => !ok).map(([name]) => name);
+        const missing = Object.entries(app.engines).filter(([, ok]) => !ok).map(([name]) => name);
         const body = {
           status: missing.length ? 'degraded' : 'ok',
           version: app.version,
-          binaries: app.binaries,
+          // The engines' commands, each installed or not, under the key clients already read.
+          binaries: app.engines,
           ...(missing.length ? { missing } : {}),
           payments: { mode: app.config.payments, networks: app.gate.chains.map((c) => c.network), facilitators: app.gate.facilitators() },
           modelProvider: app.config.modelBaseUrl !== '' || app.config.modelApiKey !== '',

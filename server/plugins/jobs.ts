@@ -3,7 +3,7 @@
 // one-time result link, or the receipt of the push to deliver_to). Reading it spends nothing.
 import type { Plugin } from '@hapi/hapi';
 import { ServiceError } from '../../core/errors.js';
-import type { App } from '../index.js';
+import type { App } from '../app.js';
 import { JOB_TOKEN, jobHolder } from '../jobs.js';
 import { relayToHolder, replicaOrigin, wasForwarded } from '../replica-forward.js';
 

@@ -28,7 +28,7 @@ import { MCP_MAX_DECODED_BYTES, PAYMENT_META_KEY, RECEIPT_META_KEY } from '../..
 import { operationDescription, sendsContent } from '../derive/descriptions.js';
 import { ERROR_SCHEMA, PAYMENT_REQUIRED_SCHEMA } from '../derive/shared-schemas.js';
 import type { JobOutput } from '../../core/job.js';
-import type { App } from '../index.js';
+import type { App } from '../app.js';
 import { VERSION } from '../../core/version.js';
 import { corsOriginList } from '../config.js';
 import { relayToHolder, replicaOrigin, wasForwarded } from '../replica-forward.js';

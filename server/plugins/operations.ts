@@ -22,7 +22,7 @@ import { jobLifetimeMs, type JobState } from '../jobs.js';
 import { httpResource } from '../derive/resources.js';
 import { relayToHolder, replicaOrigin, wasForwarded } from '../replica-forward.js';
 import { unconfirmed } from '../payment/stages/refusals.js';
-import type { App } from '../index.js';
+import type { App } from '../app.js';
 
 // Multipart framing and small text fields on top of the files themselves.
 const MULTIPART_OVERHEAD = 1024 * 1024;

@@ -4,7 +4,7 @@
 // a probe or a resumed download never spends what the buyer paid for.
 import type { Plugin } from '@hapi/hapi';
 import { ServiceError } from '../../core/errors.js';
-import type { App } from '../index.js';
+import type { App } from '../app.js';
 import { endLink, linkHolder } from '../delivery.js';
 import { relayToHolder, replicaOrigin, wasForwarded } from '../replica-forward.js';
 

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { fail } from '../../core/errors.js';
-import type { App } from '../index.js';
+import type { App } from '../app.js';
 
 // This file runs as dist/server/plugins/web.js; the build puts the page in dist/web.
 const webDir = new URL('../../web/', import.meta.url);

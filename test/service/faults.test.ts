@@ -407,7 +407,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     expect(await payer()).to.equal(beforeRenders);
   });
 
-  it('a binary killed mid-job (SIGKILL): 500 JOB_FAILED, nothing charged', async () => {
+  it('an engine killed mid-job (SIGKILL): 500 JOB_FAILED, nothing charged', async () => {
     const before = await baseline();
     const pending = slowRender();
     process.kill(await waitForDrawing(), 'SIGKILL');
@@ -415,7 +415,7 @@ describe('injected faults, each followed by a normal paid request', () => {
     await recovered();
   });
 
-  it('a tool launcher killed mid-job: 500 JOB_FAILED, nothing charged, its tool gone, later jobs succeed', async () => {
+  it('a launcher killed mid-job: 500 JOB_FAILED, nothing charged, its engine gone, later jobs succeed', async () => {
     const before = await baseline();
     const pending = slowRender();
     const drawing = await waitForDrawing();

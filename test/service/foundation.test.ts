@@ -155,20 +155,20 @@ describe('the HTTP front end', () => {
     }
   });
 
-  it('health reports the version and the binaries, and 503 when one is missing', async () => {
+  it('health reports the version and the engines (binaries), and 503 when one is missing', async () => {
     const res = await fetch(`${t.url}/v1/health`);
     expect(res.status).to.equal(200);
     const body = await res.json() as { status: string; version: string; binaries: Record<string, boolean> };
     expect(body.status).to.equal('ok');
     expect(body.version).to.equal('0.1.0');
     expect(body.binaries).to.include({ qpdf: true, mutool: true, gs: true });
-    t.service.app.binaries.qpdf = false;
+    t.service.app.engines.qpdf = false;
     try {
       const degraded = await fetch(`${t.url}/v1/health`);
       expect(degraded.status).to.equal(503);
       expect(((await degraded.json()) as { missing: string[] }).missing).to.equal(['qpdf']);
     } finally {
-      t.service.app.binaries.qpdf = true;
+      t.service.app.engines.qpdf = true;
     }
   });
 

@@ -1,4 +1,4 @@
-// What every engine module declares about its binary, for the boot check (server/binaries.ts
+// What every engine module declares (declareEngine), for the boot check (server/engines.ts
 // reads these declarations through ./index.ts) and for the operations, which name the commands
 // they need: each engine says which commands it runs and which Debian package provides them
 // (system-packages.txt, read by the Dockerfile and bin/setup.mjs, lists the same packages).

@@ -1,9 +1,9 @@
-// Every engine the service runs, one module per binary in this folder. The boot check
-// (server/binaries.ts) and the operations' `binaries` read the commands from these declarations,
+// Every engine the service runs, one module per engine in this folder. The boot check
+// (server/engines.ts) and the operations' `engines` read the commands from these declarations,
 // so a command no engine declares cannot be required, and each command's package is known.
 //
 // Adding an engine: a module here that declares it (declareEngine), builds every command line of
-// that binary with a reason per flag, says what its exit codes mean and maps its failures to the
+// that engine with a reason per flag, says what its exit codes mean and maps its failures to the
 // error catalog (../process/tool-errors.ts for runs that did not complete); then add it below,
 // its package to system-packages.txt, and a test in test/unit/tools/engines/.
 import type { EngineDeclaration } from './declare.js';
@@ -21,7 +21,7 @@ import { CHROMIUM } from './chromium.js';
 
 export const ENGINES = [QPDF, MUTOOL, GS, POPPLER, TESSERACT, JPEGTRAN, PNGQUANT, WEASYPRINT, OCRMYPDF, LIBREOFFICE, CHROMIUM] as const;
 
-/** A command some engine runs: what an operation may list in its `binaries`. */
+/** A command some engine runs: what an operation may list in its `engines`. */
 export type EngineCommand = typeof ENGINES[number]['commands'][number];
 
 /** The engine that declares the command. */

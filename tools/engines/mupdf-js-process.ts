@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as mupdf from 'mupdf';
-import type { EngineCommand, RemovedCounts, RemovedKind, SanitizeRequest } from './mupdf-js.js';
+import type { MupdfJsCommand, RemovedCounts, RemovedKind, SanitizeRequest } from './mupdf-js.js';
 import { MUPDF_JS_EXIT, isReadOnlyCommand } from './mupdf-js.js';
 import { fillForm, flatten, loadEveryObject, readForm, readMetadata, writeMetadata } from './mupdf-js-forms.js';
 import { MatchesRemain, ReaderFailed, eachContainer, redactDocument } from './mupdf-js-redaction.js';
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   // The readers this process runs (pdftotext) start from here, not from a launcher of their own.
   runToolsInThisProcess();
   const [requestFile, input, output] = process.argv.slice(2);
-  const command = JSON.parse(readFileSync(requestFile, 'utf8')) as EngineCommand;
+  const command = JSON.parse(readFileSync(requestFile, 'utf8')) as MupdfJsCommand;
   let doc: mupdf.PDFDocument;
   try {
     const opened = mupdf.Document.openDocument(readFileSync(input), 'application/pdf').asPDF();

@@ -1,5 +1,5 @@
 // MuPDF 1.28 (the npm `mupdf` package, WebAssembly) for redaction, sanitizing and stamps. It runs in a
-// child process of its own (./mupdf-js-process.ts), started like any other tool: the job's deadline
+// child process of its own (./mupdf-js-process.ts), started like any other engine: the job's deadline
 // kills it, and the WebAssembly heap it grows on a large document is returned to the system
 // when it exits instead of staying with a pool thread. Debian's MuPDF 1.21 is not used for
 // this: when a redaction removes a whole text object it moves the next line off the page.
@@ -156,8 +156,8 @@ export interface PdfMetadata {
   xmp: string | null;
 }
 
-/** What the child is asked to do; `deadline` (epoch milliseconds) bounds the tools it runs itself. */
-export type EngineCommand = (
+/** What the child is asked to do; `deadline` (epoch milliseconds) bounds what it runs itself. */
+export type MupdfJsCommand = (
   | { command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest }
   | { command: 'stamp'; request: StampRequest }
   | { command: 'form-fields' } | { command: 'form-fill'; request: FillRequest } | { command: 'flatten' }
@@ -165,7 +165,7 @@ export type EngineCommand = (
 ) & { deadline: number };
 
 /** Commands that write no file, only their report. */
-const READ_ONLY_COMMANDS = new Set<EngineCommand['command']>(['form-fields', 'metadata']);
+const READ_ONLY_COMMANDS = new Set<MupdfJsCommand['command']>(['form-fields', 'metadata']);
 
 /** The engine's entry, compiled beside this module. */
 export const MUPDF_JS_PROCESS = fileURLToPath(new URL('./mupdf-js-process.js', import.meta.url));
@@ -187,7 +187,7 @@ export const MUPDF_JS_EXIT = { ok: 0, failed: 1, damaged: 3, matchesRemain: 4 } 
  * to redact among it) goes in a 0600 file in the job's directory, never on a command line.
  */
 async function runMupdfJs(
-  command: EngineRequest, input: string, output: string, options: { cwd: string; timeoutMs: number },
+  command: MupdfJsRequest, input: string, output: string, options: { cwd: string; timeoutMs: number },
 ): Promise<unknown> {
   const requestFile = path.join(options.cwd, 'mupdf-request.json');
   writeFileSync(requestFile, JSON.stringify({ ...command, deadline: Date.now() + options.timeoutMs }), { mode: 0o600, flag: 'wx' });
@@ -204,9 +204,9 @@ async function runMupdfJs(
 }
 
 /** A command as a caller gives it: the deadline is added from the timeout. */
-export type EngineRequest = EngineCommand extends infer C ? C extends unknown ? Omit<C, 'deadline'> : never : never;
+export type MupdfJsRequest = MupdfJsCommand extends infer C ? C extends unknown ? Omit<C, 'deadline'> : never : never;
 
-const COMMAND_NAMES: Record<EngineCommand['command'], string> = {
+const COMMAND_NAMES: Record<MupdfJsCommand['command'], string> = {
   redact: 'redaction', sanitize: 'sanitizing', stamp: 'stamping', 'form-fields': 'reading the form', 'form-fill': 'filling the form',
   flatten: 'flattening', metadata: 'reading the metadata', 'set-metadata': 'writing the metadata',
 };
@@ -246,4 +246,4 @@ export async function writeMetadata(input: string, output: string, request: Meta
 
 /** The output argument of a command that writes no file. */
 const READ_ONLY_OUTPUT = '-';
-export const isReadOnlyCommand = (command: EngineCommand['command']): boolean => READ_ONLY_COMMANDS.has(command);
+export const isReadOnlyCommand = (command: MupdfJsCommand['command']): boolean => READ_ONLY_COMMANDS.has(command);

@@ -11,7 +11,7 @@ export const PNGQUANT_EXIT = { ok: 0 } as const;
 
 /**
  * The PNG with at most `colors` palette entries. `speed` is pngquant's 1 (slowest, best) to 11
- * (fastest). Any failure fails the job (toolFailure maps a deadline or a missing binary).
+ * (fastest). Any failure fails the job (toolFailure maps a deadline or a missing command).
  */
 export async function quantisePng(
   png: Uint8Array, colors: number, speed: number, outputBound: number, options: RunOptions,

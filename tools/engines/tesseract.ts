@@ -7,7 +7,7 @@ import { runTool } from '../process/run-tool.js';
 import { toolFailure } from '../process/tool-errors.js';
 import { declareEngine } from './declare.js';
 
-/** The English model comes with the binary's package list (tesseract-ocr-eng); more languages are the deployment's to add. */
+/** The English model is in the package list beside the engine (tesseract-ocr-eng); more languages are the deployment's to add. */
 export const TESSERACT = declareEngine({ name: 'tesseract', commands: ['tesseract'], package: 'tesseract-ocr' });
 
 /** tesseract's exit statuses: 0 when it read the image; anything else when it could not (the message on stderr says why). */

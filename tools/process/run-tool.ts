@@ -1,4 +1,4 @@
-// Running a tool: the one entry every engine module (../engines/) runs its binary through. The
+// Running a tool: the one entry every engine module (../engines/) runs its commands through. The
 // run itself (argument arrays only, never a shell; a minimal environment; a deadline that kills
 // the whole process group; bounded capture of stdout and stderr) is ./spawn-with-limits.ts; this
 // module decides where it happens and carries the request there and the answer back.

@@ -1,5 +1,5 @@
 // What a tool's failure means to a client: the one mapping from a run that did not complete
-// (spawn-with-limits.ts's RunFailure: deadline, too much output, no binary, full disk) to the
+// (spawn-with-limits.ts's RunFailure: deadline, too much output, no such program, full disk) to the
 // error catalog's codes, and the one way to say that an input which passed the checks turned out
 // damaged. Each engine (../engines/) maps its own exit codes and reuses these for the rest, so a
 // caller never reads a RunFailure or an exit status itself.

@@ -112,10 +112,10 @@ function docBlock(b: Block): DocBlock | undefined {
 /** The running heads (upper half of the page) and feet of one page, one block each, made from the rows running-text.ts dropped. */
 function runningBlocks(dropped: Fragment[], page: number, height: number): { header?: LaidOutBlock; footer?: LaidOutBlock } {
   const rows = rowsOf(dropped);
-  const make = (kind: 'header' | 'footer', pieces: Fragment[][]): LaidOutBlock | undefined => {
-    const box = drawnBox(pieces.flat());
+  const make = (kind: 'header' | 'footer', lines: Fragment[][]): LaidOutBlock | undefined => {
+    const box = drawnBox(lines.flat());
     if (!box) return undefined;
-    const source: Block = { kind: 'paragraph', spans: [{ text: pieces.map((p) => p.map((f) => f.text).join(' ')).join(' '), bold: false, italic: false, mono: false }], box, placed: [{ page, box }] };
+    const source: Block = { kind: 'paragraph', spans: [{ text: lines.map((p) => p.map((f) => f.text).join(' ')).join(' '), bold: false, italic: false, mono: false }], box, placed: [{ page, box }] };
     const text = textOf(source);
     return text ? { out: { page, bbox: bboxOf(box), kind, text, markdown: markdownOfBlock(source) }, source } : undefined;
   };

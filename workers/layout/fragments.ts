@@ -68,7 +68,7 @@ function ruleBetween(cuts: Rule[], from: number, to: number, y: number): boolean
 }
 
 /**
- * A glyph the font maps to no character (mupdf writes U+FFFD; often one piece of a ligature whose
+ * A glyph the font maps to no character (mupdf writes U+FFFD; often one part of a ligature whose
  * whole word sits on another glyph) says nothing a reader could use: it is left out, and the line
  * runs on over its place as if it were ink. Pages made mostly of such glyphs are sent to OCR
  * before this (needsOcr).
@@ -95,8 +95,8 @@ export function isWideSpace(width: number, typeSize: number, meanGlyphWidth: num
 }
 
 /** A gap wider than CELL_GAP_EM of the larger type size is a cell's padding or a gutter, typed space or not. */
-function isCellGap(gap: number, size: number, pieceSize: number): boolean {
-  return gap > Math.max(size, pieceSize) * CELL_GAP_EM;
+function isCellGap(gap: number, size: number, fragmentSize: number): boolean {
+  return gap > Math.max(size, fragmentSize) * CELL_GAP_EM;
 }
 
 /** Half an em with no typed space in it (or only a wide synthetic one) is how cell padding is set: it separates table cells. */
@@ -109,17 +109,17 @@ function jumpsBack(gap: number, size: number): boolean {
   return gap < -size * BACKWARD_JUMP_EM;
 }
 
-/** A glyph above or below the piece's box by more than OFF_LINE_EM belongs to another line. */
+/** A glyph above or below the fragment's box by more than OFF_LINE_EM belongs to another line. */
 function isOffLine(g: Glyph, f: Fragment, size: number): boolean {
   return g.y0 > f.y1 + size * OFF_LINE_EM || g.y1 < f.y0 - size * OFF_LINE_EM;
 }
 
-/** A vertical rule (a table's column border) between the piece's last glyph and this one parts them, however narrow the gap. */
+/** A vertical rule (a table's column border) between the fragment's last glyph and this one parts them, however narrow the gap. */
 function ruleBefore(cuts: Rule[], b: Builder, g: Glyph, gap: number): boolean {
   return cuts.length > 0 && gap > 0 && ruleBetween(cuts, b.lastX1, g.x0, (g.y0 + g.y1) / 2);
 }
 
-/** Whether a glyph of this type size starts a new piece instead of continuing the one being built. */
+/** Whether a glyph of this type size starts a new fragment instead of continuing the one being built. */
 function startsNewFragment(b: Builder, g: Glyph, size: number, cuts: Rule[]): boolean {
   const gap = g.x0 - b.lastX1;
   return isCellGap(gap, size, b.frag.size) || isUnspacedCellGap(gap, size, b) || jumpsBack(gap, size) || isOffLine(g, b.frag, size) || ruleBefore(cuts, b, g, gap);
@@ -130,7 +130,7 @@ function glyphSize(face: FontFace, g: Glyph): number {
   return face.size > 0 ? face.size : Math.max(1, g.y1 - g.y0);
 }
 
-/** A new piece, its box the glyph's; the glyph itself is added by addGlyph. */
+/** A new fragment, its box the glyph's; the glyph itself is added by addGlyph. */
 function startFragment(g: Glyph, size: number): Builder {
   return {
     frag: { x0: g.x0, x1: g.x1, y0: g.y0, y1: g.y1, size, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0 },
@@ -154,7 +154,7 @@ function joinsLigature(g: Glyph, unit: DrawnUnit | undefined, spanIndex: number)
   return g.x1 - g.x0 < ZERO_WIDTH_PT && unit !== undefined && unit.span === spanIndex && unit.text !== ' ';
 }
 
-/** Adds a glyph to the piece: its text to the span of its style (a word space before it when due), its box, size and style to the piece's tallies. */
+/** Adds a glyph to the fragment: its text to the span of its style (a word space before it when due), its box, size and style to the fragment's tallies. */
 function addGlyph(b: Builder, g: Glyph, face: FontFace, size: number, link: string | undefined): void {
   const f = b.frag;
   const space = hasWordSpaceBefore(b, g, size);

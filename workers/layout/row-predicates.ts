@@ -1,4 +1,4 @@
-// What several stages of the layout engine ask of a row or a page's pieces: the body's type size,
+// What several stages of the layout engine ask of a row or a page's fragments: the body's type size,
 // whether a row is a row of table cells, or a chart's labels and values. Shared here so that an
 // earlier stage (reading regions) need not import a later one (aligned tables, structure).
 import type { Fragment, Row } from './types.js';
@@ -6,7 +6,7 @@ import { BULLET } from './list-markers.js';
 import { DEFAULT_BODY_SIZE } from './thresholds.js';
 
 /**
- * The font size of the body text. Each piece weighs its length squared: lines of running text
+ * The font size of the body text. Each fragment weighs its length squared: lines of running text
  * are long and table cells short, so a table set in smaller type that holds as many characters
  * as the prose around it does not make its size the body's.
  */
@@ -21,7 +21,7 @@ export function bodySizeOf(fragments: Fragment[]): number {
   return best;
 }
 
-/** A row of cells: two or more pieces, not all monospaced (code keeps its own spacing), not a bulleted line. */
+/** A row of cells: two or more fragments, not all monospaced (code keeps its own spacing), not a bulleted line. */
 export function isCellRow(row: Row): boolean {
   return row.fragments.length >= 2 && !row.fragments.every((f) => f.mono) && !BULLET.test(row.fragments[0]!.text);
 }
@@ -29,13 +29,13 @@ export function isCellRow(row: Row): boolean {
 /** A chart's label or value: a number, a year, a percentage or an amount. */
 const CHART_LABEL = /^[-+−–]?[$€£]?\d[\d.,]*%?$/;
 
-/** Whether a piece holds only chart labels, one or more ("46 50"). */
-const isLabelPiece = (f: Fragment) => {
+/** Whether a fragment holds only chart labels, one or more ("46 50"). */
+const isLabelFragment = (f: Fragment) => {
   const words = f.text.trim().split(/\s+/);
   return words.length > 0 && words.every((w) => CHART_LABEL.test(w));
 };
 
-/** Whether every piece of a row is a chart's label or value (numbers down an axis, years along it, values over bars). */
+/** Whether every fragment of a row is a chart's label or value (numbers down an axis, years along it, values over bars). */
 export function isChartLabelRow(row: Row): boolean {
-  return row.fragments.length > 0 && row.fragments.every(isLabelPiece);
+  return row.fragments.length > 0 && row.fragments.every(isLabelFragment);
 }

@@ -1,5 +1,5 @@
 // Visual rows: fragments whose vertical centres line up, read left to right; and the spans
-// of several pieces joined into one text, with words broken at a line end made whole.
+// of several fragments joined into one text, with words broken at a line end made whole.
 import type { Fragment, Rect, Row, Span } from './types.js';
 import { lineEndHyphen } from './hyphens.js';
 import { ROW_CENTRE_MARGIN_SHARE, ROW_OVERLAP_PT } from './thresholds.js';
@@ -41,7 +41,7 @@ function overlapsNone(row: Row, f: Fragment): boolean {
   return true;
 }
 
-/** The box that pieces are drawn in (a piece a rule moved counts where it is drawn); undefined for none. */
+/** The box that fragments are drawn in (a fragment a rule moved counts where it is drawn); undefined for none. */
 export function drawnBox(fragments: Iterable<Fragment>): Rect | undefined {
   let box: Rect | undefined;
   for (const f of fragments) {

@@ -11,14 +11,14 @@ function merge(rules: Rule[]): Rule[] {
   rules.sort((a, b) => a.at - b.at || a.from - b.from);
   const out: Rule[] = [];
   for (const r of rules) {
-    // Collinear pieces that touch or overlap are one rule (borders are drawn cell by cell).
+    // Collinear segments that touch or overlap are one rule (borders are drawn cell by cell).
     let same: Rule | undefined;
     for (let k = out.length - 1; k >= 0 && !same && out[k]!.at >= r.at - COLLINEAR_PT; k--) {
       const o = out[k]!;
       if (Math.abs(o.at - r.at) <= COLLINEAR_PT && r.from <= o.to + RULE_JOIN_PT && r.from >= o.from - RULE_JOIN_PT) same = o;
     }
     if (same) {
-      // A piece starting where the rule so far ends: drawn cell by cell, the joint is a cell's edge.
+      // A segment starting where the rule so far ends: drawn cell by cell, the joint is a cell's edge.
       if (r.from >= same.to - RULE_JOIN_PT && r.to > same.to + RULE_JOIN_PT) (same.joints ??= []).push((same.to + r.from) / 2);
       same.to = Math.max(same.to, r.to);
       continue;

@@ -42,7 +42,7 @@ function footRows(rows: Row[], height: number, zone: number): Row[] {
   return [];
 }
 
-/** One piece holding a bare number only. */
+/** One fragment holding a bare number only. */
 function isBareNumber(row: Row): boolean {
   return row.fragments.length === 1 && BARE_NUMBER.test(row.fragments[0]!.text.trim());
 }
@@ -78,7 +78,7 @@ function isShortRow(row: Row): boolean {
   return row.fragments.map((f) => f.text).join(' ').trim().length <= RUNNING_MAX_CHARS;
 }
 
-/** Every piece of the row reads as a page number ("12", "Page 3 of 9", "- iv -"). */
+/** Every fragment of the row reads as a page number ("12", "Page 3 of 9", "- iv -"). */
 function isPageNumberRow(row: Row): boolean {
   return row.fragments.every((f) => PAGE_NUMBER.test(f.text.trim()));
 }

@@ -17,7 +17,7 @@ export interface FontFace {
   size: number;
 }
 
-/** A piece of one mupdf line in one font: glyphs in reading order. */
+/** A run of one mupdf line in one font: glyphs in reading order. */
 export interface GlyphRun {
   font: FontFace;
   glyphs: Glyph[];

@@ -1,6 +1,6 @@
-// The columns and cells of a table, from its rows of pieces: shared by the tables found from
+// The columns and cells of a table, from its rows of fragments: shared by the tables found from
 // their rules (underlined-tables.ts) and those found from alignment (aligned-tables/). Columns are
-// x ranges split by empty gutters; a cell's pieces are placed in the column they start in or
+// x ranges split by empty gutters; a cell's fragments are placed in the column they start in or
 // reach, with spans for header cells over several columns or rows.
 import type { Cell, Fragment, Row, Span } from './types.js';
 import { drawnBox, greatestOf, joinSpans } from './rows.js';
@@ -10,8 +10,8 @@ import {
 
 /**
  * Columns of a borderless table: x ranges that the fuller rows cover, separated by empty
- * gutters. Rows with fewer pieces than usual (headers spanning columns, wrapped lines)
- * would bridge gutters, so they do not vote; a piece lying outside every column found
+ * gutters. Rows with fewer fragments than usual (headers spanning columns, wrapped lines)
+ * would bridge gutters, so they do not vote; a fragment lying outside every column found
  * (a label column whose other cells are empty) adds a column of its own.
  */
 export function columnsOf(all: Row[], minGutter = MIN_TABLE_GUTTER_PT): { x0: number; x1: number }[] {
@@ -25,7 +25,7 @@ export function columnsOf(all: Row[], minGutter = MIN_TABLE_GUTTER_PT): { x0: nu
     columns.push({ x0: f.x0, x1: f.x1 });
   }
   columns.sort((a, b) => a.x0 - b.x0);
-  // Added pieces that overlap one another are one column.
+  // Added fragments that overlap one another are one column.
   const out: { x0: number; x1: number }[] = [];
   for (const c of columns) {
     const last = out[out.length - 1];
@@ -70,48 +70,48 @@ export function gutterColumns(rows: Row[], minGutter = MIN_TABLE_GUTTER_PT): { x
   return columns;
 }
 
-/** A piece placed in a table: the column its text starts in and the last column it reaches into. */
+/** A fragment placed in a table: the column its text starts in and the last column it reaches into. */
 interface Placed { f: Fragment; first: number; last: number }
 
-/** A cell being gathered: the pieces starting in one column, and the last column any of them reaches into. */
-interface CellParts { first: number; last: number; spans: Span[][]; pieces: Fragment[] }
+/** A cell being gathered: the fragments starting in one column, and the last column any of them reaches into. */
+interface CellParts { first: number; last: number; spans: Span[][]; fragments: Fragment[] }
 
-/** The column a piece starting at x is in: the last column that starts left of x, or within CELL_START_PT right of it (text set a little left of its column). */
+/** The column a fragment starting at x is in: the last column that starts left of x, or within CELL_START_PT right of it (text set a little left of its column). */
 function columnStartingAt(columns: { x0: number; x1: number }[], x: number): number {
   let best = 0;
   for (let c = 0; c < columns.length; c++) if (x >= columns[c]!.x0 - CELL_START_PT) best = c;
   return best;
 }
 
-/** The last column a piece ending at x reaches into: one whose start it passes by more than CELL_REACH_PT (a piece overhanging a gutter a little stays in its column). */
+/** The last column a fragment ending at x reaches into: one whose start it passes by more than CELL_REACH_PT (a fragment overhanging a gutter a little stays in its column). */
 function columnReachedBy(columns: { x0: number; x1: number }[], x: number): number {
   let best = 0;
   for (let c = 0; c < columns.length; c++) if (x > columns[c]!.x0 + CELL_REACH_PT) best = c;
   return best;
 }
 
-/** A piece placed in the columns: a piece reaching past its column's end spans the columns it reaches. */
-function placePiece(f: Fragment, columns: { x0: number; x1: number }[]): Placed {
+/** A fragment placed in the columns: a fragment reaching past its column's end spans the columns it reaches. */
+function placeFragment(f: Fragment, columns: { x0: number; x1: number }[]): Placed {
   const first = columnStartingAt(columns, f.x0);
   return { f, first, last: Math.max(first, columnReachedBy(columns, f.x1)) };
 }
 
-/** The pieces of a logical row gathered into one cell per starting column, left to right. */
+/** The fragments of a logical row gathered into one cell per starting column, left to right. */
 function cellPartsOf(placed: Placed[]): CellParts[] {
   const parts: CellParts[] = [];
   const byColumn = new Map<number, CellParts>();
   for (const p of placed) {
     let cell = byColumn.get(p.first);
-    if (!cell) { cell = { first: p.first, last: p.last, spans: [], pieces: [] }; byColumn.set(p.first, cell); parts.push(cell); }
+    if (!cell) { cell = { first: p.first, last: p.last, spans: [], fragments: [] }; byColumn.set(p.first, cell); parts.push(cell); }
     cell.last = Math.max(cell.last, p.last);
     cell.spans.push(p.f.spans);
-    cell.pieces.push(p.f);
+    cell.fragments.push(p.f);
   }
   return parts.sort((a, b) => a.first - b.first);
 }
 
 /**
- * One row of cells from its placed pieces: each cell spans the columns its pieces reach, empty
+ * One row of cells from its placed fragments: each cell spans the columns its fragments reach, empty
  * columns get blank cells, and a cell starting under a spanning cell before it is folded into
  * that one. `only` keeps the blank cells to those columns (the lower row of a two-level header);
  * `rowspanFor` gives the single-column cells of those columns a rowspan of two (beside it).
@@ -120,21 +120,21 @@ function rowCells(placed: Placed[], width: number, only?: Set<number>, rowspanFo
   const cells: Cell[] = [];
   const blank = (c: number) => { if (!only || only.has(c)) cells.push({ spans: [], colspan: 1, rowspan: rowspanFor?.has(c) ? 2 : 1 }); };
   let next = 0;
-  let prevPieces: Fragment[] = [];
+  let prevFragments: Fragment[] = [];
   for (const part of cellPartsOf(placed)) {
     if (part.first < next) { // overlaps a spanning cell before it: fold it in
       const prev = cells[cells.length - 1];
       if (prev) {
         prev.spans = joinSpans([prev.spans, joinSpans(part.spans)]);
-        prevPieces = prevPieces.concat(part.pieces);
-        prev.box = drawnBox(prevPieces);
+        prevFragments = prevFragments.concat(part.fragments);
+        prev.box = drawnBox(prevFragments);
       }
       continue;
     }
     while (next < part.first) blank(next++);
     const colspan = part.last - part.first + 1;
-    prevPieces = part.pieces;
-    cells.push({ spans: joinSpans(part.spans), colspan, rowspan: colspan === 1 && rowspanFor?.has(part.first) ? 2 : 1, box: drawnBox(part.pieces) });
+    prevFragments = part.fragments;
+    cells.push({ spans: joinSpans(part.spans), colspan, rowspan: colspan === 1 && rowspanFor?.has(part.first) ? 2 : 1, box: drawnBox(part.fragments) });
     next += colspan;
   }
   while (next < width) blank(next++);
@@ -142,10 +142,10 @@ function rowCells(placed: Placed[], width: number, only?: Set<number>, rowspanFo
 }
 
 /**
- * A header cell spanning columns over cells of its own (a two-level header): the pieces of the
+ * A header cell spanning columns over cells of its own (a two-level header): the fragments of the
  * logical row that sit under the spanning cells (from UNDER_HEADER_PT above their foot down), one
  * column each, and the columns under them. Undefined when the row has no spanning cell, or the
- * pieces under it are none or all of the row.
+ * fragments under it are none or all of the row.
  */
 function twoLevelHeader(placed: Placed[]): { lower: Placed[]; under: Set<number> } | undefined {
   const spanning = placed.filter((p) => p.last > p.first);
@@ -164,7 +164,7 @@ function twoLevelHeader(placed: Placed[]): { lower: Placed[]; under: Set<number>
 export function cellsOfRows(groups: Row[][], columns: { x0: number; x1: number }[]): Cell[][] {
   const out: Cell[][] = [];
   for (const group of groups) {
-    const placed = group.flatMap((row) => row.fragments.map((f) => placePiece(f, columns)));
+    const placed = group.flatMap((row) => row.fragments.map((f) => placeFragment(f, columns)));
     const header = twoLevelHeader(placed);
     if (header) {
       const { lower, under } = header;

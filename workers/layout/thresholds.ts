@@ -1,6 +1,6 @@
 // Every threshold of the layout engine, with the reason for its value, grouped by the rule that
 // uses it (and the file where that rule lives). Lengths are in PDF points unless a name says
-// otherwise: `_EM` multiplies a type size (the piece's, the line's or the body text's, as the
+// otherwise: `_EM` multiplies a type size (the fragment's, the line's or the body text's, as the
 // comment says), `_SHARE` is a fraction of a count or a width, `_LINES` multiplies a line step.
 // The values were tuned on the Markdown benchmark's tuning styles (bench/markdown/pages.ts) and
 // the corpus tests; its held-out styles are kept aside to show whether a value holds on layouts it
@@ -8,31 +8,31 @@
 // Not here, being no layout rules: how much OCR a call may spend (scanned.ts) and how many pages
 // one mutool run reads (index.ts).
 
-// ── Fragments: glyph runs cut into pieces at cell gaps (fragments.ts) ─────────────────────────
+// ── Fragments: glyph runs cut into fragments at cell gaps (fragments.ts) ──────────────────────
 
 /**
- * A gap between glyphs wider than this share of the larger type size parts two pieces, typed
+ * A gap between glyphs wider than this share of the larger type size parts two fragments, typed
  * space or not: wider than any justified word space, narrower than the padding of a table cell
  * or a column gutter.
  */
 export const CELL_GAP_EM = 0.95;
 /**
  * A gap of this share of an em with no typed space in it (or only a wide synthetic one) parts two
- * pieces: mupdf fills a positioning gap without a space glyph, which is how cell padding is set.
+ * fragments: mupdf fills a positioning gap without a space glyph, which is how cell padding is set.
  */
 export const UNSPACED_GAP_EM = 0.5;
 /** A synthetic space wider than this share of an em may be a cell gap (a typed space is at most a third of an em). */
 export const WIDE_SPACE_EM = 0.45;
-/** ... when it is also this many times wider than the piece's mean glyph so far (typed spaces are narrower than letters). */
+/** ... when it is also this many times wider than the fragment's mean glyph so far (typed spaces are narrower than letters). */
 export const WIDE_SPACE_OVER_GLYPHS = 1.1;
 /**
  * A synthetic space wider than this share of an em parts two cells even between wide letters: a
  * header in capitals at 13 pt, its cells a 9 pt padding apart, hid its gaps from the glyph test.
  */
 export const WIDE_SPACE_ALWAYS_EM = 0.6;
-/** A glyph this far left of the one before (in ems) starts a new piece: text set elsewhere on the line, not the next letter. */
+/** A glyph this far left of the one before (in ems) starts a new fragment: text set elsewhere on the line, not the next letter. */
 export const BACKWARD_JUMP_EM = 1.5;
-/** A glyph this far (in ems) above or below the piece's box belongs to another line. */
+/** A glyph this far (in ems) above or below the fragment's box belongs to another line. */
 export const OFF_LINE_EM = 0.5;
 /** A vertical rule this close to a gap's ends still runs between the two glyphs (a column border drawn on the padding). */
 export const RULE_IN_GAP_PT = 1;
@@ -40,19 +40,19 @@ export const RULE_IN_GAP_PT = 1;
 export const WORD_GAP_EM = 0.22;
 /** A glyph narrower than this is an extra character of the ligature before it (mupdf gives them no width). */
 export const ZERO_WIDTH_PT = 0.01;
-/** A piece's type size is the most common among its glyphs, counted in steps of 1/this of a point: sizes a rounding apart (10 and 10.02 pt) are one size, 9.5 and 10 are not. */
+/** A fragment's type size is the most common among its glyphs, counted in steps of 1/this of a point: sizes a rounding apart (10 and 10.02 pt) are one size, 9.5 and 10 are not. */
 export const SIZE_STEPS_PER_PT = 2;
-/** A piece is bold, italic or monospaced when more than this share of its glyphs are. */
+/** A fragment is bold, italic or monospaced when more than this share of its glyphs are. */
 export const STYLED_SHARE = 0.6;
 
-// ── Rows: pieces on one line (rows.ts) ────────────────────────────────────────────────────────
+// ── Rows: fragments on one line (rows.ts) ─────────────────────────────────────────────────────
 
 /**
- * A piece joins a row when its vertical centre lies inside the row's band less this share of the
+ * A fragment joins a row when its vertical centre lies inside the row's band less this share of the
  * band's height at top and bottom: a superscript or a taller cell stays, the next line does not.
  */
 export const ROW_CENTRE_MARGIN_SHARE = 0.15;
-/** Pieces of one row may overlap by this much (kerning, rounding) and still be side by side. */
+/** Fragments of one row may overlap by this much (kerning, rounding) and still be side by side. */
 export const ROW_OVERLAP_PT = 1;
 
 // ── List markers (list-markers.ts) ────────────────────────────────────────────────────────────
@@ -149,20 +149,20 @@ export const FIGURE_LONE_LABEL_SHARE = 0.4;
 // ── Reading order: bands, columns and gutters (reading-regions.ts) ────────────────────────────
 
 /**
- * A short piece: narrower than this share of the region's width. Table cells, labels and list
+ * A short fragment: narrower than this share of the region's width. Table cells, labels and list
  * entries are short; a line of running text fills most of its column, so at least this share of
- * a two-column region. Short pieces may cross a gutter (cells spilling from a table too wide for
+ * a two-column region. Short fragments may cross a gutter (cells spilling from a table too wide for
  * its column) without hiding it.
  */
-export const SHORT_PIECE_SHARE = 0.3;
+export const SHORT_FRAGMENT_SHARE = 0.3;
 /** A side of a cut narrower than this share of the region holds no column of text. */
 export const MIN_SIDE_SHARE = 0.3;
-/** A line of running text: a piece across more than this share of its side's width (a table row is several cells). */
+/** A line of running text: a fragment across more than this share of its side's width (a table row is several cells). */
 export const FULL_LINE_SHARE = 0.7;
 /** Columns are looked for only in a region at least this share of the page wide (a column is not split again). */
 export const MIN_COLUMNS_WIDTH_SHARE = 0.45;
-/** Fewer pieces than this show no columns (unless drawn tables, one piece each, are among them). */
-export const MIN_COLUMN_PIECES = 6;
+/** Fewer fragments than this show no columns (unless drawn tables, one fragment each, are among them). */
+export const MIN_COLUMN_FRAGMENTS = 6;
 /** A gutter is an empty strip at least this wide: narrower gaps are word spaces and cell padding. */
 export const MIN_GUTTER_PT = 6;
 /** A gutter's middle lies between these shares of the region's width: strips near an edge are margins and indents. */
@@ -178,10 +178,10 @@ export const COLUMN_FILL_SHARE = 0.4;
 export const OTHER_COLUMN_FILL_SHARE = 0.2;
 /** Across the whole page: at least this many full lines on one side, and one on the other. */
 export const WHOLE_PAGE_PROSE_LINES = 3;
-/** A gutter may be crossed by continuing cells of a table spilling from the left column: this share of the pieces, at least SPILL_CROSSING_MIN. */
+/** A gutter may be crossed by continuing cells of a table spilling from the left column: this share of the fragments, at least SPILL_CROSSING_MIN. */
 export const SPILL_CROSSING_SHARE = 0.08;
 export const SPILL_CROSSING_MIN = 2;
-/** The pieces of one row share a baseline within this (rounding of glyph boxes). */
+/** The fragments of one row share a baseline within this (rounding of glyph boxes). */
 export const SAME_BASELINE_PT = 0.75;
 /** A table row overruns its column when it ends, or a cell starts, this far past the column's text. */
 export const OVERRUN_PT = 1;
@@ -195,9 +195,9 @@ export const MAX_CUT_DEPTH = 4;
  * in a column beside a heading inside the other column is narrower).
  */
 export const ACROSS_HEADING_CLEAR_EM = 0.5;
-/** Two pieces are in one band when the lower starts at most this far below the band's bottom. */
+/** Two fragments are in one band when the lower starts at most this far below the band's bottom. */
 export const BAND_GAP_PT = 0.5;
-/** A band is two-sided when its pieces stay this far clear of the region's middle on either side. */
+/** A band is two-sided when its fragments stay this far clear of the region's middle on either side. */
 export const MIDDLE_CLEARANCE_PT = 3;
 /**
  * Two columns of short lines (a list of contents) keep baselines of their own: at most this share
@@ -232,10 +232,10 @@ export const OVERRUN_MIN_ROWS = 2;
 export const CARRIED_RULES_MIN = 2;
 /**
  * A right column's left edge that lines of the left column run over (contents lines whose dot
- * leaders, or words, overflow a narrow column): at least this many pieces start within
+ * leaders, or words, overflow a narrow column): at least this many fragments start within
  * EDGE_ALIGN_PT of one point in the middle of the region ...
  */
-export const EDGE_MIN_PIECES = 5;
+export const EDGE_MIN_FRAGMENTS = 5;
 export const EDGE_ALIGN_PT = 1;
 /** ... which opens at least this share of the rows on its right (a column's lines start at its edge; a table's cells do not all) ... */
 export const EDGE_OPENS_SHARE = 0.6;
@@ -267,7 +267,7 @@ export const TABLE_STEP_EM = 1.9;
 export const HEADER_STEP_EM = 2.5;
 /** A line starting within this of a column's left edge starts in that column. */
 export const COLUMN_EDGE_PT = 1.5;
-/** A piece may overrun a column edge by this many ems (body size) and still sit inside its column. */
+/** A fragment may overrun a column edge by this many ems (body size) and still sit inside its column. */
 export const FITS_COLUMN_EM = 0.3;
 /** Rows averaging this many characters or more are prose set with wide spaces, not a table. */
 export const TABLE_MAX_ROW_CHARS = 400;
@@ -280,17 +280,17 @@ export const TABLE_MAX_ROW_CHARS = 400;
 export const TABLE_ALIGNED_COLUMNS = 1;
 /**
  * Two columns of prose are no table (proseInColumns): in every column at least PROSE_COLUMN_SHARE
- * of the pieces are lines of PROSE_LINE_MIN_WORDS words or more. A table's cells are mostly
+ * of the fragments are lines of PROSE_LINE_MIN_WORDS words or more. A table's cells are mostly
  * names, numbers and marks in one column at least; a line of running text in a column holds
  * five words and more.
  */
 export const PROSE_LINE_MIN_WORDS = 5;
 export const PROSE_COLUMN_SHARE = 0.6;
-/** A piece opens a column's cell when it starts at most this far left of the column. */
+/** A fragment opens a column's cell when it starts at most this far left of the column. */
 export const CELL_START_PT = 2;
-/** A piece reaches into a further column when it ends this far past that column's start. */
+/** A fragment reaches into a further column when it ends this far past that column's start. */
 export const CELL_REACH_PT = 1;
-/** A piece under a spanning header cell belongs to the lower header row when it starts this close below the spanning cell's bottom. */
+/** A fragment under a spanning header cell belongs to the lower header row when it starts this close below the spanning cell's bottom. */
 export const UNDER_HEADER_PT = 0.5;
 /** A visual row is a line of a table's text when its step is at least this many ems of its size (centred cells step less). */
 export const TABLE_LINE_STEP_EM = 0.9;
@@ -303,8 +303,8 @@ export const WRAPPED_ROW_MIN_LINES = 3;
 export const MAX_HEADER_ROWS = 4;
 /** A row cut by a column break: the next column starts at least this share of the column's width to the right. */
 export const NEXT_COLUMN_SHARE = 0.3;
-/** A table row across a column break has at least this many pieces (a line of prose has one). */
-export const CUT_ROW_MIN_PIECES = 3;
+/** A table row across a column break has at least this many fragments (a line of prose has one). */
+export const CUT_ROW_MIN_FRAGMENTS = 3;
 /**
  * A form table cut by a break (labels in its first column, the cells beside them left empty to
  * fill in) shows itself by this many label rows at its foot; a line after the break as narrow as
@@ -330,7 +330,7 @@ export const LABEL_ROWS_UNDER_HEADER = 2;
 export const RULE_THICKNESS_PT = 3;
 /** Rules whose ends or positions are this close touch: borders are drawn cell by cell, and joins are not exact. */
 export const RULE_JOIN_PT = 2;
-/** Collinear rule pieces are on one line when their positions differ by at most this. */
+/** Collinear rule segments are on one line when their positions differ by at most this. */
 export const COLLINEAR_PT = 1;
 /** Column rules running past the first or last row rule by more than this leave the grid open: a row cut by a break. */
 export const OPEN_GRID_PT = 3;
@@ -352,7 +352,7 @@ export const TIGHT_GAP_EM = 0.8;
  */
 export const MIN_RULES_WITHOUT_HEADER = 3;
 /**
- * A table ruled under its rows is known to be a table from its rules, and its pieces were parted
+ * A table ruled under its rows is known to be a table from its rules, and its fragments were parted
  * at cell gaps already (UNSPACED_GAP_EM): a strip this many ems wide (the rows' type size) between
  * them is a column gutter, however much narrower than a borderless table's (MIN_TABLE_GUTTER_PT)
  * small type's padding is. The strip is counted in whole points, which lose up to two of a gap's.
@@ -360,13 +360,13 @@ export const MIN_RULES_WITHOUT_HEADER = 3;
 export const RULED_GUTTER_EM = 0.3;
 /** A header line sits on or above the first rule, within this. */
 export const ON_RULE_PT = 1;
-/** A piece starts in a column when it starts at most this far left of it. */
+/** A fragment starts in a column when it starts at most this far left of it. */
 export const IN_COLUMN_PT = 2;
 /** Room for a word at a line end: the word's width plus this many ems of space ... */
 export const WORD_SPACE_EM = 0.25;
 /** ... short of the column's widest line by this much. */
 export const LINE_END_SLACK_PT = 2;
-/** A piece is no cell when it runs across the starts of this many other pieces by CROSSED_START_PT: the rules reach into the next column. */
+/** A fragment is no cell when it runs across the starts of this many other fragments by CROSSED_START_PT: the rules reach into the next column. */
 export const CROSSED_STARTS = 2;
 export const CROSSED_START_PT = 2;
 
@@ -406,9 +406,9 @@ export const OCR_SAME_SIZE_RATIO = 1.08;
 /** Words without a letter or digit that tesseract itself doubts (confidence below this) are specks and picture edges. */
 export const OCR_NOISE_CONFIDENCE = 50;
 /**
- * A gap between OCR words wider than this share of the type size splits a line into pieces, as
+ * A gap between OCR words wider than this share of the type size splits a line into fragments, as
  * CELL_GAP_EM does for a text layer: tesseract often runs one line across a column gutter or
- * across the cells of a table, and the layout engine needs the pieces to find either.
+ * across the cells of a table, and the layout engine needs the fragments to find either.
  */
 export const OCR_WIDE_GAP_EM = 0.95;
 /** Cap height (and ascender height) as a share of the type size, about the same in common text faces. */

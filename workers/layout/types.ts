@@ -7,7 +7,7 @@ export type Rect = [number, number, number, number];
 /** A rule: `at` is its y (horizontal) or x (vertical); from..to its extent along it. */
 export interface Rule {
   at: number; from: number; to: number;
-  /** Where one drawn piece of a rule ends and the next starts (a rule drawn cell by cell: its cells' edges). */
+  /** Where one drawn segment of a rule ends and the next starts (a rule drawn cell by cell: its cells' edges). */
   joints?: number[];
 }
 
@@ -36,7 +36,7 @@ export interface Fragment {
   charWidth: number;
   /** Set on the one fragment standing for a whole ruled table (its box is the table's). */
   table?: TableCells;
-  /** Where the piece is drawn, when a rule moved it to be read with others (a table row cut by a column break). */
+  /** Where the fragment is drawn, when a rule moved it to be read with others (a table row cut by a column break). */
   drawnAt?: Rect;
 }
 

@@ -80,10 +80,10 @@ function cutRow(fragments: Fragment[], from: number, to: number, rule: number): 
 function wrappedLines(lines: Row[], columns: { x0: number; x1: number }[]): boolean {
   let pairs = 0;
   for (const c of columns) {
-    const pieces = lines.map((l) => l.fragments.filter((f) => f.x0 >= c.x0 - IN_COLUMN_PT && f.x0 < c.x1));
-    const right = greatestOf(pieces.flat(), (f) => f.x1);
-    for (let k = 1; k < pieces.length; k++) {
-      const above = pieces[k - 1]!, line = pieces[k]!;
+    const inColumn = lines.map((l) => l.fragments.filter((f) => f.x0 >= c.x0 - IN_COLUMN_PT && f.x0 < c.x1));
+    const right = greatestOf(inColumn.flat(), (f) => f.x1);
+    for (let k = 1; k < inColumn.length; k++) {
+      const above = inColumn[k - 1]!, line = inColumn[k]!;
       if (!above.length || !line.length) continue;
       const end = greatestOf(above, (f) => f.x1);
       const first = line[0]!;
@@ -113,14 +113,14 @@ function rowsOfBand(lines: Row[], columns: { x0: number; x1: number }[]): Row[][
   return out;
 }
 
-/** The type size most of the rows' pieces are set in. */
+/** The type size most of the rows' fragments are set in. */
 function typeSizeOf(lines: Row[]): number {
   const sizes = lines.flatMap((l) => l.fragments.map((f) => f.size)).sort((a, b) => a - b);
   return sizes[Math.floor(sizes.length / 2)] ?? 0;
 }
 
 /**
- * The columns of a table ruled under its rows: strips between its pieces that the rows leave
+ * The columns of a table ruled under its rows: strips between its fragments that the rows leave
  * empty, from RULED_GUTTER_EM of the type size, never asking more than a borderless table does.
  * Small type sets its cells closer than a borderless table's gutter; the rules already say
  * these lines are a table.
@@ -135,13 +135,13 @@ function ruledColumnsOf(lines: Row[]): { x0: number; x1: number }[] {
  * cells below, and header lines as full as the rows would join those columns), and a column for
  * each stretch between two cell edges that every rule of the stack shows (each drawn cell by cell,
  * joints within RULE_JOIN_PT) where no text lies: a column left empty to fill in. Only where no
- * piece crosses those edges: the text keeps to the cells the rules draw.
+ * fragment crosses those edges: the text keeps to the cells the rules draw.
  */
 function columnsWithEmpty(lines: Row[], body: Row[], stack: Rule[]): { x0: number; x1: number }[] {
   const columns = ruledColumnsOf(body.length >= 2 ? body : lines);
   const first = stack[0]!;
   const shared = (first.joints ?? []).filter((x) => stack.every((r) => (r.joints ?? []).some((y) => Math.abs(x - y) <= RULE_JOIN_PT)));
-  // A piece across a joint is a cell spanning those the rules draw (a header over several levels).
+  // A fragment across a joint is a cell spanning those the rules draw (a header over several levels).
   const crossed = lines.some((l) => l.fragments.some((f) => shared.some((x) => f.x0 < x - RULE_JOIN_PT && f.x1 > x + RULE_JOIN_PT)));
   if (stack.length < 2 || !shared.length || crossed) return columns;
   const edges = [first.from, ...shared, first.to];
@@ -186,12 +186,12 @@ function marksRows(stack: Rule[], header: Row[], lines: Row[]): boolean {
 }
 
 /**
- * A piece of the rows under the rules (`body`) running across the starts of CROSSED_STARTS other
- * pieces is no cell: the rules reach past the table's column into the next one (a table too wide
+ * A fragment of the rows under the rules (`body`) running across the starts of CROSSED_STARTS other
+ * fragments is no cell: the rules reach past the table's column into the next one (a table too wide
  * for it), under that column's lines. Such a table is left to the reading order and to alignment.
- * Header pieces may: a header cell spans the columns of its own cells below.
+ * Header fragments may: a header cell spans the columns of its own cells below.
  */
-function piecesCrossCellStarts(lines: Row[], body: Row[]): boolean {
+function fragmentsCrossCellStarts(lines: Row[], body: Row[]): boolean {
   const starts = lines.flatMap((l) => l.fragments.map((f) => f.x0));
   return body.some((l) => l.fragments.some((f) => starts.filter((x) => x > f.x0 + CROSSED_START_PT && x < f.x1 - CROSSED_START_PT).length >= CROSSED_STARTS));
 }
@@ -238,7 +238,7 @@ export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { t
     const tail = cutRow(rest, from, to, stack[stack.length - 1]!.at);
     const allLines = [...header, ...bands.flat(), ...tail];
     if (!marksRows(stack, header, allLines)) continue;
-    if (piecesCrossCellStarts(allLines, [...bands.flat(), ...tail])) {
+    if (fragmentsCrossCellStarts(allLines, [...bands.flat(), ...tail])) {
       for (const r of stack) used.add(r); // nor is any lower part of the stack a table of its own
       continue;
     }
@@ -252,15 +252,15 @@ export function underlinedTables(fragments: Fragment[], horizontal: Rule[]): { t
   return { tables, rest };
 }
 
-/** One part of a table carried on into the next column: its rules and the pieces read with them. */
+/** One part of a table carried on into the next column: its rules and the fragments read with them. */
 interface TablePart { fragments: Fragment[]; horizontal: Rule[] }
 
 /**
  * A table too wide for its column, ruled under its rows and carried on into the next: the next
  * column's rules are the column's own moved by one column pitch (between COLUMN_PITCH_MIN_SHARE
  * and COLUMN_PITCH_MAX_SHARE of the page), and they overlap the overrunning part's. Undefined
- * unless CARRIED_RULES_MIN rules are so moved. The pieces where the parts overlap go to the part
- * whose cell starts they fall on: a piece one pitch right of another start is the next column's,
+ * unless CARRIED_RULES_MIN rules are so moved. The fragments where the parts overlap go to the part
+ * whose cell starts they fall on: a fragment one pitch right of another start is the next column's,
  * one a pitch left of another start stays (the overrun's last cells), whichever is nearer.
  */
 export function carriedOnRuleParts(fragments: Fragment[], horizontal: Rule[], pageWidth: number): [TablePart, TablePart] | undefined {

@@ -19,7 +19,7 @@ export async function inputPath(input: Job, index = 0): Promise<string> {
 /**
  * Whether any of the job's inputs from `first` on holds one of these markers in its raw bytes:
  * a cheap look for PDF names that show outside compressed streams (an image's /DCTDecode filter,
- * the catalog's /Outlines), before deciding to run a tool for them.
+ * the catalog's /Outlines), before deciding to run an engine for them.
  */
 export async function inputsContain(input: Job, markers: readonly string[], first = 0): Promise<boolean> {
   for (let i = first; i < input.files.length; i++) {
@@ -31,7 +31,7 @@ export async function inputsContain(input: Job, markers: readonly string[], firs
   return false;
 }
 
-/** A tool's result, read on the pool thread at once (see withScratch for why synchronously). */
+/** An engine's result, read on the pool thread at once (see withScratch for why synchronously). */
 export async function readBytes(file: string): Promise<Uint8Array> {
   const buffer = readFileSync(file);
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);

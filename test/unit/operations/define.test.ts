@@ -8,7 +8,7 @@ import type { FieldValuesOf } from '../../../operations/define.js';
 import { imageResize } from '../../../operations/image/resize.js';
 import { pdfPages } from '../../../operations/pdf/pages.js';
 import { validateFields } from '../../../server/derive/fields.js';
-import { localEngineBinaries, requireProvider, resolveContent, type ContentSettings } from '../../../server/content-route.js';
+import { localEngines, requireProvider, resolveContent, type ContentSettings } from '../../../server/content-route.js';
 import { ServiceError } from '../../../core/errors.js';
 import type { ImageFormat } from '../../../checks/image.js';
 
@@ -78,7 +78,7 @@ describe('content routes', () => {
     })();
     expect(refusal?.code).to.equal('PROVIDER_DISABLED');
     expect(() => requireProvider(NO_PROVIDER, operationById('pdf.compress'))).to.not.throw();
-    expect(localEngineBinaries(NO_PROVIDER, operations)).to.equal([]);
+    expect(localEngines(NO_PROVIDER, operations)).to.equal([]);
   });
 
   it('a key alone or a base URL alone is a provider; every operation stays local where a local engine is chosen', () => {
@@ -93,8 +93,8 @@ describe('content routes', () => {
       'pdf.tables': { sendsContent: false, available: true, local: 'paydoc layout engine (local: tables read from the PDF\'s text layer and drawn rules, as for /v1/pdf/markdown)' },
       'pdf.structured': { sendsContent: true, available: false, local: undefined },
     });
-    expect(localEngineBinaries(local, operations)).to.equal(['tesseract']);
-    expect(localEngineBinaries({ ...NO_PROVIDER, markdownOcr: 'tesseract' }, operations)).to.equal(['tesseract']);
-    expect(localEngineBinaries({ ...NO_PROVIDER, tablesEngine: 'local' }, operations)).to.equal([]);
+    expect(localEngines(local, operations)).to.equal(['tesseract']);
+    expect(localEngines({ ...NO_PROVIDER, markdownOcr: 'tesseract' }, operations)).to.equal(['tesseract']);
+    expect(localEngines({ ...NO_PROVIDER, tablesEngine: 'local' }, operations)).to.equal([]);
   });
 });

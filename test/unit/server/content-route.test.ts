@@ -4,7 +4,7 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { operationById, operations } from '../../../operations/index.js';
-import { localEngineBinaries, requireProvider, resolveContent } from '../../../server/content-route.js';
+import { localEngines, requireProvider, resolveContent } from '../../../server/content-route.js';
 import { loadConfig, type Config } from '../../../server/config.js';
 import { ServiceError } from '../../../core/errors.js';
 
@@ -49,10 +49,10 @@ describe('server/content-route', () => {
   });
 
   it('the boot check requires tesseract once, and only where a setting chooses it', () => {
-    expect(localEngineBinaries(settings(), operations)).to.equal([]);
-    expect(localEngineBinaries(settings({ tablesEngine: 'local' }), operations)).to.equal([]);
-    expect(localEngineBinaries(settings({ ocrEngine: 'tesseract' }), operations)).to.equal(['tesseract']);
-    expect(localEngineBinaries(settings({ ocrEngine: 'tesseract', markdownOcr: 'tesseract' }), operations)).to.equal(['tesseract']);
-    expect(localEngineBinaries(settings({ markdownOcr: 'tesseract' }), [operationById('pdf.split')])).to.equal([]);
+    expect(localEngines(settings(), operations)).to.equal([]);
+    expect(localEngines(settings({ tablesEngine: 'local' }), operations)).to.equal([]);
+    expect(localEngines(settings({ ocrEngine: 'tesseract' }), operations)).to.equal(['tesseract']);
+    expect(localEngines(settings({ ocrEngine: 'tesseract', markdownOcr: 'tesseract' }), operations)).to.equal(['tesseract']);
+    expect(localEngines(settings({ markdownOcr: 'tesseract' }), [operationById('pdf.split')])).to.equal([]);
   });
 });

@@ -30,10 +30,10 @@ export function logicalRows(rows: Row[], columns: { x0: number; x1: number }[]):
 }
 
 /**
- * The step down to row `k` from the nearest line above that has a piece over one of its pieces
- * (the line before in the same column): the smallest such step over its pieces. Cells set at
+ * The step down to row `k` from the nearest line above that has a fragment over one of its fragments
+ * (the line before in the same column): the smallest such step over its fragments. Cells set at
  * different heights (a header cell centred beside cells of two lines) put lines of different
- * cells between the lines of one, closer than any line step; without a piece above, the step
+ * cells between the lines of one, closer than any line step; without a fragment above, the step
  * from the row before.
  */
 export function stepFromAbove(rows: Row[], k: number): number {
@@ -48,11 +48,11 @@ export function stepFromAbove(rows: Row[], k: number): number {
 }
 
 /**
- * The step from one visual row to the next, taken where a piece of the lower row sits right
- * under a piece of the upper one (the next line of the same cell): a row's baseline comes from
- * one of its pieces, and in a header whose cells start at different heights (a cell spanning
- * rows beside cells of a second header row) that piece may belong to another cell than the
- * one the lower line continues. Without a piece above, the rows' baselines.
+ * The step from one visual row to the next, taken where a fragment of the lower row sits right
+ * under a fragment of the upper one (the next line of the same cell): a row's baseline comes from
+ * one of its fragments, and in a header whose cells start at different heights (a cell spanning
+ * rows beside cells of a second header row) that fragment may belong to another cell than the
+ * one the lower line continues. Without a fragment above, the rows' baselines.
  */
 function stepBetween(upper: Row, lower: Row): number {
   let best = Infinity;

@@ -5,14 +5,14 @@ import { findTables, rowStepLimit } from './find.js';
 import { isCellRow } from '../row-predicates.js';
 import { greatestOf, leastOf, rowsOf } from '../rows.js';
 import {
-  CELL_ALIGN_PT, CUT_ROW_MIN_PIECES, LABEL_ROWS_UNDER_HEADER, MAX_ROWS_UP, MOVED_ROW_STEP_LINES, MOVED_ROW_STEPS_SEEN, NEXT_COLUMN_SHARE,
+  CELL_ALIGN_PT, CUT_ROW_MIN_FRAGMENTS, LABEL_ROWS_UNDER_HEADER, MAX_ROWS_UP, MOVED_ROW_STEP_LINES, MOVED_ROW_STEPS_SEEN, NEXT_COLUMN_SHARE,
   SIZE_CHANGE_PT, WRAPPED_GAP_EM,
 } from '../thresholds.js';
 
 /**
  * A table row cut off from its table by a column break: the first row of a text column whose
- * pieces start where the pieces of the last row of the column before start, shifted by the
- * distance between the two columns (at least three of them: a line of prose has one piece).
+ * fragments start where the fragments of the last row of the column before start, shifted by the
+ * distance between the two columns (at least three of them: a line of prose has one fragment).
  * That row (with the lines of its wrapped cells under it) is moved, shifted back, under the
  * last row of the column before, so that a header left at the foot of a column and its rows
  * at the top of the next (or a table of one row on each side) read as one table. Returns the
@@ -31,7 +31,7 @@ export function joinRowsAcrossColumnBreaks(regions: Fragment[][], bodySize: numb
       a = rowsOf(out[k]!); b = rowsOf(out[k + 1]!);
     }
     const m = lastTableRow(a), head = a[m], first = b[0];
-    if (!head || !first || first.fragments.length < CUT_ROW_MIN_PIECES || !cellsStartAlike(head, first, offset)) continue;
+    if (!head || !first || first.fragments.length < CUT_ROW_MIN_FRAGMENTS || !cellsStartAlike(head, first, offset)) continue;
     const n = 1 + linesGoingWith(b, first);
     const dy = a[a.length - 1]!.base + movedRowStep(a, m) - first.base;
     moveRows(out, k, b.slice(0, n), offset, dy);
@@ -68,7 +68,7 @@ function moveLabelRows(out: Fragment[][], k: number, a: Row[], b: Row[], offset:
   return true;
 }
 
-/** A drawn table's stand-in among a row's pieces: a drawn table is never cut across a column break here (rules.ts joins its halves). */
+/** A drawn table's stand-in among a row's fragments: a drawn table is never cut across a column break here (rules.ts joins its halves). */
 function holdsDrawnTable(row: Row): boolean {
   return row.fragments.some((f) => f.table);
 }
@@ -83,7 +83,7 @@ function isNextColumn(a: Row[], b: Row[], offset: number): boolean {
 
 /**
  * Whether the first row of the next column continues the table whose last row is `head`: every
- * piece of the row with fewer pieces starts, within CELL_ALIGN_PT, where a piece of the other
+ * fragment of the row with fewer fragments starts, within CELL_ALIGN_PT, where a fragment of the other
  * starts, the next column shifted back by `offset`.
  */
 function cellsStartAlike(head: Row, first: Row, offset: number): boolean {
@@ -95,7 +95,7 @@ function cellsStartAlike(head: Row, first: Row, offset: number): boolean {
 
 /**
  * How many lines under the moved row go with it: while each is packed under the one before
- * (WRAPPED_GAP_EM) and its pieces each start where one of the row's pieces does and end before
+ * (WRAPPED_GAP_EM) and its fragments each start where one of the row's fragments does and end before
  * the next one starts (its wrapped cells, and the rows after it in the same columns); a line of
  * prose after the table runs across them.
  */
@@ -109,8 +109,8 @@ function linesGoingWith(b: Row[], first: Row): number {
 
 /**
  * The step a moved row is placed at below the column's last line: the widest of the steps into
- * the table's last MOVED_ROW_STEPS_SEEN rows, and into each of its rows of CUT_ROW_MIN_PIECES
- * cells or more (from the line above, in the table too: each of its pieces within a cell), and
+ * the table's last MOVED_ROW_STEPS_SEEN rows, and into each of its rows of CUT_ROW_MIN_FRAGMENTS
+ * cells or more (from the line above, in the table too: each of its fragments within a cell), and
  * MOVED_ROW_STEP_LINES of its last row's height at least. The last row's cells may wrap over
  * many lines, all a line step apart; a step into a row of cells higher up shows the row pitch.
  */
@@ -121,14 +121,15 @@ function movedRowStep(a: Row[], m: number): number {
   const starts = [head.x0, ...cellStarts(a, m)].sort((p, q) => p - q);
   const inCells = (row: Row) => row.fragments.every((f) => starts.some((x, c) => Math.abs(f.x0 - x) <= CELL_ALIGN_PT && (c + 1 >= starts.length || f.x1 <= starts[c + 1]! + CELL_ALIGN_PT)));
   for (let r = m; r >= 1 && m - r < MAX_ROWS_UP && inCells(a[r - 1]!); r--) {
-    if (a[r]!.fragments.length >= CUT_ROW_MIN_PIECES) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
+    if (a[r]!.fragments.length >= CUT_ROW_MIN_FRAGMENTS) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
   }
   return step;
 }
 
 /**
  * Moves rows from the top of region k + 1 to region k, shifted back by the column pitch and down
- * by dy; each piece keeps where it was drawn (drawnAt), so the boxes given for cells and blocks (drawnBox) stay where the page shows them.
+ * by dy; each fragment keeps where it was drawn (drawnAt), so the boxes given for cells and
+ * blocks (drawnBox) stay where the page shows them.
  */
 function moveRows(out: Fragment[][], k: number, rows: Row[], offset: number, dy: number): void {
   const moved = new Set(rows.flatMap((r) => r.fragments));
@@ -137,12 +138,12 @@ function moveRows(out: Fragment[][], k: number, rows: Row[], offset: number, dy:
 }
 
 /**
- * The index of the last table row of a column's rows: the last row of three or more pieces,
+ * The index of the last table row of a column's rows: the last row of three or more fragments,
  * with nothing under it but the wrapped lines of its cells after the first; -1 if none.
  */
 function lastTableRow(a: Row[]): number {
   let m = a.length - 1;
-  while (m >= 0 && a[m]!.fragments.length < CUT_ROW_MIN_PIECES) m--;
+  while (m >= 0 && a[m]!.fragments.length < CUT_ROW_MIN_FRAGMENTS) m--;
   if (m < 0 || a.length - m > MAX_ROWS_UP) return -1;
   const starts = cellStarts(a, m);
   const under = a.slice(m + 1).every((r) => r.fragments.every((f) => starts.some((s) => Math.abs(s - f.x0) <= CELL_ALIGN_PT)));
@@ -151,14 +152,14 @@ function lastTableRow(a: Row[]): number {
 
 /**
  * Where the cells after the first start in the table whose last row is `a[m]`: the starts of
- * its rows of three or more pieces, up to that row (a cell left empty in the last row, its text
+ * its rows of three or more fragments, up to that row (a cell left empty in the last row, its text
  * all carried on in the next column, still starts where the rows above have it).
  */
 function cellStarts(a: Row[], m: number): number[] {
   const first = a[m]!.x0;
   const starts: number[] = [];
   for (let r = m; r >= 0 && m - r < MAX_ROWS_UP; r--) {
-    if (a[r]!.fragments.length < CUT_ROW_MIN_PIECES) continue;
+    if (a[r]!.fragments.length < CUT_ROW_MIN_FRAGMENTS) continue;
     if (Math.abs(a[r]!.x0 - first) > CELL_ALIGN_PT) break;
     for (const f of a[r]!.fragments.slice(1)) if (!starts.some((s) => Math.abs(s - f.x0) <= CELL_ALIGN_PT)) starts.push(f.x0);
   }

@@ -1,4 +1,4 @@
-// Tables without ruling lines, found from column alignment: runs of cell rows whose pieces line
+// Tables without ruling lines, found from column alignment: runs of cell rows whose fragments line
 // up in columns split by empty gutters, with the lines that belong to them; not prose or lists
 // set in columns.
 import type { Fragment, Row } from '../types.js';
@@ -15,7 +15,7 @@ import {
 /** A table found among a region's rows: its first and last row, and its columns. */
 export interface TableFound { start: number; end: number; columns: { x0: number; x1: number }[] }
 
-/** Whether every piece of a row stays inside one column slot (never runs across the start of a column). */
+/** Whether every fragment of a row stays inside one column slot (never runs across the start of a column). */
 export function fitsColumns(row: Row, columns: { x0: number; x1: number }[], tolerance: number): boolean {
   const right = columns[columns.length - 1]!.x1;
   for (const f of row.fragments) {
@@ -138,14 +138,14 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
   return found;
 }
 
-/** The pieces of `rows` that open a cell in each column (start inside it, at most CELL_START_PT left of it). */
+/** The fragments of `rows` that open a cell in each column (start inside it, at most CELL_START_PT left of it). */
 function cellStartsByColumn(rows: Row[], columns: { x0: number; x1: number }[]): Fragment[][] {
   return columns.map((c) => rows.flatMap((r) => r.fragments.filter((g) => g.x0 >= c.x0 - CELL_START_PT && g.x0 < c.x1)));
 }
 
 /**
  * Whether a table's cells line up over several rows: at least TABLE_ALIGNED_COLUMNS columns
- * each open a cell on two rows or more. Scattered pieces that happen to share a few lines (the
+ * each open a cell on two rows or more. Scattered fragments that happen to share a few lines (the
  * labels of a chart, a running head beside a caption) put each column's text on one row only.
  */
 export function cellsAlignOverRows(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
@@ -154,7 +154,7 @@ export function cellsAlignOverRows(rows: Row[], columns: { x0: number; x1: numbe
 
 /**
  * Two columns of prose side by side, not a table: in every column, at least
- * PROSE_COLUMN_SHARE of the pieces are lines of running text (PROSE_LINE_MIN_WORDS words or
+ * PROSE_COLUMN_SHARE of the fragments are lines of running text (PROSE_LINE_MIN_WORDS words or
  * more). A table has at least one column of short cells: names, numbers, marks.
  */
 export function proseInColumns(rows: Row[], columns: { x0: number; x1: number }[]): boolean {
@@ -165,7 +165,7 @@ export function proseInColumns(rows: Row[], columns: { x0: number; x1: number }[
 
 /**
  * A list set in columns (a table of contents in two columns, say), not a table: in every
- * column, at least half the pieces that open a cell start with a list marker. A table numbers
+ * column, at least half the fragments that open a cell start with a list marker. A table numbers
  * its rows in one column at most.
  */
 export function listInColumns(rows: Row[], columns: { x0: number; x1: number }[]): boolean {

@@ -5,7 +5,7 @@ export interface Box { x0: number; x1: number; y0: number; y1: number }
 
 /**
  * A column cut at `x`; `carriedOn` when the right column holds the rest of the left column's
- * table; `moved`, the pieces of the right column when the left column's overrun them (others
+ * table; `moved`, the fragments of the right column when the left column's overrun them (others
  * right of `x` are the left column's).
  */
 export interface Gutter { x: number; carriedOn: boolean; moved?: Set<Fragment> }

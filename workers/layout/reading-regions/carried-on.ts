@@ -6,15 +6,15 @@ import { onBaselineOf, textBeside, type Box, type Gutter } from './box.js';
 import { leastOf, rowsOf } from '../rows.js';
 import {
   CARRIED_MIN_ROWS, CARRIED_MOVED_SHARE, CARRIED_OWN_ROWS_SHARE, CARRIED_TOP_LINES, COLUMN_PITCH_MAX_SHARE, COLUMN_PITCH_MIN_SHARE,
-  COLUMN_START_PT, OVERRUN_MIN_ROWS, OVERRUN_PT, OWN_BASELINE_PT, SAME_TABLE_WIDTH_PT, SHORT_PIECE_SHARE,
+  COLUMN_START_PT, OVERRUN_MIN_ROWS, OVERRUN_PT, OWN_BASELINE_PT, SAME_TABLE_WIDTH_PT, SHORT_FRAGMENT_SHARE,
 } from '../thresholds.js';
 
 /**
- * A short piece: narrower than SHORT_PIECE_SHARE of the region's width. Cells, labels and list
+ * A short fragment: narrower than SHORT_FRAGMENT_SHARE of the region's width. Cells, labels and list
  * entries are short; a line of running text is not, and it blocks any gutter it runs over.
  */
-export function isShortPiece(f: Fragment, width: number): boolean {
-  return f.x1 - f.x0 < width * SHORT_PIECE_SHARE;
+export function isShortFragment(f: Fragment, width: number): boolean {
+  return f.x1 - f.x0 < width * SHORT_FRAGMENT_SHARE;
 }
 
 /**
@@ -27,7 +27,7 @@ export function continuingCells(fragments: Fragment[], width: number): Set<Fragm
   for (const row of rowsOf(fragments)) {
     for (let k = 1; k < row.fragments.length; k++) {
       const f = row.fragments[k]!;
-      if (isShortPiece(f, width)) out.add(f);
+      if (isShortFragment(f, width)) out.add(f);
     }
   }
   return out;
@@ -62,7 +62,7 @@ export function continuedInNextColumn(left: Fragment[], right: Fragment[], pageW
   return moved >= 2 && moved >= to.length * CARRIED_MOVED_SHARE;
 }
 
-/** Where pieces start, in whole points, each point once. */
+/** Where fragments start, in whole points, each point once. */
 function startsOf1pt(side: Fragment[]): number[] {
   return [...new Set(side.map((f) => Math.round(f.x0)))];
 }
@@ -97,7 +97,7 @@ function movedBy(from: number[], pitch: number): (x: number) => boolean {
 /**
  * A table too wide for its column and carried on into the next: its last columns overrun the
  * next column's first ones, so no strip is free of starts. The next column's part still keeps
- * the table's cell starts moved by the column pitch: the pieces starting one pitch right of
+ * the table's cell starts moved by the column pitch: the fragments starting one pitch right of
  * another start are that part (`moved`), the others the left column's, overrun included. Taken
  * only when the left part overruns the right one (OVERRUN_MIN_ROWS rows opened left of the right
  * part have cells starting past its edge) and the two parts are a table carried on
@@ -157,7 +157,7 @@ function movedByColumnPitch(a: Box, b: Box, pageWidth: number): boolean {
 
 /**
  * A drawn table on one side of an empty strip, and text or another table on the other: a table
- * set in a column beside the other column (one piece, a drawn table is never cut by a gutter, nor
+ * set in a column beside the other column (one fragment, a drawn table is never cut by a gutter, nor
  * are its rows read across the strip), as when a table carried over a column break leaves its
  * first rows at the foot of one column and the rest at the top of the next.
  */

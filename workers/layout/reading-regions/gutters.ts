@@ -4,13 +4,13 @@
 import type { Fragment, Row } from '../types.js';
 import { bounds, onBaselineOf, type Box, type Gutter } from './box.js';
 import {
-  carriedOverOverrun, continuedInNextColumn, continuingCells, drawnTableBeside, isShortPiece, tableSetAcross, tablesSideBySide,
+  carriedOverOverrun, continuedInNextColumn, continuingCells, drawnTableBeside, isShortFragment, tableSetAcross, tablesSideBySide,
 } from './carried-on.js';
 import { bodySizeOf, isCellRow, isChartLabelRow } from '../row-predicates.js';
 import { rowsOf } from '../rows.js';
 import {
-  COLUMN_FILL_SHARE, COLUMN_START_PT, EDGE_ALIGN_PT, EDGE_CROSSING_SHARE, EDGE_MIN_PIECES, EDGE_OPENS_SHARE, FULL_LINE_SHARE,
-  GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LARGE_TYPE_SHARE, LINES_APART_SHARE, MIN_COLUMN_PIECES, MIN_COLUMNS_WIDTH_SHARE,
+  COLUMN_FILL_SHARE, COLUMN_START_PT, EDGE_ALIGN_PT, EDGE_CROSSING_SHARE, EDGE_MIN_FRAGMENTS, EDGE_OPENS_SHARE, FULL_LINE_SHARE,
+  GUTTER_CANDIDATES, GUTTER_FROM_SHARE, GUTTER_TO_SHARE, LARGE_TYPE_SHARE, LINES_APART_SHARE, MIN_COLUMN_FRAGMENTS, MIN_COLUMNS_WIDTH_SHARE,
   MIN_GUTTER_PT, MIN_SIDE_ROWS, MIN_SIDE_SHARE, OTHER_COLUMN_FILL_SHARE, OVERRUN_PT, SAME_BASELINE_PT, SAME_SIZE_PT, SHARED_BASELINE_PT,
   SPILL_CROSSING_MIN, SPILL_CROSSING_SHARE, TABLE_SIDE_SHARE, TABLE_SIDE_SHARED_SHARE, WHOLE_PAGE_PROSE_LINES,
 } from '../thresholds.js';
@@ -31,9 +31,9 @@ export function stripsWhere(cells: number, open: (x: number) => boolean): { from
 }
 
 /**
- * The two sides of a column cut. A piece reads on the side where it starts (a cell spilling over
+ * The two sides of a column cut. A fragment reads on the side where it starts (a cell spilling over
  * the gutter stays left), except the cells of a table too wide for the left column that start
- * past the gutter: short pieces on the baseline of a row of the left side's table (a line of
+ * past the gutter: short fragments on the baseline of a row of the left side's table (a line of
  * two or more cells, in the same type size, that overruns its column) are that row's further
  * cells, not the right column's text, whose lines are long and have baselines of their own. A
  * table that fits its column has no cells over there, and a table carried on in the next
@@ -47,15 +47,15 @@ export function sides(fragments: Fragment[], { x: cut, carriedOn, moved }: Gutte
   // Where the two columns' running text ends and starts (without any, a band holding only the
   // table, every row may run on).
   let textEnd = -Infinity, textStart = Infinity;
-  for (const f of left) if (!isShortPiece(f, width)) textEnd = Math.max(textEnd, f.x1);
-  for (const f of right) if (!isShortPiece(f, width)) textStart = Math.min(textStart, f.x0);
-  const short = (f: Fragment) => isShortPiece(f, width);
+  for (const f of left) if (!isShortFragment(f, width)) textEnd = Math.max(textEnd, f.x1);
+  for (const f of right) if (!isShortFragment(f, width)) textStart = Math.min(textStart, f.x0);
+  const short = (f: Fragment) => isShortFragment(f, width);
   const onRow = (r: Row, f: Fragment) => Math.abs(r.base - f.y1) <= SAME_BASELINE_PT && Math.abs(r.size - f.size) < SAME_SIZE_PT;
   // A row overruns its column when it ends past the left text or has a cell starting in the gutter.
   const tableRows = rowsOf(left).filter((r) => r.fragments.length >= 2
     && (r.x1 > textEnd + OVERRUN_PT || right.some((f) => short(f) && f.x0 < textStart - OVERRUN_PT && onRow(r, f))));
   if (!tableRows.length) return [left, right];
-  // On each line of the right side, the spilled cells come first: once a piece there is the
+  // On each line of the right side, the spilled cells come first: once a fragment there is the
   // right column's own (it starts at the column's edge, or sits on no table row), so is the rest.
   const spilled = new Set<Fragment>();
   for (const row of rowsOf(right)) {
@@ -68,9 +68,9 @@ export function sides(fragments: Fragment[], { x: cut, carriedOn, moved }: Gutte
 }
 
 /**
- * Whether a piece opens a line of the right column (`column`, whose running text starts at
+ * Whether a fragment opens a line of the right column (`column`, whose running text starts at
  * `textStart`): it starts at that edge (within COLUMN_START_PT) and overprints none of the
- * column's other pieces. A cell spilled from a table too wide for the left column is drawn over
+ * column's other fragments. A cell spilled from a table too wide for the left column is drawn over
  * the right column's lines wherever the table's columns put it, even at that edge.
  */
 export function opensColumnLine(f: Fragment, textStart: number, column: Fragment[]): boolean {
@@ -116,7 +116,7 @@ export function chartValuesOnBothSides(left: Row[], right: Row[]): boolean {
   return left.every(isChartLabelRow) && right.every(isChartLabelRow);
 }
 
-/** How many pieces cover each point of a region (`cells` points from x = `start`). */
+/** How many fragments cover each point of a region (`cells` points from x = `start`). */
 export function coverOf(fragments: Iterable<Fragment>, start: number, cells: number): Uint16Array {
   const cover = new Uint16Array(cells);
   for (const f of fragments) {
@@ -128,15 +128,15 @@ export function coverOf(fragments: Iterable<Fragment>, start: number, cells: num
 }
 
 /**
- * Where pieces start, each point counted once per piece starting there, except that a line of
- * running text (a piece that is not short and no drawn table) covers every point it runs over:
+ * Where fragments start, each point counted once per fragment starting there, except that a line of
+ * running text (a fragment that is not short and no drawn table) covers every point it runs over:
  * it is running text, not a cell, and no gutter runs under it.
  */
 export function startsOf(fragments: Fragment[], start: number, cells: number, width: number): Uint16Array {
   const starts = new Uint16Array(cells);
   for (const f of fragments) {
     const a = Math.max(0, Math.floor(f.x0) - start);
-    if (!isShortPiece(f, width) && !f.table) {
+    if (!isShortFragment(f, width) && !f.table) {
       const b = Math.min(cells - 1, Math.ceil(f.x1) - start);
       for (let x = a; x <= b; x++) starts[x]!++;
     } else {
@@ -146,7 +146,7 @@ export function startsOf(fragments: Fragment[], start: number, cells: number, wi
   return starts;
 }
 
-/** A line of running text: one piece across most of its side's width (a table row is several cells). */
+/** A line of running text: one fragment across most of its side's width (a table row is several cells). */
 export function isFullLine(row: Row, sideWidth: number): boolean {
   return row.fragments.some((f) => f.x1 - f.x0 > sideWidth * FULL_LINE_SHARE);
 }
@@ -189,10 +189,10 @@ export function runningTextOnBothSides(left: Fragment[], right: Fragment[], widt
   return Math.max(a, b) >= COLUMN_FILL_SHARE && Math.min(a, b) >= OTHER_COLUMN_FILL_SHARE;
 }
 
-/** Whether a region is wide enough and holds pieces enough to show columns (drawn tables, one piece each, always may). */
+/** Whether a region is wide enough and holds fragments enough to show columns (drawn tables, one fragment each, always may). */
 export function mayHoldColumns(fragments: Fragment[], width: number, pageWidth: number): boolean {
   const drawnTables = fragments.some((f) => f.table);
-  return !(width < pageWidth * MIN_COLUMNS_WIDTH_SHARE || (fragments.length < MIN_COLUMN_PIECES && !drawnTables));
+  return !(width < pageWidth * MIN_COLUMNS_WIDTH_SHARE || (fragments.length < MIN_COLUMN_FRAGMENTS && !drawnTables));
 }
 
 /** What findGutter knows of the region it cuts. */
@@ -202,8 +202,8 @@ interface Region { fragments: Fragment[]; box: Box; width: number; pageWidth: nu
  * The first of the candidate strips (nearest the middle first) that is a column gutter: one
  * that leaves running text on both sides (a table's own gutters fail that test), or two columns
  * of short lines, or a table (drawn, or of its own rows) beside the other side, or (across the whole page) a table
- * carried on into the next column. `byStart`: each piece is on the side where it starts (pieces crossing
- * the cut are on the left); otherwise pieces crossing the cut take part in neither side's test.
+ * carried on into the next column. `byStart`: each fragment is on the side where it starts (fragments crossing
+ * the cut are on the left); otherwise fragments crossing the cut take part in neither side's test.
  */
 function firstGutter(region: Region, strips: { from: number; to: number }[], byStart = false): Gutter | undefined {
   const { fragments, wholePage } = region;
@@ -223,11 +223,11 @@ function firstGutter(region: Region, strips: { from: number; to: number }[], byS
 
 /**
  * A vertical gutter that splits these fragments into two text columns, or undefined. Three
- * looks, each at the strips where a rule says nothing runs: strips no piece covers; strips
+ * looks, each at the strips where a rule says nothing runs: strips no fragment covers; strips
  * crossed only by a few short cells continuing a row from the left (a table spilling into the
  * gutter); and strips where nothing starts and no line of running text runs (a table too wide
  * for its column overruns the gutter with a whole column of cells, even under the next
- * column's text, or with its drawn frame; each piece then reads on the side where it starts).
+ * column's text, or with its drawn frame; each fragment then reads on the side where it starts).
  */
 export function findGutter(fragments: Fragment[], box: Box, pageWidth: number, wholePage = false): Gutter | undefined {
   const width = box.x1 - box.x0;
@@ -255,10 +255,10 @@ export function findGutter(fragments: Fragment[], box: Box, pageWidth: number, w
 }
 
 /**
- * The left edge of a right column that lines of the left column run over, as a cut (each piece
+ * The left edge of a right column that lines of the left column run over, as a cut (each fragment
  * on the side where it starts), or undefined. Contents lines with dot leaders, or words too long
  * for a narrow column, overrun the gutter and hide it; the right column still shows by its edge:
- * many pieces start at one point in the middle of the region (EDGE_MIN_PIECES within
+ * many fragments start at one point in the middle of the region (EDGE_MIN_FRAGMENTS within
  * EDGE_ALIGN_PT), most rows right of it start there (EDGE_OPENS_SHARE: a column's lines do, a
  * table's cells need not), few rows left of it run over it (EDGE_CROSSING_SHARE: lines set across
  * the page, as a letter's beside an address block, are no overflow) and none of them as far as
@@ -279,7 +279,7 @@ export function overrunColumnEdge(fragments: Fragment[], box: Box, wholePage: bo
     for (let d = -EDGE_ALIGN_PT; d <= EDGE_ALIGN_PT; d++) n += startsAt.get(x + d) ?? 0;
     if (n > most || (n === most && x < edge)) { most = n; edge = x; }
   }
-  if (most < EDGE_MIN_PIECES) return undefined;
+  if (most < EDGE_MIN_FRAGMENTS) return undefined;
   // Starts were counted at whole points; half a point more keeps every start that rounded into the window.
   const cut = edge - EDGE_ALIGN_PT - 0.5;
   const left = fragments.filter((f) => f.x0 < cut), right = fragments.filter((f) => f.x0 >= cut);

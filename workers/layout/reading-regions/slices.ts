@@ -24,12 +24,12 @@ export function bandsOf(fragments: Fragment[]): Fragment[][] {
   return bands;
 }
 
-/** Whether a piece of the band runs across the middle `mid` of the region (a heading or a line across both columns). */
+/** Whether a fragment of the band runs across the middle `mid` of the region (a heading or a line across both columns). */
 export function crossesMiddle(band: Fragment[], mid: number): boolean {
   return band.some((f) => f.x0 < mid - MIDDLE_CLEARANCE_PT && f.x1 > mid + MIDDLE_CLEARANCE_PT);
 }
 
-/** Whether a band has pieces on both sides of the middle `mid`: the lines of two columns side by side. */
+/** Whether a band has fragments on both sides of the middle `mid`: the lines of two columns side by side. */
 export function sitsOnBothSides(band: Fragment[], mid: number): boolean {
   return band.some((f) => f.x1 <= mid + MIDDLE_CLEARANCE_PT) && band.some((f) => f.x0 >= mid - MIDDLE_CLEARANCE_PT);
 }
@@ -98,7 +98,7 @@ export function slicesAround(fragments: Fragment[], spans: Box[]): Fragment[][] 
 export interface Part { fragments: Fragment[]; group: boolean; cut?: Gutter }
 
 /**
- * Whether a group of a few lines sits in columns cut at `x`: no piece crosses it and a line of
+ * Whether a group of a few lines sits in columns cut at `x`: no fragment crosses it and a line of
  * running text stands on each side (a table's narrow cells do not).
  */
 export function holdsColumnsAt(fragments: Fragment[], x: number): boolean {

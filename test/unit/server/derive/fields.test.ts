@@ -21,7 +21,7 @@ const op = defineOperation({
   ],
   input: { kind: 'pdf', maxBytes: MB, count: { min: 1, max: 1 }, maxTotalBytes: MB },
   price: { model: 'flat', rate: 1000 }, output: { mediaType: 'application/pdf', description: 'A PDF.' },
-  content: { local: true }, binaries: [], timeoutMs: 1000,
+  content: { local: true }, engines: [], timeoutMs: 1000,
   plan: ({ fields }) => fields,
 });
 

@@ -14,7 +14,7 @@ import { ResultLinks, linkRegistryKey } from '../../../../server/delivery.js';
 import { MemoryGuard } from '../../../../server/payment/guard.js';
 import { FORWARDED_HEADER } from '../../../../server/replica-forward.js';
 import { loadConfig, type Config } from '../../../../server/config.js';
-import type { App } from '../../../../server/index.js';
+import type { App } from '../../../../server/app.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;

@@ -1,5 +1,5 @@
 // Shared by the engine tests: a private scratch directory per test with files written into it,
-// and a result's text as another binary than the one under test reads it.
+// and a result's text as another engine than the one under test reads it.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tool } from '../../../support/independent-tools.js';
@@ -22,7 +22,7 @@ export async function inScratch<T>(
   }
 }
 
-/** A tool's stdout as text, for looking at a result with another binary (exit status checked). */
+/** A tool's stdout as text, for looking at a result with another engine (exit status checked). */
 export async function textOf(name: string, args: string[], cwd?: string): Promise<string> {
   const { code, out, err } = await tool(name, args, cwd);
   if (code !== 0) throw new Error(`${name} exited with ${code}: ${err}`);

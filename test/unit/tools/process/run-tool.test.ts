@@ -52,7 +52,7 @@ describe('running a tool (run-tool, spawn-with-limits, launcher-process)', () =>
     expect((err as RunFailure).kind).to.equal('output-too-large');
   });
 
-  it('starts tools from a launcher process of its own, replaced once large outputs have grown it', async () => {
+  it('starts engines from a launcher process of its own, replaced once large outputs have grown it', async () => {
     const launchers = () => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
       .split('\n').filter((line) => line.includes('/tools/process/launcher-process.js')).map((line) => Number(line.trim().split(/\s+/)[0]));
     const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);

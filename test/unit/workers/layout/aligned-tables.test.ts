@@ -7,7 +7,7 @@ import {
 } from '../../../../workers/layout/testing.js';
 import { HEADER_STEP_EM, TABLE_PITCH_LINES, TABLE_PITCH_SLACK_PT, TABLE_STEP_EM } from '../../../../workers/layout/thresholds.js';
 import type { Cell } from '../../../../workers/layout/types.js';
-import { line, piece, prose, rowOf, texts } from './fixtures.js';
+import { line, fragment, prose, rowOf, texts } from './fixtures.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
@@ -24,7 +24,7 @@ function table(count: number, top = 100) {
 }
 
 describe('layout: borderless tables', () => {
-  it('two columns of prose are no table, nor pieces sharing lines without any column holding two cells; a table with a column of long text is (proseInColumns, cellsAlignOverRows)', () => {
+  it('two columns of prose are no table, nor fragments sharing lines without any column holding two cells; a table with a column of long text is (proseInColumns, cellsAlignOverRows)', () => {
     const prose2 = [
       line(100, [['Once the slides are created, you can further edit and', 50, 290], ['the way you present the program on campus and', 310, 550]]),
       line(114, [['customize them in Google Slides according to your needs.', 50, 290], ['what you want your audience to feel when they', 310, 550]]),
@@ -46,17 +46,17 @@ describe('layout: borderless tables', () => {
     expect(findTables(rows, 10)).to.have.length(1);
   });
 
-  it('a cell row has two or more pieces, not monospaced, not a bulleted line (isCellRow)', () => {
+  it('a cell row has two or more fragments, not monospaced, not a bulleted line (isCellRow)', () => {
     expect(isCellRow(rowOf(line(0, [['Name', 0, 40], ['12', 100, 112]])))).to.be.true();
-    expect(isCellRow(rowOf([piece('one piece of prose', 0, 300, 0)]))).to.be.false();
+    expect(isCellRow(rowOf([fragment('one piece of prose', 0, 300, 0)]))).to.be.false();
     expect(isCellRow(rowOf(line(0, [['x = 1', 0, 40], ['# note', 100, 140]], { mono: true })))).to.be.false();
     expect(isCellRow(rowOf(line(0, [['• item', 0, 40], ['12', 100, 112]])))).to.be.false();
   });
 
   it('a single line stays in a table as wrapped cell text (indented) or a short row, not as running text (isLineInTable)', () => {
-    expect(isLineInTable(rowOf([piece('rest of a long cell text', 60, 400, 0)]), 50, 340, 10)).to.be.true();
-    expect(isLineInTable(rowOf([piece('Label', 50, 80, 0)]), 50, 340, 10)).to.be.true();
-    expect(isLineInTable(rowOf([piece('A paragraph after the table runs wide.', 50, 400, 0)]), 50, 340, 10)).to.be.false();
+    expect(isLineInTable(rowOf([fragment('rest of a long cell text', 60, 400, 0)]), 50, 340, 10)).to.be.true();
+    expect(isLineInTable(rowOf([fragment('Label', 50, 80, 0)]), 50, 340, 10)).to.be.true();
+    expect(isLineInTable(rowOf([fragment('A paragraph after the table runs wide.', 50, 400, 0)]), 50, 340, 10)).to.be.false();
   });
 
   it('lines after the last cell row follow it while their step keeps the row pitch (rowStepLimit)', () => {
@@ -67,15 +67,15 @@ describe('layout: borderless tables', () => {
 
   it('label rows under one cell row all start at one x, under its first cell or left of it (areLabelRows)', () => {
     const head = rowOf(line(0, [['Name', 50, 90], ['', 200, 201]]));
-    expect(areLabelRows(head, rowsOf([piece('Address', 50, 100, 14), piece('Phone', 50, 90, 28)]))).to.be.true();
-    expect(areLabelRows(head, rowsOf([piece('Address', 50, 100, 14), piece('Phone', 70, 110, 28)]))).to.be.false();
+    expect(areLabelRows(head, rowsOf([fragment('Address', 50, 100, 14), fragment('Phone', 50, 90, 28)]))).to.be.true();
+    expect(areLabelRows(head, rowsOf([fragment('Address', 50, 100, 14), fragment('Phone', 70, 110, 28)]))).to.be.false();
   });
 
   it('columns are x ranges the fuller rows cover, split by empty gutters (columnsOf)', () => {
     expect(columnsOf(rowsOf(table(3))).map((c) => c.x0)).to.equal([50, 200, 350]);
   });
 
-  it('rows whose pieces line up in columns are a table, with its header and body cells (findTables, buildTable)', () => {
+  it('rows whose fragments line up in columns are a table, with its header and body cells (findTables, buildTable)', () => {
     const rows = rowsOf([...prose(2, 50, 450, 50), ...table(3)]);
     const found = findTables(rows, 10);
     expect(found).to.have.length(1);
@@ -97,19 +97,19 @@ describe('layout: borderless tables', () => {
   it('a table row at the top of the next column, its cells starting where the last row\'s do, is moved under that row; a line of prose there stays (joinRowsAcrossColumnBreaks)', () => {
     const left = [...line(600, [['Name', 50, 80], ['Sites', 120, 150], ['Share', 200, 230]]), ...line(614, [['Ash', 50, 70], ['7', 120, 125], ['1%', 200, 210]])];
     const cut = line(100, [['Oak', 350, 370], ['12', 420, 430], ['7%', 500, 510]]);
-    const after = piece('running text after the table', 350, 550, 140);
+    const after = fragment('running text after the table', 350, 550, 140);
     const [joined, rest] = joinRowsAcrossColumnBreaks([left, [...cut, after]], 10);
     const oak = joined!.find((f) => f.text === 'Oak')!;
     expect([oak.x0, oak.y0, oak.drawnAt]).to.equal([50, 628, [350, 100, 370, 110]]);
     expect(texts(joined!)).to.equal(['Name', 'Sites', 'Share', 'Ash', '7', '1%', 'Oak', '12', '7%']);
     expect(texts(rest!)).to.equal(['running text after the table']);
-    const prosed = [left, [piece('running text at the top of the next column', 350, 550, 100)]];
+    const prosed = [left, [fragment('running text at the top of the next column', 350, 550, 100)]];
     expect(joinRowsAcrossColumnBreaks(prosed, 10)).to.equal(prosed);
   });
 
   it('a table row moved from the next column is placed a row pitch below, read from the steps into the table\'s rows higher up when its last row wraps over many lines (joinRowsAcrossColumnBreaks: movedRowStep)', () => {
     const wrapped = [620, 634, 648, 662, 676].flatMap((y) => line(y, [['cell', 50, 80], ['text', 120, 150], ['wraps', 200, 230]]));
-    const left = [...line(600, [['Name', 50, 80], ['Sites', 120, 150], ['Share', 200, 230]]), ...wrapped, piece('on', 200, 215, 690)];
+    const left = [...line(600, [['Name', 50, 80], ['Sites', 120, 150], ['Share', 200, 230]]), ...wrapped, fragment('on', 200, 215, 690)];
     const [joined] = joinRowsAcrossColumnBreaks([left, line(100, [['Oak', 350, 370], ['12', 420, 430], ['7%', 500, 510]])], 10);
     // The last line's foot is at 700; the step into the first body row is 20 points, the wrapped lines' 14.
     expect(joined!.find((f) => f.text === 'Oak')!.y0).to.equal(710);
@@ -133,9 +133,9 @@ describe('layout: borderless tables', () => {
     const rows = rowsOf([
       ...line(100, [['No.', 50, 70], ['Political', 80, 130], ['Official', 200, 260], ['Difference', 300, 350]]),
       ...line(114, [['party', 80, 110], ['result', 200, 240], ['in the', 300, 330]]),
-      piece('number of', 300, 345, 128), piece('Number of', 200, 250, 132), piece('candidates', 300, 350, 142), piece('sangkat', 200, 240, 146),
-      ...line(168, [['11', 50, 60], ['Khmer', 80, 115], ['30', 200, 210], ['-41', 300, 315]]), piece('United Party', 80, 140, 182),
-      ...line(200, [['12', 50, 60], ['Grassroots', 80, 130], ['32', 200, 210], ['+46', 300, 315]]), piece('Democracy', 80, 135, 214),
+      fragment('number of', 300, 345, 128), fragment('Number of', 200, 250, 132), fragment('candidates', 300, 350, 142), fragment('sangkat', 200, 240, 146),
+      ...line(168, [['11', 50, 60], ['Khmer', 80, 115], ['30', 200, 210], ['-41', 300, 315]]), fragment('United Party', 80, 140, 182),
+      ...line(200, [['12', 50, 60], ['Grassroots', 80, 130], ['32', 200, 210], ['+46', 300, 315]]), fragment('Democracy', 80, 135, 214),
     ]);
     expect(stepFromAbove(rows, 4)).to.equal(14); // "candidates" under "number of", not 10 under "Number of" beside it
     expect(logicalRows(rows, []).map((group) => group.length)).to.equal([6, 2, 2]);
@@ -143,8 +143,9 @@ describe('layout: borderless tables', () => {
 
   it('label rows of a table carried into the next column are moved under it, a row step below; one short line under a header alone stays (joinRowsAcrossColumnBreaks: moveLabelRows)', () => {
     const header = [...line(500, [['Mitosis', 150, 190], ['Meiosis', 220, 260]]), ...line(514, [['(one cell)', 150, 200], ['(one cell)', 220, 270]])];
-    const labels = [piece('# chromosomes', 50, 120, 532), piece('# DNA', 50, 80, 550), piece('replications', 50, 110, 564)];
-    const next = [piece('purpose', 350, 390, 100), ...line(125, [['1.', 350, 358], ['Using your beads, strings and magnets', 362, 550]])];
+    const labels = [fragment('# chromosomes', 50, 120, 532), fragment('# DNA', 50, 80, 550), fragment('replications', 50, 110, 564)];
+    const next = [fragment('purpose', 350, 390, 100),
+      ...line(125, [['1.', 350, 358], ['Using your beads, strings and magnets', 362, 550]])];
     const [joined, rest] = joinRowsAcrossColumnBreaks([[...header, ...labels], next], 10);
     const purpose = joined!.find((f) => f.text === 'purpose')!;
     expect([purpose.x0, purpose.y0]).to.equal([50, 582]);
@@ -152,11 +153,11 @@ describe('layout: borderless tables', () => {
     const rows = rowsOf(joined!);
     const [found] = findTables(rows, 10);
     expect(cellTexts(buildTable(rows.slice(found!.start, found!.end + 1), found!.columns)).map((r) => r[0])).to.equal(['', '# chromosomes', '# DNA replications', 'purpose']);
-    const note = [piece('Source: survey', 350, 390, 100), ...prose(3, 350, 550, 125)];
+    const note = [fragment('Source: survey', 350, 390, 100), ...prose(3, 350, 550, 125)];
     const [kept] = joinRowsAcrossColumnBreaks([header, note], 10);
     expect(texts(kept!)).to.equal(texts(header));
     // Under a header alone, two labels or more, at their own row step (18.7, wider than the header's 14).
-    const cations = ['K+', 'Na+', 'Ca2+'].map((t, k) => piece(t, 350, 370, 100 + 18.7 * k));
+    const cations = ['K+', 'Na+', 'Ca2+'].map((t, k) => fragment(t, 350, 370, 100 + 18.7 * k));
     const added = [...line(500, [['Added', 50, 80], ['Relative size of', 150, 230]]), ...line(514, [['cation', 50, 80], ['floccules', 150, 200]])];
     const [withLabels] = joinRowsAcrossColumnBreaks([added, cations], 10);
     const labelRows = rowsOf(withLabels!);

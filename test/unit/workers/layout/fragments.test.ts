@@ -1,4 +1,4 @@
-// The rules that part a line's glyphs into pieces (workers/layout/fragments.ts), on glyphs built in code.
+// The rules that part a line's glyphs into fragments (workers/layout/fragments.ts), on glyphs built in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { fragmentsOf, type Glyph, isWideSpace, type StextLine } from '../../../../workers/layout/testing.js';
@@ -22,8 +22,8 @@ function glyphs(text: string, x: number, space = 2.5): Glyph[] {
 }
 const lineOf = (...parts: Glyph[][]): StextLine => ({ runs: [{ font: FACE, glyphs: parts.flat() }] });
 
-describe('layout: pieces (fragmentsOf)', () => {
-  it('a word space keeps one piece; a gap of about an em parts two cells (fragmentsOf: WORD_GAP_EM, CELL_GAP_EM)', () => {
+describe('layout: fragments (fragmentsOf)', () => {
+  it('a word space keeps one fragment; a gap of about an em parts two cells (fragmentsOf: WORD_GAP_EM, CELL_GAP_EM)', () => {
     expect(texts(fragmentsOf([lineOf(glyphs('two words', 0))], []))).to.equal(['two words']);
     expect(texts(fragmentsOf([lineOf(glyphs('Name', 0), glyphs('Count', 32))], []))).to.equal(['Name', 'Count']);
   });

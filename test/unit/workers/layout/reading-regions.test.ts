@@ -3,21 +3,21 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import {
   bandsOf, carriedOverOverrun, columnFill, continuedInNextColumn, crossesMiddle, headingAcrossColumns, headingsShortOfGutter,
-  holdsColumnsAt, isShortPiece, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides,
+  holdsColumnsAt, isShortFragment, linesApart, overrunColumnEdge, readingRegions, runningTextOnBothSides, sides, sitsOnBothSides,
   slicesAround, stripsWhere, tableBesideText, tableSetAcross, tablesSideBySide,
 } from '../../../../workers/layout/testing.js';
-import { MIN_GUTTER_PT, SHORT_PIECE_SHARE } from '../../../../workers/layout/thresholds.js';
-import { drawnTable, line, piece, prose, texts } from './fixtures.js';
+import { MIN_GUTTER_PT, SHORT_FRAGMENT_SHARE } from '../../../../workers/layout/thresholds.js';
+import { drawnTable, line, fragment, prose, texts } from './fixtures.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
 const { expect } = Code;
 
 describe('layout: reading regions', () => {
-  it('a short piece is narrower than SHORT_PIECE_SHARE of the region (isShortPiece)', () => {
-    expect(SHORT_PIECE_SHARE).to.equal(0.3);
-    expect(isShortPiece(piece('12.5', 100, 129, 0), 80)).to.be.false();
-    expect(isShortPiece(piece('12.5', 100, 129, 0), 500)).to.be.true();
+  it('a short fragment is narrower than SHORT_FRAGMENT_SHARE of the region (isShortFragment)', () => {
+    expect(SHORT_FRAGMENT_SHARE).to.equal(0.3);
+    expect(isShortFragment(fragment('12.5', 100, 129, 0), 80)).to.be.false();
+    expect(isShortFragment(fragment('12.5', 100, 129, 0), 500)).to.be.true();
   });
 
   it('a gutter is an empty strip at least MIN_GUTTER_PT wide, away from the edges, nearest the middle first (stripsWhere)', () => {
@@ -37,15 +37,17 @@ describe('layout: reading regions', () => {
   });
 
   it('two columns of short lines keep baselines of their own, a table\'s columns share them (linesApart)', () => {
-    const list = (x: number, top: number) => Array.from({ length: 6 }, (_, k) => piece(`entry ${k}`, x, x + 60, top + k * 14));
+    const list = (x: number, top: number) => Array.from({ length: 6 }, (_, k) => fragment(`entry ${k}`, x, x + 60, top + k * 14));
     expect(linesApart(list(50, 100), list(310, 107))).to.be.true();
     expect(linesApart(list(50, 100), list(310, 100))).to.be.false();
   });
 
   it('a chart\'s values, scattered over its bars on both sides, are no two columns of short lines (linesApart: chartValuesOnBothSides)', () => {
     // Values over bars of different heights: each on a baseline of its own, on both sides of the chart's middle.
-    const left = [piece('75', 115, 131, 268), piece('52', 159, 175, 299), piece('50', 115, 131, 312), piece('25', 115, 131, 355)];
-    const right = [piece('77', 336, 351, 255), piece('76', 453, 469, 257), piece('47', 394, 410, 307), piece('13', 277, 293, 366)];
+    const left = [fragment('75', 115, 131, 268), fragment('52', 159, 175, 299), fragment('50', 115, 131, 312),
+      fragment('25', 115, 131, 355)];
+    const right = [fragment('77', 336, 351, 255), fragment('76', 453, 469, 257), fragment('47', 394, 410, 307),
+      fragment('13', 277, 293, 366)];
     expect(linesApart(left, right)).to.be.false();
     // A chart beside a column of words is set apart from it, as two lists are.
     const entries = right.map((f, k) => ({ ...f, text: `entry ${k}` }));
@@ -62,19 +64,19 @@ describe('layout: reading regions', () => {
 
   it('lines of the left column overrunning the right column\'s edge are the left column\'s: the page is cut at that edge (overrunColumnEdge)', () => {
     // Contents in two narrow columns, baselines 4 pt apart: every fourth left line's dot leaders run 25 pt past the right column's edge (310).
-    const left = Array.from({ length: 12 }, (_, k) => piece(k % 4 === 2 ? `entry ${k} ..........` : `entry ${k}`, 50, k % 4 === 2 ? 335 : 250, 100 + k * 14));
-    const right = Array.from({ length: 12 }, (_, k) => piece(`item ${k} ..........`, 310, 540, 104 + k * 14));
+    const left = Array.from({ length: 12 }, (_, k) => fragment(k % 4 === 2 ? `entry ${k} ..........` : `entry ${k}`, 50, k % 4 === 2 ? 335 : 250, 100 + k * 14));
+    const right = Array.from({ length: 12 }, (_, k) => fragment(`item ${k} ..........`, 310, 540, 104 + k * 14));
     const page = [...left, ...right];
     expect(readingRegions(page, 600).map(texts)).to.equal([texts(left), texts(right)]);
     expect(overrunColumnEdge(page, { x0: 50, x1: 540, y0: 100, y1: 272 }, true)).to.equal({ x: 308.5, carriedOn: false });
     // A line reaching past the right column's middle is set across both columns: no overrun.
-    const across = [...page, piece('a line set across the page', 50, 530, 300)];
+    const across = [...page, fragment('a line set across the page', 50, 530, 300)];
     expect(overrunColumnEdge(across, { x0: 50, x1: 540, y0: 100, y1: 310 }, true)).to.be.undefined();
     // Nor is a heading in large type reaching over the edge: headings wrap in their column.
-    const heading = [...page, piece('A heading set across', 50, 335, 80, { size: 20 })];
+    const heading = [...page, fragment('A heading set across', 50, 335, 80, { size: 20 })];
     expect(overrunColumnEdge(heading, { x0: 50, x1: 540, y0: 80, y1: 272 }, true)).to.be.undefined();
     // Most lines running over the point (a letter's body beside an address block) are no overrun.
-    const letter = [...Array.from({ length: 6 }, (_, k) => piece(`address ${k}`, 310, 400, 100 + k * 14)), ...prose(10, 50, 335, 200)];
+    const letter = [...Array.from({ length: 6 }, (_, k) => fragment(`address ${k}`, 310, 400, 100 + k * 14)), ...prose(10, 50, 335, 200)];
     expect(overrunColumnEdge(letter, { x0: 50, x1: 400, y0: 100, y1: 340 }, true)).to.be.undefined();
   });
 
@@ -82,7 +84,7 @@ describe('layout: reading regions', () => {
     // Seven columns from 57; the last two (336, 394) overrun the next column, whose part of the table
     // (rows of its own, 8 pt higher) starts 270 pt (the column pitch) right of the first five.
     const starts = [57, 83, 154, 216, 274, 336, 394];
-    const row = (top: number, xs: number[], name: string) => xs.map((x, c) => piece(`${name}${c}`, x, x + 16, top));
+    const row = (top: number, xs: number[], name: string) => xs.map((x, c) => fragment(`${name}${c}`, x, x + 16, top));
     const left = [0, 1, 2, 3].flatMap((k) => row(100 + k * 30, starts, `L${k}-`));
     const right = [0, 1, 2, 3].flatMap((k) => row(92 + k * 30, starts.slice(0, 5).map((x) => x + 270), `R${k}-`));
     const page = [...left, ...right];
@@ -95,8 +97,8 @@ describe('layout: reading regions', () => {
 
   it('a drawn table overrunning its column by a few points, the next column holding its carried-on part, is read before that part (tablesSideBySide)', () => {
     // A title and a caption over the left part (ruled from 49 to 303); the right part is ruled from 305, from the top.
-    const title = piece('Restrictions on Land Ownership by Foreigners', 48, 280, 58);
-    const caption = piece('Figure 9. Annual totals by year', 57, 221, 230);
+    const title = fragment('Restrictions on Land Ownership by Foreigners', 48, 280, 58);
+    const caption = fragment('Figure 9. Annual totals by year', 57, 221, 230);
     const leftPart = drawnTable(49, 303, 245, 781), rightPart = drawnTable(305, 559, 49, 777);
     const regions = readingRegions([rightPart, title, caption, leftPart], 595);
     expect(regions.flat()).to.equal([title, caption, leftPart, rightPart]);
@@ -106,7 +108,7 @@ describe('layout: reading regions', () => {
   });
 
   it('a drawn table overrunning the next column by a whole cell, the part carried on there one column pitch right and as wide, is read before that part (tablesSideBySide)', () => {
-    const title = piece('Registration results', 48, 240, 58);
+    const title = fragment('Registration results', 48, 240, 58);
     const leftPart = drawnTable(48.5, 370.7, 79, 266), rightPart = drawnTable(304.7, 627, 49, 215);
     expect(readingRegions([rightPart, title, leftPart], 595).flat()).to.equal([title, leftPart, rightPart]);
     expect(tablesSideBySide([title, leftPart], [rightPart], 595)).to.be.true();
@@ -117,11 +119,11 @@ describe('layout: reading regions', () => {
   it('a chart\'s rows of numbers beside running text count neither for nor against a column (columnFill)', () => {
     // Left column: three lines of text above a chart (ticks, values, years); right column: text and short equations.
     const chart = [
-      piece('200', 58, 72, 160), ...line(180, [['150', 58, 72], ['136', 131, 145]]), piece('100', 58, 72, 200),
-      ...line(220, [['50', 63, 72], ['28', 200, 210]]), piece('0', 67, 72, 240), ...line(255, [['2019', 90, 110], ['2020', 150, 170], ['2021', 210, 230]]),
+      fragment('200', 58, 72, 160), ...line(180, [['150', 58, 72], ['136', 131, 145]]), fragment('100', 58, 72, 200),
+      ...line(220, [['50', 63, 72], ['28', 200, 210]]), fragment('0', 67, 72, 240), ...line(255, [['2019', 90, 110], ['2020', 150, 170], ['2021', 210, 230]]),
     ];
     const left = [...prose(3, 50, 290, 100, 14), ...chart];
-    const right = [...prose(3, 310, 550, 100, 14), ...[0, 1, 2, 3, 4, 5].map((k) => piece(`(${k + 7})`, 310, 330, 160 + k * 18))];
+    const right = [...prose(3, 310, 550, 100, 14), ...[0, 1, 2, 3, 4, 5].map((k) => fragment(`(${k + 7})`, 310, 330, 160 + k * 18))];
     expect(columnFill(left, 500)).to.equal(1);
     expect(runningTextOnBothSides(left, right, 500, false)).to.be.true();
   });
@@ -130,7 +132,7 @@ describe('layout: reading regions', () => {
     const named = (fs: ReturnType<typeof prose>, name: string) => fs.map((f, k) => ({ ...f, text: `${name} ${k}` }));
     const aboveLeft = named(prose(6, 50, 290, 100, 14), 'above left'), aboveRight = named(prose(6, 306, 550, 100, 14), 'above right');
     // 20 pt, clear of the middle (300) but reaching into the gutter (290 to 306): no strip of it is left wide enough.
-    const heading = piece('5. The dynamics of a heading across the columns', 50, 301, 200, { size: 20 });
+    const heading = fragment('5. The dynamics of a heading across the columns', 50, 301, 200, { size: 20 });
     const belowLeft = named(prose(6, 50, 290, 240, 14), 'below left'), belowRight = named(prose(6, 306, 550, 240, 14), 'below right');
     const regions = readingRegions([...aboveLeft, ...aboveRight, heading, ...belowLeft, ...belowRight], 600);
     expect(regions.flatMap(texts)).to.equal(texts([...aboveLeft, ...aboveRight, heading, ...belowLeft, ...belowRight]));
@@ -143,7 +145,7 @@ describe('layout: reading regions', () => {
     const named = (fs: ReturnType<typeof prose>, name: string) => fs.map((f, k) => ({ ...f, text: `${name} ${k}` }));
     const aboveLeft = named(prose(6, 50, 290, 100, 14), 'above left'), aboveRight = named(prose(6, 310, 550, 100, 14), 'above right');
     // 18 pt, on the left side alone: the gutter (290 to 310) runs from the top of the page to the bottom.
-    const heading = piece('BURNING BRIDGES GAME', 50, 230, 200, { size: 18 });
+    const heading = fragment('BURNING BRIDGES GAME', 50, 230, 200, { size: 18 });
     const belowLeft = named(prose(6, 50, 290, 240, 14), 'below left'), belowRight = named(prose(6, 310, 550, 240, 14), 'below right');
     const page = [...aboveLeft, ...aboveRight, heading, ...belowLeft, ...belowRight];
     expect(readingRegions(page, 600).flatMap(texts)).to.equal(texts([...aboveLeft, ...aboveRight, heading, ...belowLeft, ...belowRight]));
@@ -161,9 +163,9 @@ describe('layout: reading regions', () => {
   it('the page\'s columns hold in a slice of a few lines between two headings across them: left lines, then right (readingRegions)', () => {
     const named = (fs: ReturnType<typeof prose>, name: string) => fs.map((f, k) => ({ ...f, text: `${name} ${k}` }));
     const aboveLeft = named(prose(8, 50, 290, 60, 14), 'above left'), aboveRight = named(prose(8, 310, 550, 60, 14), 'above right');
-    const first = piece('4.2 Definitions', 50, 180, 190, { size: 18 });
+    const first = fragment('4.2 Definitions', 50, 180, 190, { size: 18 });
     const fewLeft = named(prose(2, 50, 290, 230, 14), 'few left'), fewRight = named(prose(3, 310, 550, 224, 14), 'few right');
-    const second = piece('Convergence', 50, 160, 290, { size: 18 });
+    const second = fragment('Convergence', 50, 160, 290, { size: 18 });
     const belowLeft = named(prose(8, 50, 290, 330, 14), 'below left'), belowRight = named(prose(8, 310, 550, 330, 14), 'below right');
     const page = [...aboveLeft, ...aboveRight, first, ...fewLeft, ...fewRight, second, ...belowLeft, ...belowRight];
     expect(headingsShortOfGutter(page, 300)).to.have.length(2);
@@ -173,21 +175,21 @@ describe('layout: reading regions', () => {
 
   it('a group of a few lines between headings across the page takes the page\'s columns: those of another group, or those all groups show together (keepPageColumns, holdsColumnsAt)', () => {
     const named = (fs: ReturnType<typeof prose>, name: string) => fs.map((f, k) => ({ ...f, text: `${name} ${k}` }));
-    const first = piece('What tools do you typically use in your course, and why?', 50, 520, 60, { size: 18 });
+    const first = fragment('What tools do you typically use in your course, and why?', 50, 520, 60, { size: 18 });
     const fewLeft = named(prose(2, 50, 290, 100, 14), 'few left'), fewRight = named(prose(3, 310, 550, 94, 14), 'few right');
-    const second = piece('What supporting materials do you utilize for this course?', 50, 500, 150, { size: 18 });
+    const second = fragment('What supporting materials do you utilize for this course?', 50, 500, 150, { size: 18 });
     const manyLeft = named(prose(8, 50, 290, 190, 14), 'many left'), manyRight = named(prose(8, 310, 550, 184, 14), 'many right');
     const page = [first, ...fewLeft, ...fewRight, second, ...manyLeft, ...manyRight];
     expect(readingRegions(page, 600).map(texts)).to.equal([[first], fewLeft, fewRight, [second], manyLeft, manyRight].map(texts));
     // Only groups of a few lines: the gutter they show together.
-    const third = piece('Where do your students find the readings for the course?', 50, 500, 190, { size: 18 });
+    const third = fragment('Where do your students find the readings for the course?', 50, 500, 190, { size: 18 });
     const moreLeft = named(prose(2, 50, 290, 230, 14), 'more left'), moreRight = named(prose(2, 310, 550, 224, 14), 'more right');
     const small = [first, ...fewLeft, ...fewRight, third, ...moreLeft, ...moreRight];
     expect(readingRegions(small, 600).map(texts)).to.equal([[first], fewLeft, fewRight, [third], moreLeft, moreRight].map(texts));
     // A row of a table's narrow cells holds no columns.
     expect(holdsColumnsAt(line(100, [['name', 50, 80], ['12', 320, 335]]), 300)).to.be.false();
     // Beside running text, a column of lines all starting at one x (labels of a table carried on) holds too (linesAtOneEdge).
-    const labels = ['K+', 'Na+', 'Ca2+', 'Al3+', 'Check'].map((t, k) => piece(t, 320, 345, 90 + 18.7 * k));
+    const labels = ['K+', 'Na+', 'Ca2+', 'Al3+', 'Check'].map((t, k) => fragment(t, 320, 345, 90 + 18.7 * k));
     const beside = [...prose(2, 50, 280, 100), ...line(130, [['Added', 50, 80], ['Relative size', 110, 270]])];
     expect(holdsColumnsAt([...beside, ...labels], 300)).to.be.true();
     expect(holdsColumnsAt([...line(130, [['Added', 50, 80], ['Relative', 110, 150]]), ...labels], 300)).to.be.false(); // no running text on either side
@@ -199,18 +201,18 @@ describe('layout: reading regions', () => {
     expect(readingRegions(rows, 600)).to.have.length(1);
   });
 
-  it('bands are runs of pieces whose heights chain together (bandsOf)', () => {
-    const bands = bandsOf([piece('a', 0, 10, 0), piece('b', 0, 10, 9), piece('c', 0, 10, 40)]);
+  it('bands are runs of fragments whose heights chain together (bandsOf)', () => {
+    const bands = bandsOf([fragment('a', 0, 10, 0), fragment('b', 0, 10, 9), fragment('c', 0, 10, 40)]);
     expect(bands.map(texts)).to.equal([['a', 'b'], ['c']]);
   });
 
-  it('a band crossing the middle is read across; one with pieces on both sides opens columns (crossesMiddle, sitsOnBothSides)', () => {
-    const heading = [piece('A heading across the page', 100, 500, 0)];
+  it('a band crossing the middle is read across; one with fragments on both sides opens columns (crossesMiddle, sitsOnBothSides)', () => {
+    const heading = [fragment('A heading across the page', 100, 500, 0)];
     const twoColumns = line(0, [['left', 50, 290], ['right', 310, 550]]);
     expect(crossesMiddle(heading, 300)).to.be.true();
     expect(crossesMiddle(twoColumns, 300)).to.be.false();
     expect(sitsOnBothSides(twoColumns, 300)).to.be.true();
-    expect(sitsOnBothSides([piece('left only', 50, 290, 0)], 300)).to.be.false();
+    expect(sitsOnBothSides([fragment('left only', 50, 290, 0)], 300)).to.be.false();
   });
 
   it('a drawn table crossing a cut is set across both columns when it reaches halfway into the right one (tableSetAcross)', () => {
@@ -229,7 +231,7 @@ describe('layout: reading regions', () => {
     expect(texts(right)).to.not.include(['1,204']);
   });
 
-  it('a piece at the right column\'s edge on the baseline of an overrunning left-column table row is that column\'s, and so is the rest of its line (sides: opensColumnLine)', () => {
+  it('a fragment at the right column\'s edge on the baseline of an overrunning left-column table row is that column\'s, and so is the rest of its line (sides: opensColumnLine)', () => {
     const text = prose(4, 50, 280, 40);
     const row = line(100, [['Region', 50, 110], ['North', 200, 270], ['1,204', 285, 305]]);
     const rightText = prose(4, 320, 550, 40);
@@ -247,7 +249,7 @@ describe('layout: reading regions', () => {
     // A table carried over a column break: its header at the foot of the left column, the rest of it drawn at the top of the right one.
     const left = [...prose(3, 50, 280, 100).map((f, k) => ({ ...f, text: `left ${k}` })), ...line(142, [['Added cation', 50, 100], ['Relative size', 110, 270]])];
     const table = drawnTable(320, 550, 90, 160);
-    const heading = piece('A heading across both columns', 50, 500, 200, { size: 20 });
+    const heading = fragment('A heading across both columns', 50, 500, 200, { size: 20 });
     const below = [...prose(8, 50, 280, 240), ...prose(8, 320, 550, 240)];
     const regions = readingRegions([table, ...left, heading, ...below], 600);
     expect(texts(regions[0]!)).to.equal(texts(left));
@@ -260,7 +262,7 @@ describe('layout: reading regions', () => {
     expect(tableBesideText(table, text, 500)).to.be.true();
     const regions = readingRegions([...text, ...table], 600);
     expect(regions.map(texts)).to.equal([texts(table), texts(text)]);
-    const longCells = Array.from({ length: 8 }, (_, k) => piece(`the long text of row ${k} in the last column of the table`, 320, 550, 100 + k * 18.7));
+    const longCells = Array.from({ length: 8 }, (_, k) => fragment(`the long text of row ${k} in the last column of the table`, 320, 550, 100 + k * 18.7));
     expect(tableBesideText(table, longCells, 500)).to.be.false();
   });
 

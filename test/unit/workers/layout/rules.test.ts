@@ -3,7 +3,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { ruledTables, rulesOf, underlinedTables, underlinedTablesOfPage } from '../../../../workers/layout/testing.js';
 import type { Rect, TableCells } from '../../../../workers/layout/types.js';
-import { line, piece } from './fixtures.js';
+import { line, fragment } from './fixtures.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
@@ -14,7 +14,7 @@ const hline = (y: number, x0: number, x1: number): Rect => [x0, y - 0.25, x1, y 
 const vline = (x: number, y0: number, y1: number): Rect => [x - 0.25, y0, x + 0.25, y1];
 
 describe('layout: drawn rules and ruled tables', () => {
-  it('thin boxes are rules, thick ones (filled areas) are not; pieces of one line drawn cell by cell join, their joints kept (rulesOf)', () => {
+  it('thin boxes are rules, thick ones (filled areas) are not; segments of one line drawn cell by cell join, their joints kept (rulesOf)', () => {
     const rules = rulesOf([hline(100, 50, 150), hline(100, 151, 250), vline(50, 100, 200), [50, 300, 250, 340]]);
     expect(rules.horizontal).to.equal([{ at: 100, from: 50, to: 250, joints: [150.5] }]);
     expect(rules.vertical).to.equal([{ at: 50, from: 100, to: 200 }]);
@@ -22,7 +22,7 @@ describe('layout: drawn rules and ruled tables', () => {
 
   it('a grid of rules with text in two or more boxes is a table, its cells the boxes (ruledTables)', () => {
     const boxes = [hline(100, 50, 250), hline(120, 50, 250), hline(140, 50, 250), vline(50, 100, 140), vline(150, 100, 140), vline(250, 100, 140)];
-    const text = [...line(105, [['Name', 55, 90], ['Count', 155, 190]]), ...line(125, [['Oak', 55, 80], ['12', 155, 165]]), piece('After the table.', 50, 200, 160)];
+    const text = [...line(105, [['Name', 55, 90], ['Count', 155, 190]]), ...line(125, [['Oak', 55, 80], ['12', 155, 165]]), fragment('After the table.', 50, 200, 160)];
     const { tables, rest } = ruledTables(text, rulesOf(boxes));
     expect(tables).to.have.length(1);
     expect(cellTexts(tables[0]!)).to.equal([['Name', 'Count'], ['Oak', '12']]);
@@ -31,7 +31,7 @@ describe('layout: drawn rules and ruled tables', () => {
 
   it('a single framed box is no table (ruledTables)', () => {
     const frame = [hline(100, 50, 250), hline(140, 50, 250), vline(50, 100, 140), vline(250, 100, 140)];
-    expect(ruledTables([piece('A boxed note', 55, 150, 110)], rulesOf(frame)).tables).to.equal([]);
+    expect(ruledTables([fragment('A boxed note', 55, 150, 110)], rulesOf(frame)).tables).to.equal([]);
   });
 
   it('column rules running past the last row rule leave the table open at the bottom: a row cut by a break (ruledTables)', () => {
@@ -51,7 +51,7 @@ describe('layout: drawn rules and ruled tables', () => {
     expect(rest).to.equal([]);
   });
 
-  it('a header cell spanning two columns over the first rule neither unmakes a table ruled under its rows nor joins the columns below it (underlinedTables: piecesCrossCellStarts, columnsWithEmpty read the body)', () => {
+  it('a header cell spanning two columns over the first rule neither unmakes a table ruled under its rows nor joins the columns below it (underlinedTables: fragmentsCrossCellStarts, columnsWithEmpty read the body)', () => {
     const text = [
       ...line(68, [['No.', 50, 62], ['Registered in', 100, 190], ['Change', 210, 240]]),
       ...line(79, [['of', 50, 60], ['March 2020,', 100, 185], ['in seats', 210, 240]]),
@@ -88,18 +88,18 @@ describe('layout: drawn rules and ruled tables', () => {
     expect(rest).to.equal([]);
   });
 
-  it('rules drawn cell by cell show a column no row fills: it is a column of empty cells; a piece across a joint (a spanning header) adds none (underlinedTables: columnsWithEmpty)', () => {
+  it('rules drawn cell by cell show a column no row fills: it is a column of empty cells; a fragment across a joint (a spanning header) adds none (underlinedTables: columnsWithEmpty)', () => {
     const cellRule = (y: number) => [hline(y, 50, 120), hline(y, 120, 250)];
     const rules = rulesOf([100, 114, 128, 142].flatMap(cellRule)).horizontal;
-    const text = [piece('K+', 55, 70, 102), piece('Na+', 55, 75, 116), piece('Ca2+', 55, 80, 130)];
+    const text = [fragment('K+', 55, 70, 102), fragment('Na+', 55, 75, 116), fragment('Ca2+', 55, 80, 130)];
     expect(cellTexts(underlinedTables(text, rules).tables[0]!)).to.equal([['K+', ''], ['Na+', ''], ['Ca2+', '']]);
-    const spanning = [piece('Training Datasets', 55, 180, 102), piece('Na+', 55, 75, 116), piece('Ca2+', 55, 80, 130)];
+    const spanning = [fragment('Training Datasets', 55, 180, 102), fragment('Na+', 55, 75, 116), fragment('Ca2+', 55, 80, 130)];
     expect(cellTexts(underlinedTables(spanning, rules).tables[0]!)).to.equal([['Training Datasets'], ['Na+'], ['Ca2+']]);
   });
 
   it('an 8 pt table ruled under its rows, its cells five points apart, keeps one column per cell (underlinedTables: ruledColumnsOf)', () => {
     // Small type set with tight cell padding: the gaps between cells are narrower than a
-    // borderless table's gutter (MIN_TABLE_GUTTER_PT), yet each is a cell gap the pieces were parted at.
+    // borderless table's gutter (MIN_TABLE_GUTTER_PT), yet each is a cell gap the fragments were parted at.
     const small = { size: 8 };
     const cells = (top: number, texts: string[]) => line(top, texts.map((t, k): [string, number, number] => [t, 48.5 + k * 29, 48.5 + k * 29 + (k === 0 ? 6 : 24)]).filter(([t]) => t), small);
     const text = [
@@ -117,7 +117,7 @@ describe('layout: drawn rules and ruled tables', () => {
   });
 
   it('one column between two rules is a frame; three rules or more mark a boxed list off as a table (underlinedTables: isFrame, MIN_RULES_WITHOUT_HEADER)', () => {
-    const text = [piece('A note set above a rule', 55, 240, 101), piece('and its text between two', 55, 240, 115), piece('and a third line under them', 55, 240, 129)];
+    const text = [fragment('A note set above a rule', 55, 240, 101), fragment('and its text between two', 55, 240, 115), fragment('and a third line under them', 55, 240, 129)];
     const framed = rulesOf([hline(112, 50, 250), hline(126, 50, 250)]).horizontal;
     expect(underlinedTables(text.slice(0, 2), framed).tables).to.equal([]);
     const boxed = rulesOf([hline(112, 50, 250), hline(126, 50, 250), hline(140, 50, 250)]).horizontal;

@@ -1,10 +1,10 @@
 // The rules that read scanned pages (workers/layout/convert.ts: when a page is a scan; scanned.ts:
-// OCR lines as pieces), on structured text and hOCR written in code.
+// OCR lines as fragments), on structured text and hOCR written in code.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { hocrFragments, layoutStext, snapSizes } from '../../../../workers/layout/testing.js';
 import { THIN_TEXT_CHARS } from '../../../../workers/layout/thresholds.js';
-import { piece, texts } from './fixtures.js';
+import { fragment, texts } from './fixtures.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
@@ -33,14 +33,14 @@ describe('layout: scanned pages', () => {
   it('an OCR line parts at a gap wider than OCR_WIDE_GAP_EM, and doubtful specks are dropped (hocrFragments)', () => {
     const word = (text: string, x0: number, x1: number, conf = 95) => `<span class='ocrx_word' title='bbox ${x0} 100 ${x1} 130; x_wconf ${conf}'>${text}</span>`;
     const hocr = `<span class='ocr_line' title="bbox 0 100 900 130; baseline 0 -6; x_size 30">${word('Region', 0, 120)} ${word('North', 140, 230)} ${word('~', 260, 270, 20)} ${word('1,204', 500, 600)}</span>`;
-    const pieces = hocrFragments(hocr, 0.24);
-    expect(texts(pieces)).to.equal(['Region North', '1,204']);
-    expect(pieces[1]!.x0).to.equal(120);
+    const fragments = hocrFragments(hocr, 0.24);
+    expect(texts(fragments)).to.equal(['Region North', '1,204']);
+    expect(fragments[1]!.x0).to.equal(120);
   });
 
   it('OCR type sizes within OCR_SAME_SIZE_RATIO of one another become one size, the one carrying the most text (snapSizes)', () => {
-    const pieces = [piece('a long line of body text', 0, 300, 0, { size: 10 }), piece('short', 0, 50, 20, { size: 10.4 }), piece('Heading', 0, 90, 40, { size: 14 })];
-    snapSizes(pieces);
-    expect(pieces.map((f) => f.size)).to.equal([10, 10, 14]);
+    const fragments = [fragment('a long line of body text', 0, 300, 0, { size: 10 }), fragment('short', 0, 50, 20, { size: 10.4 }), fragment('Heading', 0, 90, 40, { size: 14 })];
+    snapSizes(fragments);
+    expect(fragments.map((f) => f.size)).to.equal([10, 10, 14]);
   });
 });

@@ -6,24 +6,24 @@ import {
   opensIndentedParagraph, rowsOf,
 } from '../../../../workers/layout/testing.js';
 import { DEFAULT_LINE_STEP_EM } from '../../../../workers/layout/thresholds.js';
-import { line, piece, prose, rowOf } from './fixtures.js';
+import { line, fragment, prose, rowOf } from './fixtures.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
 const { expect } = Code;
 
-const row = (text: string, x0: number, x1: number, top: number, style = {}) => rowOf([piece(text, x0, x1, top, style)]);
+const row = (text: string, x0: number, x1: number, top: number, style = {}) => rowOf([fragment(text, x0, x1, top, style)]);
 
 describe('layout: blocks', () => {
-  it('the body size is the size of the longest text, not of the most pieces (bodySizeOf)', () => {
-    const cells = Array.from({ length: 30 }, (_, k) => piece(`c${k}`, 0, 20, k * 10, { size: 8 }));
+  it('the body size is the size of the longest text, not of the most fragments (bodySizeOf)', () => {
+    const cells = Array.from({ length: 30 }, (_, k) => fragment(`c${k}`, 0, 20, k * 10, { size: 8 }));
     const text = prose(3, 0, 400, 400, 14, { size: 11 });
     expect(bodySizeOf([...cells, ...text])).to.equal(11);
   });
 
   it('the usual line step is that of body lines; without two in a row, DEFAULT_LINE_STEP_EM of the body size (lineStepOf)', () => {
     expect(lineStepOf(rowsOf(prose(6, 0, 400, 100, 13)), 10)).to.equal(13);
-    expect(lineStepOf(rowsOf([piece('one line', 0, 400, 100)]), 10)).to.equal(10 * DEFAULT_LINE_STEP_EM);
+    expect(lineStepOf(rowsOf([fragment('one line', 0, 400, 100)]), 10)).to.equal(10 * DEFAULT_LINE_STEP_EM);
   });
 
   it('a paragraph breaks at a step well past the usual one or at a wide white gap, not at the next line (breaksParagraph)', () => {
@@ -34,7 +34,7 @@ describe('layout: blocks', () => {
 
   it('a title set on several lines of large type is one heading; two headings stacked apart stay two (gapSizeOf)', () => {
     // 24 pt lines (boxes 24 pt high here) whose baselines are 34 pt apart leave white gaps of 10 pt, over 0.9 em of the 10 pt body.
-    const title = [piece('ARE CIGARETTE SMOKERS', 0, 300, 100, { size: 24 }), piece('HYPERBOLIC TIME', 0, 200, 134, { size: 24 }), piece('DISCOUNTERS?', 0, 160, 168, { size: 24 })];
+    const title = [fragment('ARE CIGARETTE SMOKERS', 0, 300, 100, { size: 24 }), fragment('HYPERBOLIC TIME', 0, 200, 134, { size: 24 }), fragment('DISCOUNTERS?', 0, 160, 168, { size: 24 })];
     const body = prose(6, 0, 400, 220);
     const blocks = blocksOf([...title, ...body], { bodySize: 10 });
     expect(blocks.map((b) => b.kind)).to.equal(['heading', 'paragraph']);
@@ -42,18 +42,18 @@ describe('layout: blocks', () => {
     expect(gapSizeOf(rowOf([title[0]!]), rowOf([title[1]!]), 10)).to.equal(24);
     expect(gapSizeOf(rowOf([title[2]!]), rowOf([body[0]!]), 10)).to.equal(10);
     // A chapter label and its title, set apart by a heading's margin as well (30 pt of white).
-    const stacked = [piece('Chapter 3', 0, 120, 100, { size: 24 }), piece('Numerical differentiation', 0, 300, 154, { size: 24 })];
+    const stacked = [fragment('Chapter 3', 0, 120, 100, { size: 24 }), fragment('Numerical differentiation', 0, 300, 154, { size: 24 })];
     expect(blocksOf([...stacked, ...body], { bodySize: 10 }).map((b) => b.kind)).to.equal(['heading', 'heading', 'paragraph']);
   });
 
   it('a chart\'s labels and values are one paragraph, the figure\'s text: no headings, no table (isChartText, chartTextRuns)', () => {
     // Ticks down the left axis (13 pt, larger than the body), values over two bars, years along the bottom.
     const chart = [
-      piece('100', 30, 50, 100, { size: 13 }),
+      fragment('100', 30, 50, 100, { size: 13 }),
       ...line(140, [['75', 36, 50], ['68', 120, 134]], { size: 13 }),
-      piece('50', 36, 50, 180, { size: 13 }),
+      fragment('50', 36, 50, 180, { size: 13 }),
       ...line(220, [['25', 36, 50], ['31', 200, 214]], { size: 13 }),
-      piece('0', 43, 50, 260, { size: 13 }),
+      fragment('0', 43, 50, 260, { size: 13 }),
       ...line(280, [['2019', 110, 140], ['2020', 190, 220]], { size: 13 }),
     ];
     const body = prose(4, 0, 400, 320);
@@ -102,10 +102,10 @@ describe('layout: blocks', () => {
 
   it('rows become a heading, a paragraph and a nested list (blocksOf)', () => {
     const fragments = [
-      piece('Introduction', 0, 120, 100, { size: 16 }),
+      fragment('Introduction', 0, 120, 100, { size: 16 }),
       ...prose(3, 0, 400, 130, 13),
-      piece('• first item', 0, 200, 180),
-      piece('• inner item', 18, 200, 193),
+      fragment('• first item', 0, 200, 180),
+      fragment('• inner item', 18, 200, 193),
     ];
     const blocks = blocksOf(fragments, { bodySize: 10 });
     expect(blocks.map((b) => b.kind)).to.equal(['heading', 'paragraph', 'item', 'item']);
