@@ -4,19 +4,16 @@
 //   sizes (413) → fields (422) → input type and readability (422; GIF 501; a named file's after the
 //   files' URLs are fetched, before the files are inspected) → page and pixel
 //   limits (413) → model provider disabled (503) → queue full (503) → price.
-import type { InspectedFile, Operation, PlanInput } from '../operations/define.js';
+import type { Operation } from '../operations/define.js';
 import { fail, megabytes, ServiceError } from '../core/errors.js';
 import { validateFields } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import type { Config } from './config.js';
 import { requireProvider } from './content-route.js';
-import { readImageHeader } from '../checks/image.js';
-import { inspectOffice, type DeclaredType } from '../checks/office.js';
+import type { DeclaredType } from '../checks/office.js';
 import { INPUT_KINDS } from '../operations/input-kinds.js';
-import { checkMupdfReadsPages, inspectPdf, normalisePdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
 import type { InspectionCache } from '../checks/cache.js';
-import { inspectMarkdown } from '../checks/markdown.js';
-import { inspectWebPage } from '../checks/web-page.js';
+import { INSPECTORS, type InspectContext, type InspectedAs, type Inspector, type PreparedFile } from '../checks/inputs/index.js';
 import type { WorkerPool } from './pool.js';
 import type { LazyJobDir } from './jobdir.js';
 import type { JobFile, JobInput, JobOutput } from '../core/job.js';
@@ -164,20 +161,22 @@ function checkFileCount(op: Operation, raw: RawRequest): void {
 }
 
 /**
- * The named file fetched when given as a URL, checked like an image operation's file (type by its
- * bytes, pixels) and in the formats the operation takes; a refusal names the field.
+ * The named file fetched when given as a URL, checked by the inspector of its kind (an image's
+ * type by its bytes, its pixels) and in the formats the operation takes; a refusal names the field.
  */
-async function inspectNamedFile(op: Operation, input: FileInput | undefined, rules: OutboundRules): Promise<PlanInput['namedFile']> {
-  const spec = op.input.namedFile;
+async function inspectNamedFile(input: FileInput | undefined, rules: OutboundRules,
+  context: InspectContext): Promise<PreparedFile<InspectedAs<'image'>> | undefined> {
+  const spec = context.op.input.namedFile;
   if (!spec || input === undefined) return undefined;
   const bytes = isBytes(input)
     ? input
     : (await fetchBuyerUrl(parseBuyerUrl(input.url, input.field, rules), { field: input.field, maxBytes: spec.maxBytes, rules })).bytes;
   const takes = `"${spec.name}" takes ${spec.formats.map((f) => f.toUpperCase()).join(' or ')} images`;
   try {
-    const header = await readImageHeader(bytes);
-    if (!spec.formats.includes(header.format)) fail('UNSUPPORTED_TYPE', `the file is a ${header.format.toUpperCase()} image; ${takes}`);
-    return { kind: 'image', bytes, header };
+    const prepared = await INSPECTORS[spec.kind](bytes, context);
+    const { format } = prepared.inspected.header;
+    if (!spec.formats.includes(format)) fail('UNSUPPORTED_TYPE', `the file is a ${format.toUpperCase()} image; ${takes}`);
+    return prepared;
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
     // The image inspection speaks of "the file" and of what the image operations accept.
@@ -194,36 +193,6 @@ export interface PrepareContext {
   inspections: InspectionCache;
   /** The rules for every fetch and push made for a buyer. */
   outbound: OutboundRules;
-}
-
-interface CachedPdfInspection extends PdfInspection {
-  /** True when a quote inspected it, deep check included where cheap; false after a paid retry's lighter pass. */
-  quoted: boolean;
-}
-
-/** A PDF upload's inspection, from the cache when a quote (or an earlier retry) already ran it on these bytes. */
-async function inspectUploadedPdf(op: Operation, file: string, digest: string, password: string | undefined, inspections: InspectionCache, paid: boolean): Promise<PdfInspection> {
-  const key = `${op.input.acceptsEncrypted ? 'pdf-unlock' : 'pdf'}:${digest}`;
-  const cached = inspections.get<CachedPdfInspection>(key);
-  // A quote wants the deep check where cheap, which a paid retry's pass skipped.
-  if (cached && (paid || cached.quoted)) return cached;
-  const inspected = await inspectPdf(file, {
-    acceptsEncrypted: op.input.acceptsEncrypted === true,
-    ...(password !== undefined ? { password } : {}),
-    ...(paid ? { deep: false } : {}),
-  });
-  inspections.set(key, { ...inspected, quoted: !paid });
-  return inspected;
-}
-
-/** Page sizes for the pre-payment render check, cached like the inspection; undefined when mutool cannot list them. */
-async function renderPageBoxes(file: string, digest: string, inspections: InspectionCache): Promise<PageBox[] | undefined> {
-  const key = `page-boxes:${digest}`;
-  const cached = inspections.get<PageBox[]>(key);
-  if (cached) return cached;
-  const boxes = await readPageBoxes(file);
-  if (boxes) inspections.set(key, boxes);
-  return boxes;
 }
 
 /**
@@ -247,61 +216,36 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
     await vetBuyerUrl(pushTo, 'deliver_to', outbound);
   }
   const raw = await fetchUrlInputs(op, request, outbound);
-  const namedFile = await inspectNamedFile(op, request.namedFile, outbound);
+  // What every file's inspection is told of the request.
+  const inspecting = { op, fields, paid, timeoutMs: jobTimeoutMs(op, config), jobDir, inspections };
+  // The named file is the job's last.
+  const namedFile = await inspectNamedFile(request.namedFile, outbound, { ...inspecting, index: raw.uploads.length });
 
-  const files: InspectedFile[] = [];
-  const digests: string[] = [];
-  for (const [i, bytes] of raw.uploads.entries()) {
-    const which = raw.uploads.length > 1 ? `file ${i + 1}: ` : '';
+  const inspect: Inspector = INSPECTORS[op.input.kind];
+  const files: PreparedFile[] = [];
+  for (const [index, bytes] of raw.uploads.entries()) {
+    const which = raw.uploads.length > 1 ? `file ${index + 1}: ` : '';
     try {
-      if (op.input.kind === 'image') {
-        files.push({ kind: 'image', bytes, header: await readImageHeader(bytes) });
-      } else if (op.input.kind === 'markdown') {
-        inspectMarkdown(bytes, jobTimeoutMs(op, config));
-        files.push({ kind: 'markdown', bytes });
-      } else if (op.input.kind === 'web') {
-        files.push({ kind: 'web', bytes, form: await inspectWebPage(bytes) });
-      } else if (op.input.kind === 'office') {
-        files.push({ kind: 'office', bytes, format: await inspectOffice(bytes, raw.declared?.[i]) });
-      } else {
-        const written = jobDir.write(`input-${i + 1}.pdf`, bytes).catch((err: NodeJS.ErrnoException) => {
-          if (err.code === 'ENOSPC') fail('UNAVAILABLE', 'the service has no temporary space left for the upload; retry in a moment; nothing was charged', { retryAfterSeconds: 10 });
-          throw err;
-        });
-        // A large upload's digest is computed on this thread while libuv writes the file.
-        const password = op.input.acceptsEncrypted ? String(fields.password ?? '') : undefined;
-        const digest = inspections.digest(bytes, password);
-        const filePath = await written;
-        const info = await inspectUploadedPdf(op, filePath, digest, password, inspections, paid);
-        // Every tool after the count reads what was counted: a repaired or prefixed upload is
-        // replaced by qpdf's rewrite of it (the same on the quote and on the paid retry).
-        const work = info.needsRewrite ? await normalisePdf(filePath, info.pages, password) : bytes;
-        // Like the deep check, on the quote only: a paid retry's job fails uncharged instead.
-        if (op.input.pagesReadByMupdf && !paid) await checkMupdfReadsPages(filePath, info.pages, op.path);
-        files.push({ kind: 'pdf', bytes: work, path: filePath, pages: info.pages, encrypted: info.encrypted });
-        digests.push(digest);
-      }
+      files.push(await inspect(bytes, { ...inspecting, index, declared: raw.declared?.[index] }));
     } catch (err) {
       if (which && err instanceof Error) err.message = which + err.message;
       throw err;
     }
   }
 
-  const pageCounts = files.map((f) => (f.kind === 'pdf' ? f.pages : 0));
+  const pageCounts = files.map((f) => f.pages);
   const pages = pageCounts.reduce((a, b) => a + b, 0);
-  if (op.input.kind === 'pdf' && !op.input.acceptsEncrypted && op.input.maxPages !== undefined && pages > op.input.maxPages) {
+  // Only kinds with pages count any, so the limit holds for them alone.
+  if (!op.input.acceptsEncrypted && op.input.maxPages !== undefined && pages > op.input.maxPages) {
     fail('LIMIT_EXCEEDED', `the PDF has ${pages} pages; ${op.path} takes at most ${op.input.maxPages}`, { field: 'file' });
   }
   const params = await op.plan({
     fields,
     sent: (name) => raw.fields[name] !== undefined && raw.fields[name] !== '',
-    files,
-    ...(namedFile ? { namedFile } : {}),
+    files: files.map((f) => f.inspected),
+    ...(namedFile ? { namedFile: namedFile.inspected } : {}),
     pages,
-    pageBoxes: () => {
-      const first = files[0];
-      return first?.kind === 'pdf' ? renderPageBoxes(first.path, digests[0], inspections) : Promise.resolve(undefined);
-    },
+    pageBoxes: () => files[0]?.pageBoxes?.() ?? Promise.resolve(undefined),
   });
 
   requireProvider(config, op);
@@ -311,9 +255,8 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
   return {
     op, params, amount, jobDir, pageCounts, delivery, ...(pushTo ? { pushTo } : {}),
     // The named file follows the operation's files.
-    files: [...files.map((f) => (f.kind === 'pdf' ? { bytes: f.bytes, path: f.path, pages: f.pages } : { bytes: f.bytes })),
-      ...(namedFile ? [{ bytes: namedFile.bytes }] : [])],
-    inputBytes: raw.uploads.reduce((s, b) => s + b.byteLength, 0) + (namedFile?.bytes.byteLength ?? 0),
+    files: [...files, ...(namedFile ? [namedFile] : [])].map((f) => f.job),
+    inputBytes: raw.uploads.reduce((s, b) => s + b.byteLength, 0) + (namedFile?.job.bytes.byteLength ?? 0),
   };
 }
 
