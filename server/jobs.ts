@@ -76,10 +76,18 @@ export class Jobs {
     this.maxCount = options.maxCount ?? HELD_RESULT_LIMITS.maxCount;
   }
 
-  /** Whether another job fits now (checked before the quote's payment is asked for, and again at acceptance). */
+  /** Whether another job fits now. */
   hasRoom(): boolean {
     this.sweep(Date.now());
     return this.jobs.size < this.maxCount;
+  }
+
+  /**
+   * Refuses a job that does not fit: before its payment is verified, and again at acceptance
+   * (another job may have taken the last place meanwhile).
+   */
+  requireRoom(): void {
+    if (!this.hasRoom()) throw unavailable();
   }
 
   /**
@@ -93,7 +101,7 @@ export class Jobs {
     return new Promise((resolve, reject) => {
       let token: string | undefined;
       const accepted = () => {
-        if (!this.hasRoom()) throw unavailable();
+        this.requireRoom();
         token = randomBytes(32).toString('base64url');
         this.jobs.set(keyOf(token), { job: { state: 'running' } });
         recordJobHolder(this.options.registry, this.options.replicaUrl?.(), token, recordSeconds);
