@@ -9,18 +9,13 @@ import { HELD_RESULT_LIMITS } from './payment/held-results.js';
 import type { LinkReceipt, PushReceipt, LinkRegistry } from './delivery.js';
 import { ABORT_GRACE_MS } from './pool.js';
 import type { Config } from './config.js';
+import { ExpiringStore } from './expiring-store.js';
 
 /** What GET /v1/jobs/{token} answers inside `job`. */
 export type JobState =
   | { state: 'running' }
   | { state: 'failed'; error: ErrorBody['error'] }
   | { state: 'done'; result?: LinkReceipt; delivered?: PushReceipt; receipt: SettleResponse; report?: Record<string, unknown> };
-
-interface StoredJob {
-  job: JobState;
-  /** Undefined while running: a running job is bounded by its deadline, not by this store. */
-  expiresAt?: number;
-}
 
 /** How the start of a job ended: accepted (its token), or the call's own outcome before acceptance. */
 export type JobStart<T> = { accepted: true; token: string } | { accepted: false; outcome: T };
@@ -67,7 +62,8 @@ export interface JobsOptions {
 }
 
 export class Jobs {
-  private readonly jobs = new Map<string, StoredJob>();
+  /** A running job does not expire (it is bounded by its deadline); an ended one is kept keepMs. */
+  private readonly jobs = new ExpiringStore<JobState>();
   /** Calls still under way (HTTP jobs and MCP tasks), which a stopping service lets finish. */
   private readonly running = new Set<Promise<unknown>>();
   private readonly maxCount: number;
@@ -78,8 +74,7 @@ export class Jobs {
 
   /** Whether another job fits now. */
   hasRoom(): boolean {
-    this.sweep(Date.now());
-    return this.jobs.size < this.maxCount;
+    return this.jobs.size.count < this.maxCount;
   }
 
   /**
@@ -103,7 +98,7 @@ export class Jobs {
       const accepted = () => {
         this.requireRoom();
         token = randomBytes(32).toString('base64url');
-        this.jobs.set(keyOf(token), { job: { state: 'running' } });
+        this.jobs.set(keyOf(token), { state: 'running' }, 0, Infinity);
         recordJobHolder(this.options.registry, this.options.replicaUrl?.(), token, recordSeconds);
         resolve({ accepted: true, token });
       };
@@ -134,12 +129,11 @@ export class Jobs {
 
   /** The job's state, while it is kept; undefined for an unknown or expired token. */
   get(token: string): JobState | undefined {
-    this.sweep(Date.now());
-    return this.jobs.get(keyOf(token))?.job;
+    return this.jobs.get(keyOf(token))?.value;
   }
 
   get size(): number {
-    return this.jobs.size;
+    return this.jobs.size.count;
   }
 
   clear(): void {
@@ -147,14 +141,7 @@ export class Jobs {
   }
 
   private end(token: string, job: JobState): void {
-    const key = keyOf(token);
-    if (this.jobs.has(key)) this.jobs.set(key, { job, expiresAt: Date.now() + this.options.keepMs });
-  }
-
-  private sweep(now: number): void {
-    for (const [key, entry] of this.jobs) {
-      if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.jobs.delete(key);
-    }
+    this.jobs.update(keyOf(token), { value: job, expiresAt: Date.now() + this.options.keepMs });
   }
 }
 
