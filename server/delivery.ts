@@ -7,7 +7,7 @@ import { ServiceError, fail, megabytes } from '../core/errors.js';
 import { pushToBuyerUrl, type OutboundRules } from './outbound/fetcher.js';
 import { HELD_RESULT_LIMITS } from './payment/held-results.js';
 import type { Delivery } from './pipeline.js';
-import { ExpiringStore } from './expiring-store.js';
+import { ExpiringStore, tokenKey as keyOf } from './expiring-store.js';
 
 /** What a result link answers with: where to download it once, and what it is. */
 export interface LinkReceipt {
@@ -93,10 +93,6 @@ export class ResultLinks {
   clear(): void {
     this.stored.clear();
   }
-}
-
-function keyOf(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
 }
 
 export interface DeliveryContext {

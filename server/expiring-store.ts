@@ -1,6 +1,12 @@
 // What the in-memory stores of results have in common (result links, long jobs, MCP tasks): entries
 // under a key until they expire, with the bytes each holds counted, so that each store bounds its
-// count and bytes the same way. Each store keeps its own rules (keys, lifetimes, refusals).
+// count and bytes the same way. Each store keeps its own rules (lifetimes, refusals).
+import { createHash } from 'node:crypto';
+
+/** The key a token is kept under, here and in the shared registry: its hash, never the token. */
+export function tokenKey(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
 
 export interface StoredEntry<V> {
   value: V;

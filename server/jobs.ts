@@ -2,14 +2,14 @@
 // then run to its end without the client; its state is read at /v1/jobs/{token}. The payment is
 // settled only when the result is ready, as for any call, so a job that fails is never charged.
 // Jobs live in this process's memory only, keyed by the hash of their 256-bit token.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { SettleResponse } from '@x402/core/types';
 import { ServiceError, asServiceError, type ErrorBody } from '../core/errors.js';
 import { HELD_RESULT_LIMITS } from './payment/held-results.js';
 import type { LinkReceipt, PushReceipt, LinkRegistry } from './delivery.js';
 import { ABORT_GRACE_MS } from './pool.js';
 import type { Config } from './config.js';
-import { ExpiringStore } from './expiring-store.js';
+import { ExpiringStore, tokenKey as keyOf } from './expiring-store.js';
 
 /** What GET /v1/jobs/{token} answers inside `job`. */
 export type JobState =
@@ -44,10 +44,6 @@ export function recordJobHolder(registry: LinkRegistry | undefined, replicaUrl: 
 /** The registry's key for a job token: its hash, never the token. */
 export function jobRegistryKey(token: string): string {
   return `job:${keyOf(token)}`;
-}
-
-function keyOf(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
 }
 
 export interface JobsOptions {

@@ -1,17 +1,17 @@
 // The MCP tasks (2025-11-25) of task-augmented tools/call, kept for the SDK's tasks/get and
 // tasks/result handlers: in this process's memory only, bounded in count and in time, never on disk.
 // The MCP endpoint is stateless (no sessions), so a task id is the only key to its task and result:
-// 256 random bits, and tasks/list names none of them.
+// 256 random bits, kept only as its hash, and tasks/list names none of them.
 import { randomBytes } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import { HELD_RESULT_LIMITS } from './payment/held-results.js';
 import { RECEIPT_META_KEY } from '../core/protocol.js';
-import { ExpiringStore } from './expiring-store.js';
+import { ExpiringStore, tokenKey } from './expiring-store.js';
 
-/** A task and, once it ended, its result (whose strings are the entry's bytes). */
+/** A task without its id (the key is the id's hash) and, once it ended, its result (whose strings are the entry's bytes). */
 interface StoredTask {
-  task: Task;
+  task: Omit<Task, 'taskId'>;
   result?: Result;
 }
 
@@ -76,18 +76,19 @@ export class ToolTasks implements TaskStore {
       taskId: randomBytes(32).toString('base64url'), status: 'working', ttl: this.limits.ttlMs,
       createdAt, lastUpdatedAt: createdAt, pollInterval: this.limits.pollIntervalMs,
     };
-    this.tasks.set(task.taskId, { task }, 0, now + this.limits.ttlMs);
+    const { taskId, ...kept } = task;
+    this.tasks.set(tokenKey(taskId), { task: kept }, 0, now + this.limits.ttlMs);
     return { ...task };
   }
 
   async getTask(taskId: string): Promise<Task | null> {
-    const stored = this.tasks.get(taskId)?.value;
-    return stored ? { ...stored.task } : null;
+    const stored = this.tasks.get(tokenKey(taskId))?.value;
+    return stored ? { ...stored.task, taskId } : null;
   }
 
   /** Always kept once paid for (the inline limit made room before settlement); a task that expired meanwhile is gone. */
   async storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result): Promise<void> {
-    const entry = this.tasks.get(taskId);
+    const entry = this.tasks.get(tokenKey(taskId));
     if (!entry) throw new Error('Task not found: it has expired');
     const { task } = entry.value;
     if (task.status !== 'working') throw new Error(`the task is already ${task.status}`);
@@ -102,11 +103,11 @@ export class ToolTasks implements TaskStore {
       expiresAt = Math.min(expiresAt, now + (this.limits.unchargedKeepMs ?? UNCHARGED_KEEP_MS));
       task.ttl = expiresAt - Date.parse(task.createdAt);
     }
-    this.tasks.update(taskId, { bytes: resultBytes(result), expiresAt });
+    this.tasks.update(tokenKey(taskId), { bytes: resultBytes(result), expiresAt });
   }
 
   async getTaskResult(taskId: string): Promise<Result> {
-    const stored = this.tasks.get(taskId)?.value;
+    const stored = this.tasks.get(tokenKey(taskId))?.value;
     if (!stored?.result) throw new Error('Task not found, or it has no result yet');
     return stored.result;
   }

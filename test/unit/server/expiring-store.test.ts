@@ -1,7 +1,7 @@
 // server/expiring-store.ts: entries kept until they expire, their bytes counted through every change.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { ExpiringStore } from '../../../server/expiring-store.js';
+import { ExpiringStore, tokenKey } from '../../../server/expiring-store.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
@@ -36,5 +36,10 @@ describe('server/expiring-store', () => {
     expect(store.size).to.equal({ count: 1, bytes: 0 });
     store.update('running', { expiresAt: Date.now() - 1 });
     expect(store.size.count).to.equal(0);
+  });
+
+  it('a token is kept as its SHA-256 hash, never as itself', () => {
+    const token = 'A'.repeat(43);
+    expect(tokenKey(token)).to.equal('DwBzhbb51LfusnSGBa_hqYSgo7-j8BTQnip4TOnlzRo').and.to.not.include(token);
   });
 });
