@@ -7,6 +7,7 @@ import { ServiceError, fail, megabytes } from '../core/errors.js';
 import { pushToBuyerUrl, type OutboundRules } from './outbound/fetcher.js';
 import { HELD_RESULT_LIMITS } from './payment/held-results.js';
 import type { Delivery } from './pipeline.js';
+import { ExpiringStore, tokenKey as keyOf } from './expiring-store.js';
 
 /** What a result link answers with: where to download it once, and what it is. */
 export interface LinkReceipt {
@@ -48,76 +49,50 @@ export interface Surface<T> {
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-interface StoredResult {
-  output: JobOutput;
-  expiresAt: number;
-}
-
 /**
  * Results kept for a one-time download, in this process's memory only, under the same bounds as
  * held results (count and bytes). The token is 256 random bits and is kept only as its hash, so
  * the store holds no value a log or a heap dump could replay.
  */
 export class ResultLinks {
-  private readonly stored = new Map<string, StoredResult>();
-  private bytes = 0;
+  private readonly stored = new ExpiringStore<JobOutput>();
 
   constructor(private readonly ttlMs: number, private readonly limits = { maxBytes: HELD_RESULT_LIMITS.maxBytes, maxCount: HELD_RESULT_LIMITS.maxCount }) {}
 
   /** Keeps the output and returns its token; refuses, uncharged, when it does not fit. */
   keep(output: JobOutput): { token: string; expiresAt: number } {
     const now = Date.now();
-    this.sweep(now);
     const size = output.body.byteLength;
     if (size > this.limits.maxBytes) {
       fail('RESULT_TOO_LARGE', `the result is ${megabytes(size)}, more than the ${megabytes(this.limits.maxBytes)} a link can hold; nothing was charged`);
     }
-    if (this.bytes + size > this.limits.maxBytes || this.stored.size >= this.limits.maxCount) {
+    const held = this.stored.size;
+    if (held.bytes + size > this.limits.maxBytes || held.count >= this.limits.maxCount) {
       throw new ServiceError('UNAVAILABLE', 'the service holds as many results for links as it can right now; retry in a minute, or ask for the result inline; nothing was charged', { retryAfterSeconds: 60 });
     }
     const token = randomBytes(32).toString('base64url');
     const expiresAt = now + this.ttlMs;
-    this.stored.set(keyOf(token), { output, expiresAt });
-    this.bytes += size;
+    this.stored.set(keyOf(token), output, size, expiresAt);
     return { token, expiresAt };
   }
 
   /** The result behind a token, while it can still be downloaded. */
   get(token: string): JobOutput | undefined {
-    this.sweep(Date.now());
-    return this.stored.get(keyOf(token))?.output;
+    return this.stored.get(keyOf(token))?.value;
   }
 
   /** Ends a link: after its first complete download, or when its result will never be paid for. */
   drop(token: string): void {
-    const key = keyOf(token);
-    const entry = this.stored.get(key);
-    if (!entry) return;
-    this.stored.delete(key);
-    this.bytes -= entry.output.body.byteLength;
+    this.stored.delete(keyOf(token));
   }
 
   get size(): { count: number; bytes: number } {
-    return { count: this.stored.size, bytes: this.bytes };
+    return this.stored.size;
   }
 
   clear(): void {
     this.stored.clear();
-    this.bytes = 0;
   }
-
-  private sweep(now: number): void {
-    for (const [key, entry] of this.stored) {
-      if (entry.expiresAt <= now) {
-        this.stored.delete(key);
-        this.bytes -= entry.output.body.byteLength;
-      }
-    }
-  }
-}
-
-function keyOf(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
 }
 
 export interface DeliveryContext {

@@ -2,25 +2,20 @@
 // then run to its end without the client; its state is read at /v1/jobs/{token}. The payment is
 // settled only when the result is ready, as for any call, so a job that fails is never charged.
 // Jobs live in this process's memory only, keyed by the hash of their 256-bit token.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { SettleResponse } from '@x402/core/types';
 import { ServiceError, asServiceError, type ErrorBody } from '../core/errors.js';
 import { HELD_RESULT_LIMITS } from './payment/held-results.js';
 import type { LinkReceipt, PushReceipt, LinkRegistry } from './delivery.js';
 import { ABORT_GRACE_MS } from './pool.js';
 import type { Config } from './config.js';
+import { ExpiringStore, tokenKey as keyOf } from './expiring-store.js';
 
 /** What GET /v1/jobs/{token} answers inside `job`. */
 export type JobState =
   | { state: 'running' }
   | { state: 'failed'; error: ErrorBody['error'] }
   | { state: 'done'; result?: LinkReceipt; delivered?: PushReceipt; receipt: SettleResponse; report?: Record<string, unknown> };
-
-interface StoredJob {
-  job: JobState;
-  /** Undefined while running: a running job is bounded by its deadline, not by this store. */
-  expiresAt?: number;
-}
 
 /** How the start of a job ended: accepted (its token), or the call's own outcome before acceptance. */
 export type JobStart<T> = { accepted: true; token: string } | { accepted: false; outcome: T };
@@ -51,10 +46,6 @@ export function jobRegistryKey(token: string): string {
   return `job:${keyOf(token)}`;
 }
 
-function keyOf(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
-}
-
 export interface JobsOptions {
   /** How long a job's state is kept after it ended (the result link's own lifetime, RESULT_LINK_TTL_S). */
   keepMs: number;
@@ -67,7 +58,8 @@ export interface JobsOptions {
 }
 
 export class Jobs {
-  private readonly jobs = new Map<string, StoredJob>();
+  /** A running job does not expire (it is bounded by its deadline); an ended one is kept keepMs. */
+  private readonly jobs = new ExpiringStore<JobState>();
   /** Calls still under way (HTTP jobs and MCP tasks), which a stopping service lets finish. */
   private readonly running = new Set<Promise<unknown>>();
   private readonly maxCount: number;
@@ -76,10 +68,17 @@ export class Jobs {
     this.maxCount = options.maxCount ?? HELD_RESULT_LIMITS.maxCount;
   }
 
-  /** Whether another job fits now (checked before the quote's payment is asked for, and again at acceptance). */
+  /** Whether another job fits now. */
   hasRoom(): boolean {
-    this.sweep(Date.now());
-    return this.jobs.size < this.maxCount;
+    return this.jobs.size.count < this.maxCount;
+  }
+
+  /**
+   * Refuses a job that does not fit: before its payment is verified, and again at acceptance
+   * (another job may have taken the last place meanwhile).
+   */
+  requireRoom(): void {
+    if (!this.hasRoom()) throw unavailable();
   }
 
   /**
@@ -93,9 +92,9 @@ export class Jobs {
     return new Promise((resolve, reject) => {
       let token: string | undefined;
       const accepted = () => {
-        if (!this.hasRoom()) throw unavailable();
+        this.requireRoom();
         token = randomBytes(32).toString('base64url');
-        this.jobs.set(keyOf(token), { job: { state: 'running' } });
+        this.jobs.set(keyOf(token), { state: 'running' }, 0, Infinity);
         recordJobHolder(this.options.registry, this.options.replicaUrl?.(), token, recordSeconds);
         resolve({ accepted: true, token });
       };
@@ -126,12 +125,11 @@ export class Jobs {
 
   /** The job's state, while it is kept; undefined for an unknown or expired token. */
   get(token: string): JobState | undefined {
-    this.sweep(Date.now());
-    return this.jobs.get(keyOf(token))?.job;
+    return this.jobs.get(keyOf(token))?.value;
   }
 
   get size(): number {
-    return this.jobs.size;
+    return this.jobs.size.count;
   }
 
   clear(): void {
@@ -139,14 +137,7 @@ export class Jobs {
   }
 
   private end(token: string, job: JobState): void {
-    const key = keyOf(token);
-    if (this.jobs.has(key)) this.jobs.set(key, { job, expiresAt: Date.now() + this.options.keepMs });
-  }
-
-  private sweep(now: number): void {
-    for (const [key, entry] of this.jobs) {
-      if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.jobs.delete(key);
-    }
+    this.jobs.update(keyOf(token), { value: job, expiresAt: Date.now() + this.options.keepMs });
   }
 }
 

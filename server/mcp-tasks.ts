@@ -1,19 +1,18 @@
 // The MCP tasks (2025-11-25) of task-augmented tools/call, kept for the SDK's tasks/get and
 // tasks/result handlers: in this process's memory only, bounded in count and in time, never on disk.
 // The MCP endpoint is stateless (no sessions), so a task id is the only key to its task and result:
-// 256 random bits, and tasks/list names none of them.
+// 256 random bits, kept only as its hash, and tasks/list names none of them.
 import { randomBytes } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import { HELD_RESULT_LIMITS } from './payment/held-results.js';
 import { RECEIPT_META_KEY } from '../core/protocol.js';
+import { ExpiringStore, tokenKey } from './expiring-store.js';
 
+/** A task without its id (the key is the id's hash) and, once it ended, its result (whose strings are the entry's bytes). */
 interface StoredTask {
-  task: Task;
+  task: Omit<Task, 'taskId'>;
   result?: Result;
-  /** What the result keeps in memory, counted against the store's bytes. */
-  bytes: number;
-  expiresAt: number;
 }
 
 export interface ToolTaskLimits {
@@ -47,8 +46,7 @@ export function resultBytes(result: Result): number {
 }
 
 export class ToolTasks implements TaskStore {
-  private readonly tasks = new Map<string, StoredTask>();
-  private bytes = 0;
+  private readonly tasks = new ExpiringStore<StoredTask>();
   private readonly maxCount: number;
   private readonly maxBytes: number;
 
@@ -59,14 +57,12 @@ export class ToolTasks implements TaskStore {
 
   /** Whether another task fits now. */
   hasRoom(): boolean {
-    this.sweep(Date.now());
-    return this.tasks.size < this.maxCount;
+    return this.tasks.size.count < this.maxCount;
   }
 
   /** The largest result that can still be held, for the inline limit of a task's call (checked before settlement). */
   roomForResult(): number {
-    this.sweep(Date.now());
-    return Math.max(0, this.maxBytes - this.bytes);
+    return Math.max(0, this.maxBytes - this.tasks.size.bytes);
   }
 
   // The requested ttl is overridden (as the specification allows): every task lives limits.ttlMs.
@@ -80,37 +76,38 @@ export class ToolTasks implements TaskStore {
       taskId: randomBytes(32).toString('base64url'), status: 'working', ttl: this.limits.ttlMs,
       createdAt, lastUpdatedAt: createdAt, pollInterval: this.limits.pollIntervalMs,
     };
-    this.tasks.set(task.taskId, { task, bytes: 0, expiresAt: now + this.limits.ttlMs });
+    const { taskId, ...kept } = task;
+    this.tasks.set(tokenKey(taskId), { task: kept }, 0, now + this.limits.ttlMs);
     return { ...task };
   }
 
   async getTask(taskId: string): Promise<Task | null> {
-    this.sweep(Date.now());
-    const stored = this.tasks.get(taskId);
-    return stored ? { ...stored.task } : null;
+    const stored = this.tasks.get(tokenKey(taskId))?.value;
+    return stored ? { ...stored.task, taskId } : null;
   }
 
   /** Always kept once paid for (the inline limit made room before settlement); a task that expired meanwhile is gone. */
   async storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result): Promise<void> {
-    const stored = this.tasks.get(taskId);
-    if (!stored) throw new Error('Task not found: it has expired');
-    if (stored.task.status !== 'working') throw new Error(`the task is already ${stored.task.status}`);
-    stored.result = result;
-    stored.bytes = resultBytes(result);
-    this.bytes += stored.bytes;
+    const entry = this.tasks.get(tokenKey(taskId));
+    if (!entry) throw new Error('Task not found: it has expired');
+    const { task } = entry.value;
+    if (task.status !== 'working') throw new Error(`the task is already ${task.status}`);
+    entry.value.result = result;
     const now = Date.now();
-    stored.task.status = status;
-    stored.task.lastUpdatedAt = new Date(now).toISOString();
-    if (status === 'failed') stored.task.statusMessage = statusMessageOf(result);
+    task.status = status;
+    task.lastUpdatedAt = new Date(now).toISOString();
+    if (status === 'failed') task.statusMessage = statusMessageOf(result);
+    let { expiresAt } = entry;
     if (!(result._meta as Record<string, unknown> | undefined)?.[RECEIPT_META_KEY]) {
       // Nothing was charged: kept briefly, and its ttl (counted from creation) says so.
-      stored.expiresAt = Math.min(stored.expiresAt, now + (this.limits.unchargedKeepMs ?? UNCHARGED_KEEP_MS));
-      stored.task.ttl = stored.expiresAt - Date.parse(stored.task.createdAt);
+      expiresAt = Math.min(expiresAt, now + (this.limits.unchargedKeepMs ?? UNCHARGED_KEEP_MS));
+      task.ttl = expiresAt - Date.parse(task.createdAt);
     }
+    this.tasks.update(tokenKey(taskId), { bytes: resultBytes(result), expiresAt });
   }
 
   async getTaskResult(taskId: string): Promise<Result> {
-    const stored = this.tasks.get(taskId);
+    const stored = this.tasks.get(tokenKey(taskId))?.value;
     if (!stored?.result) throw new Error('Task not found, or it has no result yet');
     return stored.result;
   }
@@ -130,21 +127,11 @@ export class ToolTasks implements TaskStore {
   }
 
   get size(): { count: number; bytes: number } {
-    return { count: this.tasks.size, bytes: this.bytes };
+    return this.tasks.size;
   }
 
   clear(): void {
     this.tasks.clear();
-    this.bytes = 0;
-  }
-
-  private sweep(now: number): void {
-    for (const [id, stored] of this.tasks) {
-      if (stored.expiresAt <= now) {
-        this.tasks.delete(id);
-        this.bytes -= stored.bytes;
-      }
-    }
   }
 }
 

@@ -32,6 +32,11 @@ export interface PaidCall<T> {
    * begins; a throw refuses the call before any work, uncharged.
    */
   accepted?: () => void;
+  /**
+   * Whether a paid call can still be taken (a long job: room in the job store), asked once the
+   * checks passed and before its payment is verified; a throw refuses it, nothing verified or charged.
+   */
+  admit?: () => void;
 }
 
 export type JobOutcome = 'ok' | 'failed' | 'timeout' | 'cancelled';
@@ -70,6 +75,7 @@ export async function paidCall<T>(app: App, call: PaidCall<T>): Promise<PaidOutc
     const { delivery, pushTo } = prepared;
     // The payment must outlive the job (the pool stops it a grace after its deadline) and a push.
     const duration = { workMs: jobTimeoutMs(op, app.config) + ABORT_GRACE_MS, ...(pushTo ? { pushMs: app.config.urlFetchTimeoutMs } : {}) };
+    if (call.payment) call.admit?.();
     return await app.gate.run(prepared.amount, resource, call.payment?.(), call.clientGone, duration, async () => {
       call.accepted?.();
       app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });

@@ -63,7 +63,6 @@ const SERVICE_TESTED: Record<string, string> = {
   'server/plugins/mcp.ts': 'service/mcp, system/mcp-conformance',
   'server/plugins/multipart.ts': 'service/bad-input, service/upload-limits',
   'server/plugins/operations.ts': 'service/bad-input, service/payments (the HTTP routes)',
-  'server/plugins/jobs.ts': 'service/long-jobs (GET /v1/jobs/{token}: running, done, failed, unknown)',
   'server/plugins/web.ts': 'system/web, service/web-solana-relay',
   // Process plumbing below run-tool and the MuPDF.js child: shown through the engines that use them.
   'tools/engines/declare.ts': 'unit/tools/engines/index (declareEngine only types its argument)',

@@ -1,5 +1,6 @@
 import { PAGE_ZIP_LIMITS } from '../../checks/web-page.js';
 import type { WebPageForm } from '../../checks/web-page.js';
+import { fail } from '../../core/errors.js';
 import { defineOperation, MB, type FieldSpec } from '../define.js';
 
 /** The paper sizes Chromium prints on, by the field's names. */
@@ -21,11 +22,33 @@ export const PRINT_FIELDS = [
   { name: 'javascript', type: 'boolean', default: false, description: 'true: the page\'s scripts run before printing (within the deadline); false: they do not run.' },
   {
     name: 'header_html', type: 'string', maxBytes: TEMPLATE_MAX_BYTES,
-    description: 'HTML printed at the top of every page (Chromium\'s headerTemplate): elements of class pageNumber, totalPages, date, title and url are filled in. Inline styles only; it fetches nothing. Give it a font-size: Chromium\'s default is tiny.',
+    description: 'HTML printed at the top of every page (Chromium\'s headerTemplate): elements of class pageNumber, totalPages, date, title and url are filled in.'
+      + ' Inline styles only; it fetches nothing (images only as data: URLs); a <link>, an @import or a font by URL is refused before payment.'
+      + ' Give it a font-size: Chromium\'s default is tiny.',
   },
   { name: 'footer_html', type: 'string', maxBytes: TEMPLATE_MAX_BYTES, description: 'HTML printed at the bottom of every page (Chromium\'s footerTemplate), with the same classes as header_html.' },
   { name: 'background', type: 'boolean', default: true, description: 'true: background colours and images are printed; false: left out, as a browser prints by default.' },
 ] as const satisfies readonly FieldSpec[];
+
+// What makes Chromium's printing of a header or footer fail instead of leaving it out: a stylesheet or
+// a font it would have to load. Templates load nothing, so these are refused before payment.
+const TEMPLATE_LOADS = [
+  { pattern: /<link\b/i, what: 'a <link> element' },
+  { pattern: /@import\b/i, what: 'an @import rule' },
+  { pattern: /@font-face\s*\{[^}]*url\(\s*['"]?(?!data:)/i, what: 'a font by URL (give it as a data: URL)' },
+];
+
+/** header_html and footer_html as the print request takes them, refused when they ask to load a stylesheet or a font. */
+export function printTemplates(fields: { header_html?: string | undefined; footer_html?: string | undefined }): Pick<PrintRequest, 'headerHtml' | 'footerHtml'> {
+  for (const field of ['header_html', 'footer_html'] as const) {
+    const loads = TEMPLATE_LOADS.find(({ pattern }) => pattern.test(fields[field] ?? ''));
+    if (loads) fail('FIELD_INVALID', `${field} holds ${loads.what}: a header or footer loads nothing, so put its styles inline`, { field });
+  }
+  return {
+    ...(fields.header_html !== undefined ? { headerHtml: fields.header_html } : {}),
+    ...(fields.footer_html !== undefined ? { footerHtml: fields.footer_html } : {}),
+  };
+}
 
 export interface PrintRequest {
   paper: Paper;
@@ -55,8 +78,7 @@ export const pdfFromHtml = defineOperation({
     if (file?.kind !== 'web') throw new Error('from-html planned without a web page');
     return {
       form: file.form, paper: fields.paper, landscape: fields.landscape, marginMm: fields.margin_mm, javascript: fields.javascript,
-      ...(fields.header_html !== undefined ? { headerHtml: fields.header_html } : {}),
-      ...(fields.footer_html !== undefined ? { footerHtml: fields.footer_html } : {}),
+      ...printTemplates(fields),
       background: fields.background,
     };
   },

@@ -1,5 +1,5 @@
 import { defineOperation, MB, type FieldSpec } from '../define.js';
-import { PRINT_FIELDS, WEB_PAGE_LIMIT, WEB_TIMEOUT_MS, type PrintRequest } from './from-html.js';
+import { PRINT_FIELDS, WEB_PAGE_LIMIT, WEB_TIMEOUT_MS, printTemplates, type PrintRequest } from './from-html.js';
 
 /** A PNG of a page is at most this tall, in pixels (the page's width is the viewport's). */
 export const PNG_MAX_HEIGHT = 16_384;
@@ -55,8 +55,7 @@ export const pdfFromUrl = defineOperation({
   plan: ({ fields }): FromUrlRequest => ({
     url: fields.url, format: fields.format, waitMs: fields.wait_ms,
     paper: fields.paper, landscape: fields.landscape, marginMm: fields.margin_mm, javascript: fields.javascript,
-    ...(fields.header_html !== undefined ? { headerHtml: fields.header_html } : {}),
-    ...(fields.footer_html !== undefined ? { footerHtml: fields.footer_html } : {}),
+    ...printTemplates(fields),
     background: fields.background,
   }),
   resultMediaType: (plan) => (plan.format === 'png' ? 'image/png' : 'application/pdf'),

@@ -124,7 +124,7 @@ async function startJob(
   const start = await app.jobs.start(
     (onAccepted) => paidCall(app, {
       op, raw: { ...raw, delivery }, resource: httpResource(op, app), surface: HTTP_SURFACE, ...payment, clientGone: gone.signal,
-      accepted: () => { onAccepted(); accepted = true; },
+      admit: () => app.jobs.requireRoom(), accepted: () => { onAccepted(); accepted = true; },
     }),
     stateOf,
     Math.ceil(jobLifetimeMs(app.config) / 1000),

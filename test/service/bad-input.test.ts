@@ -542,6 +542,8 @@ for (const o of IMAGE_OPS) {
   http('/v1/pdf/from-html: paper b5', html, e(422, 'FIELD_INVALID', /"paper"/), () => ({ files: [upload(fx.html, 'html')], fields: { paper: 'b5' } }));
   http('/v1/pdf/from-html: a 17 KB footer_html', html, e(413, 'PAYLOAD_TOO_LARGE', /^"footer_html" is 17408 bytes; the limit is 16384 bytes/),
     () => ({ files: [upload(fx.html, 'html')], fields: { footer_html: 'f'.repeat(17408) } }));
+  mcp('svc_pdf_from_html: a header_html with a stylesheet link', html, e(422, 'FIELD_INVALID', /^header_html holds a <link> element/),
+    () => ({ file: b64(fx.html), header_html: '<link rel="stylesheet" href="http://127.0.0.1:9/h.css"><div>H</div>' }));
 
   const structured = op('pdf.structured');
   const schemaCases: Array<[string, string, Expectation]> = [

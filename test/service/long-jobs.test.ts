@@ -201,6 +201,42 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
     expect(before.payer - (await balances()).payer).to.equal(5000n);
   });
 
+  it('with the job store full, a paid request with Prefer is refused 503 with Retry-After before its payment is verified; nothing charged', async () => {
+    const body = { file: { data: jpeg.toString('base64') }, width: 44 };
+    const quote = (await (await fetch(`${t.url}/v1/image/resize`, json(body))).json()) as PaymentRequired;
+    const payload = await signOnBase(quote, t.evm.payerKey);
+    // The store filled to its bound by jobs that run on, as long jobs do.
+    const jobs = t.service.app.jobs;
+    const release: Array<() => void> = [];
+    while (jobs.hasRoom()) {
+      await jobs.start((accepted) => { accepted(); return new Promise<string>((resolve) => release.push(() => resolve('x'))); }, () => ({ state: 'running' }), 60);
+    }
+    try {
+      const before = await balances();
+      const verified = await t.metric('paydoc_payments_total', { stage: 'verified' });
+      const refused = await fetch(`${t.url}/v1/image/resize`, json(body, { prefer: 'respond-async', 'payment-signature': encodePaymentSignatureHeader(payload) }));
+      expect(refused.status).to.equal(503);
+      expect(refused.headers.get('retry-after')).to.equal('60');
+      expect(refused.headers.get('location')).to.be.null();
+      const error = ((await refused.json()) as { error: { code: string; message: string } }).error;
+      expect(error.code).to.equal('UNAVAILABLE');
+      expect(error.message).to.include('nothing was charged');
+      expect(await t.metric('paydoc_payments_total', { stage: 'verified' })).to.equal(verified);
+      expect(await balances()).to.equal(before);
+      // Bad input is still named first, and an unpaid request still gets its quote.
+      expect((await fetch(`${t.url}/v1/image/resize`, json({ ...body, width: 'wide' }, { prefer: 'respond-async' }))).status).to.equal(422);
+      expect((await fetch(`${t.url}/v1/image/resize`, json(body, { prefer: 'respond-async' }))).status).to.equal(402);
+    } finally {
+      release.forEach((end) => end());
+      await new Promise((r) => setImmediate(r));
+      jobs.clear();
+    }
+    // With room again, the same payment, unspent, buys its job.
+    const accepted = await fetch(`${t.url}/v1/image/resize`, json(body, { prefer: 'respond-async', 'payment-signature': encodePaymentSignatureHeader(payload) }));
+    expect(accepted.status).to.equal(202);
+    expect((await settled(accepted.headers.get('location')!)).state).to.equal('done');
+  });
+
   it('bad input with Prefer is refused before payment as without it; an unknown or malformed job token is 404', async () => {
     const bad = await fetch(`${t.url}/v1/image/resize`, json({ file: { data: jpeg.toString('base64') }, width: 'wide' }, { prefer: 'respond-async' }));
     expect(bad.status).to.equal(422);

@@ -465,6 +465,41 @@ describe('the web page in a real browser', () => {
     }
   });
 
+  it('an operation that takes no file (from-url) is quoted once its fields change, and again when they change; the quote fetches nothing', async () => {
+    // A service allowing one loopback site, which never answers: a quote fetches nothing.
+    const site = http.createServer((_req, res) => { fetched += 1; res.end(); });
+    let fetched = 0;
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const port = (site.address() as { port: number }).port;
+    const withUrls = await startTestService({ config: { urlFetchAllow: `127.0.0.1:${port}` }, rigs: { evm: t.evm } });
+    const page = await openPage();
+    try {
+      await load(page, withUrls.url);
+      await page.locator('input[name="operation"][value="/v1/pdf/from-url"]').check();
+      await page.locator('#field-url').waitFor();
+      expect(await page.locator('#field-file').count()).to.equal(0);
+      const asked = () => page.waitForResponse((res) => res.url().endsWith('/v1/pdf/from-url') && res.request().method() === 'POST');
+      const first = asked();
+      await page.locator('#field-url').fill(`http://127.0.0.1:${port}/page`);
+      await page.locator('#field-url').dispatchEvent('change');
+      expect((await first).status()).to.equal(402);
+      expect((await quoteText(page)).amount).to.equal('0.02 USD');
+      expect(await page.locator('#pay-demo').isEnabled()).to.equal(true);
+      const second = asked();
+      await page.locator('#field-paper').selectOption('letter');
+      const requote = await second;
+      expect(requote.status()).to.equal(402);
+      expect(requote.request().postData()).to.contain('letter');
+      expect((await quoteText(page)).amount).to.equal('0.02 USD');
+      expect(fetched).to.equal(0);
+      expectOnlyServiceRequests(page, withUrls.url);
+    } finally {
+      await page.close();
+      await withUrls.stop();
+      await new Promise((resolve) => site.close(resolve));
+    }
+  });
+
   it('operations the service cannot run (no model provider here) are marked in the list in plain words and cannot be chosen', async () => {
     const page = await openPage();
     try {

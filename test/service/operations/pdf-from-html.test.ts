@@ -128,6 +128,31 @@ describe('from-html: what the page prints', () => {
       await trap.close();
     }
   });
+
+  it('a header and a footer that ask for remote resources reach nothing, and the PDF still prints them', async () => {
+    const trap = await startTrap();
+    try {
+      const at = `http://127.0.0.1:${trap.port}`;
+      const header = `<div style="font-size: 10px; background: url('${at}/bg.png')"><img src="${at}/logo.png" width="20" height="10">`
+        + `HeaderText <span class="pageNumber"></span><svg width="8" height="8"><use href="${at}/icons.svg#a"/></svg></div>`;
+      const footer = `<div style="font-size: 10px"><img src="${at}/seal.png" srcset="${at}/seal2.png 2x">FooterText`
+        + `<iframe src="${at}/frame"></iframe><object data="${at}/object.svg"></object><video poster="${at}/poster.png"></video></div>`;
+      for (const javascript of ['true', 'false']) {
+        const { output, error } = await runOperation('pdf.from-html', [Buffer.from('<!doctype html><p>Body</p>')],
+          { header_html: header, footer_html: footer, javascript });
+        expect(error).to.equal(undefined);
+        const printed = await text(output!.body);
+        expect(printed).to.contain('HeaderText 1');
+        expect(printed).to.contain('FooterText');
+        expect(printed).to.contain('Body');
+        expect(printed).to.not.contain('trapped');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(trap.connections).to.equal(0);
+    } finally {
+      await trap.close();
+    }
+  });
 });
 
 describe('from-html paid over HTTP on the local Base chain, and over MCP', () => {
@@ -149,6 +174,27 @@ describe('from-html paid over HTTP on the local Base chain, and over MCP', () =>
     const after = await balancesOf(t.evm);
     expect(before.payer - after.payer).to.equal(20000n);
     expect(after.payTo - before.payTo).to.equal(20000n);
+  });
+
+  it('a header or footer that would load a stylesheet or a font: 422 naming the field, before payment', async () => {
+    const at = 'http://127.0.0.1:9';
+    const cases: Array<[string, string, string]> = [
+      ['header_html', `<link rel="stylesheet" href="${at}/h.css"><div>H</div>`, 'a <link> element'],
+      ['footer_html', `<style>@import url("${at}/f.css");</style><div>F</div>`, 'an @import rule'],
+      ['header_html', `<style>@font-face { font-family: X; src: url(${at}/x.ttf) }</style><div style="font-family: X">H</div>`, 'a font by URL'],
+    ];
+    const before = await balancesOf(t.evm);
+    for (const [field, template, what] of cases) {
+      const res = await fetch(`${t.url}/v1/pdf/from-html`, { method: 'POST', body: form([{ bytes: zip, name: 'page.zip' }], { [field]: template }) });
+      expect(res.status, template).to.equal(422);
+      const { error } = (await res.json()) as { error: { code: string; field: string; message: string } };
+      expect([error.code, error.field]).to.equal(['FIELD_INVALID', field]);
+      expect(error.message).to.include(what);
+    }
+    // A font given as a data: URL is taken: it loads nothing.
+    const inline = `<style>@font-face { font-family: X; src: url(data:font/ttf;base64,AAAA) }</style><div>H</div>`;
+    expect((await fetch(`${t.url}/v1/pdf/from-html`, { method: 'POST', body: form([{ bytes: zip, name: 'page.zip' }], { header_html: inline }) })).status).to.equal(402);
+    expect(await balancesOf(t.evm)).to.equal(before);
   });
 
   it('MCP: the same, with booleans as JSON', async () => {

@@ -78,10 +78,13 @@ describe('long jobs', () => {
     expect(jobs.get((running as { token: string }).token)!.state).to.equal('done');
   });
 
-  it('a full store refuses at acceptance with a 503 that says nothing was charged', async () => {
+  it('a full store refuses before payment (requireRoom) and at acceptance with a 503 that says nothing was charged', async () => {
     const jobs = new Jobs({ keepMs: 60_000, maxCount: 1 });
+    expect(() => jobs.requireRoom()).to.not.throw();
     await jobs.start(async (accepted) => { accepted(); return 'x'; }, done, 60);
     expect(jobs.hasRoom()).to.be.false();
+    const early = (() => { try { jobs.requireRoom(); } catch (err) { return err as ServiceError; } })();
+    expect([early?.code, early?.extra.retryAfterSeconds]).to.equal(['UNAVAILABLE', 60]);
     const refused = await jobs.start(async (accepted) => { accepted(); return 'never'; }, done, 60).then(() => undefined, (e: unknown) => e);
     expect((refused as ServiceError).code).to.equal('UNAVAILABLE');
     expect((refused as ServiceError).message).to.include('nothing was charged');
