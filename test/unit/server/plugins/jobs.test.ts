@@ -15,7 +15,7 @@ import { errorsPlugin } from '../../../../server/plugins/errors.js';
 import { Jobs, recordJobHolder } from '../../../../server/jobs.js';
 import { MemoryGuard } from '../../../../server/payment/guard.js';
 import { loadConfig, type Config } from '../../../../server/config.js';
-import type { App } from '../../../../server/index.js';
+import type { App } from '../../../../server/app.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
