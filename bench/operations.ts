@@ -4,6 +4,8 @@
 // -> bench/results/operations.json (bench/quick/results with --quick or --only)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
 import { operations } from '../operations/index.js';
@@ -85,7 +87,31 @@ async function providerCall(baseUrl: string, png: Uint8Array, schemaName: string
   await res.json();
 }
 
-async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
+/** A loopback web site for from-url: its pages are set by the cases; the service reaches it through URL_FETCH_ALLOW. */
+interface LoopbackSite { origin: string; hostPort: string; pages: Map<string, { type: string; bytes: Uint8Array }>; close(): Promise<void> }
+
+async function startLoopbackSite(): Promise<LoopbackSite> {
+  const pages = new Map<string, { type: string; bytes: Uint8Array }>();
+  const server = http.createServer((req, res) => {
+    const page = pages.get(req.url ?? '');
+    if (!page) res.writeHead(404).end();
+    else res.writeHead(200, { 'content-type': page.type }).end(page.bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin: `http://${hostPort}`, hostPort, pages,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/** Chromium's own command line printing a page, as a user runs it: a fresh profile, no interception, no proxy. */
+async function chromiumPrint(scratch: string, url: string): Promise<void> {
+  await tool('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', `--user-data-dir=${scratch}/profile`,
+    '--no-pdf-header-footer', `--print-to-pdf=${scratch}/out.pdf`, url], scratch);
+}
+
+async function cases(work: string, providerUrl: string, site: LoopbackSite): Promise<OpCase[]> {
   const photo = await photoJpeg();
   const textPng = await textImagePng();
   const file = async (relative: string) => new Uint8Array(await readFile(path.join(CORPUS, relative)));
@@ -128,6 +154,7 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
   ].join('\n')).join('\n');
   const markdownBytes = new TextEncoder().encode(`# Benchmark report\n\n${markdownText}`);
   const htmlBytes = new TextEncoder().encode(renderMarkdownHtml(`# Benchmark report\n\n${markdownText}`, 'Benchmark'));
+  site.pages.set('/', { type: 'text/html; charset=utf-8', bytes: htmlBytes });
 
   const jpeg = (bytes: Uint8Array, name = 'photo.jpg'): Upload => ({ bytes, name, type: 'image/jpeg' });
   const pdf = (bytes: Uint8Array, name = 'doc.pdf'): Upload => ({ bytes, name, type: 'application/pdf' });
@@ -352,9 +379,16 @@ async function cases(work: string, providerUrl: string): Promise<OpCase[]> {
       runRaw: async (scratch) => {
         const page = path.join(scratch, 'page.html');
         await writeFile(page, htmlBytes);
-        await tool('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', `--user-data-dir=${scratch}/profile`,
-          '--no-pdf-header-footer', `--print-to-pdf=${scratch}/out.pdf`, `file://${page}`], scratch);
+        await chromiumPrint(scratch, `file://${page}`);
       },
+    },
+    {
+      // The same page served by a loopback site named in URL_FETCH_ALLOW: the service's browser gets it
+      // through the worker's channel and the vetted fetcher, the raw browser straight from the site.
+      id: 'pdf.from-url', input: `the from-html row's page on a loopback site (${Math.round(htmlBytes.length / 1024)} KB)`, files: [],
+      fields: { url: `${site.origin}/` },
+      raw: 'chromium --headless --print-to-pdf on the same URL (a fresh profile, no interception, no proxy)',
+      runRaw: (scratch) => chromiumPrint(scratch, `${site.origin}/`),
     },
     {
       id: 'pdf.stamp', input: 'corpus 004 (4 pages), "Page {n} of {total}"', fields: { text: 'Page {n} of {total}', position: 'bottom' }, files: [pdf(latex4)],
@@ -443,17 +477,18 @@ async function main(): Promise<void> {
   const began = start();
   const work = await mkdtemp(path.join('/dev/shm', 'paydoc-bench-ops-'));
   const fake = await startFakeProvider(providerScript);
+  const site = await startLoopbackSite();
   let bench: BenchService | undefined;
   let floor: HttpFloor | undefined;
   const results: OperationResult[] = [];
   const failures: Array<{ id: string; error: string }> = [];
   try {
-    const all = await cases(work, fake.baseUrl);
+    const all = await cases(work, fake.baseUrl, site);
     const missing = operations.map((o) => o.id).filter((id) => !all.some((c) => c.id === id && !c.longDocument));
     if (missing.length) throw new Error(`no benchmark case for ${missing.join(', ')}`);
     const chosen = all.filter((c) => (only ? only.includes(c.id) : !args.quick || c.quick));
     bench = await startBenchService({
-      config: { modelBaseUrl: fake.baseUrl, modelApiKey: 'sk-bench', modelName: FAKE_MODEL, ocrEngine: 'tesseract' },
+      config: { modelBaseUrl: fake.baseUrl, modelApiKey: 'sk-bench', modelName: FAKE_MODEL, ocrEngine: 'tesseract', urlFetchAllow: site.hostPort },
     });
     const service = bench;
     const bare = floor = await startHttpFloor();
@@ -511,6 +546,7 @@ async function main(): Promise<void> {
     await bench?.stop();
     await floor?.stop();
     await fake.close();
+    await site.close();
     await rm(work, { recursive: true, force: true });
   }
   const main = results.filter((r) => !r.longDocument);
@@ -528,7 +564,8 @@ async function main(): Promise<void> {
       + 'runner\'s small launcher process, as from a shell, so the raw side does not pay for forking the large benchmark process '
       + '(sharp runs in-process). Where the service does more than one command for a result (compress, merge\'s outline pass, '
       + 'JPEG to PNG), the raw side runs the same steps. The four model operations use a local '
-      + 'fake OpenAI-compatible provider (test/support/fake-provider.ts) that answers at once; OCR uses the local tesseract engine. '
+      + 'fake OpenAI-compatible provider (test/support/fake-provider.ts) that answers at once; OCR uses the local tesseract engine; '
+      + 'from-url prints a page of a loopback site named in URL_FETCH_ALLOW, which the raw browser loads directly. '
       + 'In every round a third side, the HTTP floor, runs with the same files and fields: a bare hapi route with the service\'s multipart '
       + 'settings, called with the same fetch client the way the x402 client sends a paid retry, that takes the uploads as the service does '
       + 'and answers a body of the size and media type of the service\'s result, doing nothing else (bench/lib/floor.ts). Raw plus floor is the best any HTTP service could reach on this machine; '

@@ -113,8 +113,9 @@ export async function startBenchService(options: BenchServiceOptions = {}): Prom
     const bytes = new Uint8Array(await res.arrayBuffer());
     const done = performance.now();
     if (res.status !== 200) {
+      // The time tells a deadline that passed (a stall) from an answer that came at once.
       const text = Buffer.from(bytes.subarray(0, 300)).toString('utf8');
-      throw new Error(`${route} answered ${res.status}: ${text}`);
+      throw new Error(`${route} answered ${res.status} ${Math.round(done - marks[0]!)} ms after the first request: ${text}`);
     }
     if (marks.length !== 4) throw new Error(`${route}: expected a quote and one paid request, saw ${marks.length / 2} requests`);
     return {

@@ -21,6 +21,7 @@ import { createPayer } from '../../client/payer.js';
 import { operations } from '../../operations/index.js';
 import type { Operation } from '../../operations/define.js';
 import { makePdf, textPages } from '../support/pdf-fixtures.js';
+import { fillValuesFor } from '../support/form-values.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -50,8 +51,15 @@ const STRUCTURED_SCHEMA = JSON.stringify({
   type: 'object', additionalProperties: false, required: ['title'], properties: { title: { type: 'string' } },
 });
 
-/** What each endpoint is sent besides the corpus file. from-markdown takes Markdown, not a PDF, so it is not here. */
-const ENDPOINTS: Record<string, { fields: Record<string, string | number>; pairWithGoodPdf?: boolean }> = {
+interface EndpointCall {
+  fields: Record<string, string | number>;
+  pairWithGoodPdf?: boolean;
+  /** Fields that depend on the file, added to `fields` (form-fill's values name a field of the file's own form). */
+  fieldsFor?: (pdf: Uint8Array) => Promise<Record<string, string>>;
+}
+
+/** What each endpoint is sent besides the corpus file. Operations that take no PDF are not here (see NOT_HERE). */
+const ENDPOINTS: Record<string, EndpointCall> = {
   'pdf.compress': { fields: { level: 'balanced' } },
   'pdf.merge': { fields: {}, pairWithGoodPdf: true },
   // Ghostscript is driven by compress on every file already; lossless keeps the default run short.
@@ -69,12 +77,19 @@ const ENDPOINTS: Record<string, { fields: Record<string, string | number>; pairW
   'pdf.searchable': { fields: {} },
   'pdf.tables': { fields: {} },
   'pdf.structured': { fields: { schema: STRUCTURED_SCHEMA } },
+  'pdf.stamp': { fields: { text: 'Page {n} of {total}', position: 'bottom-right', rotation: 30, opacity: 0.5, layer: 'under' } },
   'pdf.form-fields': { fields: {} },
-  // No corpus file has a field of this name: the quote reads each form and refuses (a clean 422).
-  'pdf.form-fill': { fields: { values: '{"robustness":"x"}' } },
+  // A field of the file's own form when it has one (filled and paid for); a name none has otherwise (a clean 422 before payment).
+  'pdf.form-fill': { fields: { flatten: 'true' }, fieldsFor: async (pdf) => ({ values: await fillValuesFor(pdf) }) },
   'pdf.flatten': { fields: {} },
   'pdf.metadata': { fields: {} },
   'pdf.set-metadata': { fields: { title: 'Robust' } },
+};
+
+/** PDF operations whose corpus run is elsewhere, with where: every other PDF operation must be in ENDPOINTS. */
+const NOT_HERE: Record<string, string> = {
+  'pdf.redact': 'test/service/operations/pdf-corpus.test.ts and pdf-redact.test.ts (every sample file)',
+  'pdf.sanitize': 'test/service/operations/pdf-corpus.test.ts and pdf-sanitize.test.ts (the whole corpus)',
 };
 
 interface CallResult { status: number; code: string; ms: number; paid: bigint }
@@ -118,6 +133,7 @@ describe('robustness corpus over HTTP, paid on the local chain', () => {
   async function call(op: Operation, bytes: Uint8Array, paid: boolean, deadlineMs: number): Promise<CallResult> {
     const spec = ENDPOINTS[op.id];
     const uploads = spec.pairWithGoodPdf ? [bytes, good] : [bytes];
+    const fields = { ...spec.fields, ...(await spec.fieldsFor?.(bytes)) };
     // The standard client over a fetch that notes the amount each payment it sends authorises.
     const paidAmounts: bigint[] = [];
     const recording: typeof fetch = async (input, init) => {
@@ -130,7 +146,7 @@ describe('robustness corpus over HTTP, paid on the local chain', () => {
     const started = performance.now();
     let res: Response;
     try {
-      res = await send(`${t.url}${op.path}`, { method: 'POST', body: form(uploads, spec.fields), signal: AbortSignal.timeout(deadlineMs) });
+      res = await send(`${t.url}${op.path}`, { method: 'POST', body: form(uploads, fields), signal: AbortSignal.timeout(deadlineMs) });
     } catch (err) {
       return { status: 0, code: (err as Error).name === 'TimeoutError' ? 'HANG' : 'NETWORK', ms: performance.now() - started, paid: 0n };
     }
@@ -172,6 +188,12 @@ describe('robustness corpus over HTTP, paid on the local chain', () => {
     });
     return `\n  ${title}\n${lines.join('\n')}`;
   }
+
+  it('every operation that takes a PDF runs here, or names where its corpus run is', () => {
+    const pdfOperations = operations.filter((o) => o.input.kind === 'pdf').map((o) => o.id);
+    expect(pdfOperations.filter((id) => !(id in ENDPOINTS) && !(id in NOT_HERE))).to.equal([]);
+    expect(Object.keys(ENDPOINTS).filter((id) => !pdfOperations.includes(id))).to.equal([]);
+  });
 
   it('every file gets a quote (402) or a clean 4xx before payment, quickly, leaving nothing behind', { timeout: 0 }, async () => {
     const op = operations.find((o) => o.id === 'pdf.extract')!;

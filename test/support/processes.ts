@@ -1,7 +1,8 @@
 // Processes the system tests start and watch: a throwaway redis-server, the service itself as
-// `npm start` runs it, and the waits and readings around them.
+// `npm start` runs it, and the waits and readings around them; browsers a job left behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,17 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Chromium processes whose profile lies under the directory (none must outlive their job). */
+export async function browsersUnder(dir: string): Promise<number> {
+  let found = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'latin1').catch(() => '');
+    if (cmdline.includes(`--user-data-dir=${dir}`)) found += 1;
+  }
+  return found;
 }
 
 /** A throwaway redis-server on loopback with persistence off. */

@@ -56,8 +56,29 @@ async function serveFrom(context: BrowserContext, files: ReadonlyMap<string, Buf
   });
 }
 
+/**
+ * What Chromium answers when the page navigates while it is printed (a reload or refresh loop) or
+ * prints itself: printing is tried again until it succeeds or the deadline stops the browser.
+ */
+const PRINT_INTERRUPTED = /Printing failed|already being printed/;
+const PRINT_RETRY_MS = 200;
+
+/** A page's own print() would hold the printer that the service prints with: it does nothing instead. */
+const NO_SELF_PRINT = 'window.print = () => undefined;';
+
 /** The PDF as Chromium prints the page. */
 export async function printPage(page: Page, print: PrintRequest, timeoutMs: number): Promise<Buffer> {
+  for (;;) {
+    try {
+      return await printOnce(page, print, timeoutMs);
+    } catch (err) {
+      if (!PRINT_INTERRUPTED.test((err as Error)?.message ?? '')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, PRINT_RETRY_MS));
+    }
+  }
+}
+
+async function printOnce(page: Page, print: PrintRequest, timeoutMs: number): Promise<Buffer> {
   const margin = `${print.marginMm}mm`;
   const withTemplates = print.headerHtml !== undefined || print.footerHtml !== undefined;
   page.setDefaultTimeout(timeoutMs);
@@ -87,9 +108,11 @@ export async function withBrowser<T>(job: Job, javascript: boolean, work: (conte
   const timer = setTimeout(() => { expired = true; void killChromiumUsing(profileDir); }, budget);
   try {
     const context = await launchChromium({ profileDir, proxyPort: proxy.port, javascript, timeoutMs: budget });
-    context.on('page', (p) => p.on('crash', () => { crashed = true; }));
+    await context.addInitScript(NO_SELF_PRINT);
     const page = context.pages()[0] ?? await context.newPage();
     page.on('crash', () => { crashed = true; });
+    // Only the page itself is printed: windows it opens are closed as they open.
+    context.on('page', (opened) => { if (opened !== page) void opened.close().catch(() => undefined); });
     return await work(context, page, () => Math.max(1, budget - (Date.now() - started)));
   } catch (err) {
     if (expired) {

@@ -8,6 +8,7 @@ import type { OperationId } from '../../../operations/index.js';
 import { TEXTLESS_PAGE_CHARS } from '../../../workers/pdf/extract.js';
 import { runOperation } from '../../support/jobs.js';
 import { pdfFacts, tool, withFile, zipEntries } from '../../support/independent-tools.js';
+import { fillValuesFor } from '../../support/form-values.js';
 
 export const lab = Lab.script();
 const { describe, it } = lab;
@@ -139,7 +140,9 @@ describe('sample corpus (py-pdf/sample-files)', () => {
   });
 });
 
-const OPERATIONS: [string, OperationId, Record<string, string | number>][] = [
+type Fields = Record<string, string | number>;
+/** Each operation's name in the table, its id, and its fields (or fields made for the file: form-fill names a field of its form). */
+const OPERATIONS: [string, OperationId, Fields | ((pdf: Uint8Array) => Promise<Fields>)][] = [
   ['compress', 'pdf.compress', { level: 'balanced' }],
   ['merge', 'pdf.merge', {}],
   // Ghostscript dominates the run time; compress already drives it on every file, so the quick run merges losslessly.
@@ -157,7 +160,14 @@ const OPERATIONS: [string, OperationId, Record<string, string | number>][] = [
   // Not a page: refused before payment, unless a damaged file reads as text, which Chromium then prints.
   ['from-html', 'pdf.from-html', {}],
   ['stamp', 'pdf.stamp', { text: 'Page {n} of {total}', position: 'bottom-right', rotation: 30, opacity: 0.5, layer: 'under' }],
+  ['form-fields', 'pdf.form-fields', {}],
+  ['form-fill', 'pdf.form-fill', async (pdf) => ({ values: await fillValuesFor(pdf), flatten: 'true' })],
+  ['flatten', 'pdf.flatten', {}],
+  ['metadata', 'pdf.metadata', {}],
+  ['set-metadata', 'pdf.set-metadata', { title: 'Robust ✓', keywords: '' }],
 ];
+/** PDF_CORPUS_OPERATIONS=stamp,flatten runs those rows of the table only. */
+const ONLY_OPERATIONS = process.env.PDF_CORPUS_OPERATIONS?.split(',');
 
 describe('robustness corpus (pdf.js test files)', () => {
   it('every operation ends in success or a clean 4xx, within its deadline, leaving nothing behind', { timeout: 0 }, async () => {
@@ -169,10 +179,13 @@ describe('robustness corpus (pdf.js test files)', () => {
     const timeByOp = new Map<string, number>();
     const problems: string[] = [];
     const deadlineMs = 60_000;
+    const operations = OPERATIONS.filter(([op]) => !ONLY_OPERATIONS || ONLY_OPERATIONS.includes(op));
+    expect(operations.length).to.equal(ONLY_OPERATIONS?.length ?? OPERATIONS.length);
     for (const name of chosen) {
       const bytes = new Uint8Array(await readFile(path.join(dir, name)));
-      for (const [op, work, fields] of OPERATIONS) {
+      for (const [op, work, given] of operations) {
         const inputs = op.startsWith('merge') ? [bytes, bytes] : [bytes];
+        const fields = typeof given === 'function' ? await given(bytes) : given;
         const outcome = await runOperation(work, inputs, fields, { timeoutMs: deadlineMs });
         const label = outcome.output ? 'ok' : outcome.error!.code;
         timeByOp.set(op, (timeByOp.get(op) ?? 0) + outcome.ms);
@@ -187,7 +200,7 @@ describe('robustness corpus (pdf.js test files)', () => {
       }
     }
     const lines = [...table].map(([op, row]) => `    ${op.padEnd(15)} ${[...row].sort().map(([k, v]) => `${k} ${v}`).join(', ')}  (${Math.round((timeByOp.get(op) ?? 0) / 1000)} s)`);
-    console.log(`\n  robustness: ${chosen.length} of ${all.length} files x ${OPERATIONS.length} operations\n${lines.join('\n')}`);
+    console.log(`\n  robustness: ${chosen.length} of ${all.length} files x ${operations.length} operations\n${lines.join('\n')}`);
     expect(problems).to.equal([]);
   });
 });

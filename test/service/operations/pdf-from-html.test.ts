@@ -5,7 +5,7 @@
 // answers 413, both uncharged, with no browser process left behind.
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -21,6 +21,7 @@ import { runOperation } from '../../support/jobs.js';
 import { poppler, tool, withFile } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
+import { browsersUnder } from '../../support/processes.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -71,17 +72,6 @@ navigator.sendBeacon('${at}/beacon', 'x');
 try { new WebSocket('ws://127.0.0.1:${port}/ws'); } catch (e) {}
 document.body.append('script ran');
 </script></body></html>`);
-}
-
-/** Chromium processes whose profile lies under the directory (none must outlive their job). */
-async function browsersUnder(dir: string): Promise<number> {
-  let found = 0;
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'latin1').catch(() => '');
-    if (cmdline.includes(`--user-data-dir=${dir}`)) found += 1;
-  }
-  return found;
 }
 
 describe('from-html: what the page prints', () => {
