@@ -195,7 +195,9 @@ async function timed<T>(run: () => Promise<T>): Promise<Timing & { value: T }> {
   const cpuBefore = await childCpuSeconds();
   const started = performance.now();
   const value = await run();
-  return { value, wallSeconds: Number(((performance.now() - started) / 1000).toFixed(2)), cpuSeconds: Number(((await childCpuSeconds()) - cpuBefore).toFixed(2)) };
+  const wallSeconds = Number(((performance.now() - started) / 1000).toFixed(2));
+  const cpuSeconds = Number(((await childCpuSeconds()) - cpuBefore).toFixed(2));
+  return { value, wallSeconds, cpuSeconds };
 }
 
 const plainParser = new MarkdownIt('default', { html: false, linkify: false, typographer: false });
@@ -292,12 +294,15 @@ async function hostile(workDir: string, earlierRaw?: EarlierRaw, only?: { words:
   return results;
 }
 
-async function hostileShape({ shape, make, extraSizes = [] }: (typeof HOSTILE)[number], workDir: string, earlierRaw?: EarlierRaw): Promise<ShapeResult> {
+async function hostileShape(
+  { shape, make, extraSizes = [] }: (typeof HOSTILE)[number], workDir: string, earlierRaw?: EarlierRaw,
+): Promise<ShapeResult> {
   const sizes: Measured[] = [];
   const largest = largestAccepted(make);
   for (const target of [...HOSTILE_SIZES, ...extraSizes, largest, ...(largest < LARGEST ? [LARGEST] : [])]) {
     const markdown = make(target);
-    const measured: Measured & Record<string, unknown> = { bytes: Buffer.byteLength(markdown), layoutUnits: Math.round(estimatedLayoutMs(markdown)) };
+    const layoutUnits = Math.round(estimatedLayoutMs(markdown));
+    const measured: Measured & Record<string, unknown> = { bytes: Buffer.byteLength(markdown), layoutUnits };
     measured.service = await service(markdown, workDir);
     if (target <= 150_000) measured.raw = earlierRaw?.(shape, Buffer.byteLength(markdown)) ?? await raw(markdown, workDir);
     const show = (t: { cpuSeconds?: number; stoppedAfterSeconds?: number; refused?: string; failedAfterCheck?: string } | undefined) => !t ? '–'
@@ -320,7 +325,9 @@ async function pageSizes(workDir: string): Promise<{ browser?: string; sizes: un
     process.stdout.write(`~${target} pages, WeasyPrint: ${weasyprint.pages} pages, median ${weasyprint.medianWallSeconds} s\n`);
     const chrome = browser ? await measure(() => chromium(browser, html, workDir)) : undefined;
     if (chrome) process.stdout.write(`~${target} pages, Chromium: ${chrome.pages} pages, median ${chrome.medianWallSeconds} s\n`);
-    sizes.push({ targetPages: Number(target), markdownBytes: Buffer.byteLength(markdown), layoutUnits: Math.round(estimatedLayoutMs(markdown)), weasyprint, chromium: chrome ?? null });
+    const layoutUnits = Math.round(estimatedLayoutMs(markdown));
+    const markdownBytes = Buffer.byteLength(markdown);
+    sizes.push({ targetPages: Number(target), markdownBytes, layoutUnits, weasyprint, chromium: chrome ?? null });
   }
   return { browser, sizes };
 }

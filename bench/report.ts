@@ -227,10 +227,13 @@ export async function buildReport(input: ReportInput): Promise<string> {
     L.push(`Measured ${when(channels.measured)} UTC on its own (\`npm run bench -- --only payment-channels\`), load average ${loadText(channels.machine.loadAverageAtStart)} at its start `
       + `(${channels.machine.cpus} cores shared with other work): the absolute times are inflated; the ratios are of sides measured alternately.`, '');
     // Every channel call of the timed part: the warm-ups and the rounds of both comparisons.
-    const channelCallsMade = c.a.ms.n + c.b.ms.n + 2 * c.warmup + (channels.channelCalls ? channels.channelCalls.a.ms.n + channels.channelCalls.b.ms.n : 0);
+    const channelCallsMade = c.a.ms.n + c.b.ms.n + 2 * c.warmup
+      + (channels.channelCalls ? channels.channelCalls.a.ms.n + channels.channelCalls.b.ms.n : 0);
     const perCall = (s: Json, part: string) => (s.parts[part] ? `${s.parts[part].median} (max ${s.parts[part].max})` : '–');
+    const sides = [c.b, c.a, ...c.also, ...(channels.channelCalls ? [channels.channelCalls.b, channels.channelCalls.a] : [])];
     L.push(...table(['Paid call (tiny resize)', 'Median ms', 'p95 ms', 'IQR ms', 'Runs', 'Paid request ms', 'verify ms', 'settle ms', 'Facilitator requests', 'Buyer\'s chain requests'],
-      [c.b, c.a, ...c.also, ...(channels.channelCalls ? [channels.channelCalls.b, channels.channelCalls.a] : [])].map((s: Json) => [s.label, f1(s.ms.median), f1(s.ms.p95), f1(s.ms.iqr), s.ms.n, f1(s.parts.paidMs?.median), f1(s.parts.verifyMs?.median),
+      sides.map((s: Json) => [
+        s.label, f1(s.ms.median), f1(s.ms.p95), f1(s.ms.iqr), s.ms.n, f1(s.parts.paidMs?.median), f1(s.parts.verifyMs?.median),
         f1(s.parts.settleMs?.median), s.parts.facilitatorVerifies ? `${perCall(s, 'facilitatorVerifies')} verify, ${perCall(s, 'facilitatorSettles')} settle` : '–', perCall(s, 'buyerRpcRequests')])));
     L.push('', `A channel call on the 2 s chain takes ${x(channels.channelRatio)} the same call on the instant chain`
     + `${channels.channelCalls ? ` over the ${channels.channelCalls.pairs} pairs of the last two rows (${x(c.ratio)} in the ${c.pairs} four-way rounds)` : ''} (target ≤ ${x(channels.channelRatioTarget)}: `
@@ -370,7 +373,8 @@ export async function buildReport(input: ReportInput): Promise<string> {
   }
   if (fromMd?.hostile) {
     // Each shape at the largest size the pre-payment check accepts: the worst a paid call can cost.
-    const largest = (shape: Json) => (shape.sizes as Json[]).filter((s) => !s.service.refused).sort((a, b) => b.layoutUnits - a.layoutUnits)[0];
+    const largest = (shape: Json) =>
+      (shape.sizes as Json[]).filter((s) => !s.service.refused).sort((a, b) => b.layoutUnits - a.layoutUnits)[0];
     const show = (t: Json) => !t ? '–' : t.stoppedAfterSeconds ? `stopped after ${t.stoppedAfterSeconds}` : t.cpuSeconds;
     const served = (t: Json) => !t ? '–' : t.failedAfterCheck ? `${t.cpuSeconds}, then ${t.failedAfterCheck} (uncharged)` : `${t.cpuSeconds} (${t.pages} pages)`;
     L.push('## Hostile Markdown: the slowest input the pre-payment check accepts', '', fromMd.hostileNote ?? '', '');

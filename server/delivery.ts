@@ -57,7 +57,10 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 export class ResultLinks {
   private readonly stored = new ExpiringStore<JobOutput>();
 
-  constructor(private readonly ttlMs: number, private readonly limits = { maxBytes: HELD_RESULT_LIMITS.maxBytes, maxCount: HELD_RESULT_LIMITS.maxCount }) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly limits = { maxBytes: HELD_RESULT_LIMITS.maxBytes, maxCount: HELD_RESULT_LIMITS.maxCount },
+  ) {}
 
   /** Keeps the output and returns its token; refuses, uncharged, when it does not fit. */
   keep(output: JobOutput): { token: string; expiresAt: number } {
@@ -141,12 +144,16 @@ export async function endLink(context: Pick<DeliveryContext, 'links' | 'registry
  * refusal here (too large for the surface, no room for a link, a push that failed) is thrown and
  * nothing is charged.
  */
-export async function prepareDelivery<T>(output: JobOutput, delivery: Delivery, pushTo: URL | undefined, surface: Surface<T>, context: DeliveryContext, signal?: AbortSignal): Promise<Deliverable<T>> {
+export async function prepareDelivery<T>(
+  output: JobOutput, delivery: Delivery, pushTo: URL | undefined, surface: Surface<T>, context: DeliveryContext, signal?: AbortSignal,
+): Promise<Deliverable<T>> {
   const ready = await deliverable(output, delivery, pushTo, surface, context, signal);
   return output.report ? { ...ready, report: output.report } : ready;
 }
 
-async function deliverable<T>(output: JobOutput, delivery: Delivery, pushTo: URL | undefined, surface: Surface<T>, context: DeliveryContext, signal?: AbortSignal): Promise<Deliverable<T>> {
+async function deliverable<T>(
+  output: JobOutput, delivery: Delivery, pushTo: URL | undefined, surface: Surface<T>, context: DeliveryContext, signal?: AbortSignal,
+): Promise<Deliverable<T>> {
   const size = output.body.byteLength;
   if (delivery.kind === 'link') {
     const { token, expiresAt } = context.links.keep(output);

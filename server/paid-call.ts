@@ -87,7 +87,11 @@ export async function paidCall<T>(app: App, call: PaidCall<T>): Promise<PaidOutc
         app.metrics.jobs.inc({ operation: op.id, outcome: outcomeOf(err) });
         throw err;
       }
-      return prepareDelivery(output, delivery, pushTo, call.surface, { links: app.links, outbound: app.outbound, baseUrl: app.config.baseUrl, registry: app.gate.guard, ...(app.config.replicaUrl ? { replicaUrl: app.config.replicaUrl } : {}) }, call.clientGone);
+      const context = {
+        links: app.links, outbound: app.outbound, baseUrl: app.config.baseUrl, registry: app.gate.guard,
+        ...(app.config.replicaUrl ? { replicaUrl: app.config.replicaUrl } : {}),
+      };
+      return prepareDelivery(output, delivery, pushTo, call.surface, context, call.clientGone);
     });
   } finally {
     await jobDir.remove();

@@ -69,7 +69,8 @@ export function forwardTo(holder: URL, request: ForwardedRequest): Promise<Relay
   return new Promise((resolve) => {
     let settled = false;
     const done = (value: Relayed | undefined) => { if (!settled) { settled = true; resolve(value); } };
-    const outgoing = client.request(new URL(request.path, holder), { method: request.method, headers, agent: false, ...(request.signal ? { signal: request.signal } : {}) });
+    const options = { method: request.method, headers, agent: false, ...(request.signal ? { signal: request.signal } : {}) };
+    const outgoing = client.request(new URL(request.path, holder), options);
     const connectTimer = setTimeout(() => outgoing.destroy(new Error('the holder did not accept the connection')), CONNECT_TIMEOUT_MS);
     outgoing.once('socket', (socket) => {
       socket.setTimeout(request.idleTimeoutMs, () => outgoing.destroy(new Error('the holder stopped answering')));
@@ -99,7 +100,9 @@ export function forwardTo(holder: URL, request: ForwardedRequest): Promise<Relay
  * here) and answers with what it answered; undefined when the holder could not be reached (the
  * caller then answers as it would without forwarding).
  */
-export async function relayToHolder(request: Request, h: ResponseToolkit, holder: URL, idleTimeoutMs: number, body: Readable | Buffer | undefined): Promise<ResponseObject | undefined> {
+export async function relayToHolder(
+  request: Request, h: ResponseToolkit, holder: URL, idleTimeoutMs: number, body: Readable | Buffer | undefined,
+): Promise<ResponseObject | undefined> {
   const gone = new AbortController();
   const res = request.raw.res;
   res.once('close', () => { if (!res.writableFinished) gone.abort(); });

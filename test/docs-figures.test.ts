@@ -46,6 +46,8 @@ const stringField = (id: string, name: string) => {
 };
 const protectPassword = stringField('pdf.protect', 'password');
 const splitRanges = stringField('pdf.split', 'ranges');
+/** The lint's line length, as eslint.config.mjs sets it. */
+const MAX_LINE_CHARS = Number(/'@stylistic\/max-len': \['error', \{ code: (\d+)/.exec(read('eslint.config.mjs'))![1]);
 const s = (ms: number) => `${ms / 1000} s`;
 const thousands = (n: number) => n.toLocaleString('en-US');
 const spacedThousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
@@ -152,6 +154,7 @@ const QUOTED: Record<string, string[]> = {
     `fields (\`ranges\`, required, at most ${splitRanges.maxLength} characters),`
     + ` input (one PDF of at most ${op('pdf.split').input.maxBytes / MB} MB), price (${op('pdf.split').price.rate} per page)`,
     `(a missing page or a ${MAX_SPLIT_RANGES + 1}st range is a 422 naming it)`,
+    `Lines are at most ${MAX_LINE_CHARS} characters, comments included`,
   ],
 };
 

@@ -39,7 +39,10 @@ function filesIn(dir: string, extension = '.js'): string[] {
   } catch {
     return [];
   }
-  return entries.flatMap((e) => (e.isDirectory() ? filesIn(path.join(dir, e.name), extension) : e.name.endsWith(extension) ? [path.join(dir, e.name)] : []));
+  return entries.flatMap((e) => {
+    if (e.isDirectory()) return filesIn(path.join(dir, e.name), extension);
+    return e.name.endsWith(extension) ? [path.join(dir, e.name)] : [];
+  });
 }
 
 /** Compiled output whose source still exists: a build over an older checkout leaves files behind. */

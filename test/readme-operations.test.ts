@@ -42,7 +42,9 @@ function tableRows(): Row[] {
 interface ListedField { name: string; required: boolean; note?: string }
 
 /** "**`width`**, `x`, `height` (at least one), shared" → names, boldness and each name's note. */
-interface ListedFields { fields: ListedField[]; shared: boolean; files?: { min: number; max: number }; namedFile?: { name: string; formats: string[] } }
+interface ListedFields {
+  fields: ListedField[]; shared: boolean; files?: { min: number; max: number }; namedFile?: { name: string; formats: string[] };
+}
 
 function listedFields(cell: string): ListedFields {
   const out: ListedFields = { fields: [], shared: false };

@@ -44,10 +44,12 @@ export default async function runJob(input: Job) {
   try {
     const work = await workFunctionFor(input.operation)();
     const output = await work({ ...input, settings } as never);
-    return transferable({ ok: true, output: { body: transferableBytes(output.body), mediaType: output.mediaType, ...(output.report ? { report: output.report } : {}) }, workMs: performance.now() - started });
+    const sent = { body: transferableBytes(output.body), mediaType: output.mediaType, ...(output.report ? { report: output.report } : {}) };
+    return transferable({ ok: true, output: sent, workMs: performance.now() - started });
   } catch (err) {
     // Unknown failures carry no detail back (it could hold paths or an engine's output).
     const failure = asToolError(err, pathOf(input.operation));
-    return transferable({ ok: false, code: failure.code, message: failure.message, ...(failure.extra.field ? { field: failure.extra.field } : {}) });
+    const field = failure.extra.field ? { field: failure.extra.field } : {};
+    return transferable({ ok: false, code: failure.code, message: failure.message, ...field });
   }
 }

@@ -56,5 +56,6 @@ export const pdfRedact = defineOperation({
   },
   content: { local: true }, engines: ['pdftotext'], timeoutMs: PDF_TIMEOUT_MS,
   // Areas are placed on the pages as mutool measures them (rotation and UserUnit applied, as MuPDF draws them).
-  plan: async ({ fields, pageBoxes }): Promise<RedactionRequest> => readRedaction(fields, fields.areas === undefined ? null : await pageBoxes()),
+  plan: async ({ fields, pageBoxes }): Promise<RedactionRequest> =>
+    readRedaction(fields, fields.areas === undefined ? null : await pageBoxes()),
 });

@@ -29,5 +29,6 @@ export const pdfSetMetadata = defineOperation({
   input: PDF_INPUT, price: { model: 'flat', rate: 5000 },
   output: { mediaType: 'application/pdf', description: 'The PDF with its metadata written.' },
   content: { local: true }, engines: [], timeoutMs: PDF_TIMEOUT_MS,
-  plan: ({ fields }): MetadataRequest => Object.fromEntries(METADATA_KEYS.flatMap((key) => (fields[key] === undefined ? [] : [[key, fields[key]]]))),
+  plan: ({ fields }): MetadataRequest =>
+    Object.fromEntries(METADATA_KEYS.flatMap((key) => (fields[key] === undefined ? [] : [[key, fields[key]]]))),
 });

@@ -53,9 +53,10 @@ export const pdfStamp = defineOperation({
       fail('FIELD_INVALID', `"text" holds ${unsupported}, which the stamp's font (Helvetica) cannot show; it shows ${STAMP_CHARACTERS}`, { field: 'text' });
     }
     const chosen = fields.pages === undefined ? undefined : [...new Set(parsePageList(fields.pages, pages, { field: 'pages' }))].sort((a, b) => a - b);
+    const imageWidth = fields.image_width !== undefined ? { width: fields.image_width } : {};
     return {
       ...(fields.text !== undefined ? { text: fields.text } : {}),
-      ...(namedFile ? { image: { orientation: namedFile.header.orientation, ...(fields.image_width !== undefined ? { width: fields.image_width } : {}) } } : {}),
+      ...(namedFile ? { image: { orientation: namedFile.header.orientation, ...imageWidth } } : {}),
       numbering: { start: fields.start, ...(fields.digits !== undefined ? { digits: fields.digits } : {}) },
       position: fields.position, fontSize: fields.font_size, color: fields.color, opacity: fields.opacity,
       rotation: fields.rotation, layer: fields.layer,

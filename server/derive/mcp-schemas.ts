@@ -45,11 +45,14 @@ export function mcpInputSchema(op: Operation): Record<string, unknown> {
     ? { files: { type: 'array', minItems: op.input.count.min, maxItems: op.input.count.max, items: fileArgument(mediaTypesFor(op)), description: fileDescription(op) } }
     : { file: { ...fileArgument(mediaTypesFor(op)), description: fileDescription(op) } };
   const named = op.input.namedFile;
-  const namedProps = named ? { [named.name]: { ...fileArgument(named.formats.map((f) => IMAGE_MEDIA_TYPES[f])), description: named.description } } : {};
+  const namedProps = named
+    ? { [named.name]: { ...fileArgument(named.formats.map((f) => IMAGE_MEDIA_TYPES[f])), description: named.description } }
+    : {};
+  const fieldProps = Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)]));
   return {
     type: 'object',
     additionalProperties: false,
     required: [...(takesFile ? [multiple ? 'files' : 'file'] : []), ...op.fields.filter((f) => f.required).map((f) => f.name)],
-    properties: { ...fileProps, ...namedProps, ...Object.fromEntries(op.fields.map((f) => [f.name, fieldJsonSchema(f)])), ...DELIVERY_ARGUMENTS },
+    properties: { ...fileProps, ...namedProps, ...fieldProps, ...DELIVERY_ARGUMENTS },
   };
 }

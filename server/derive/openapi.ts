@@ -68,6 +68,7 @@ function paymentInfo(op: Operation): Record<string, unknown> {
 
 function operationObject(op: Operation, app: PublicView): Record<string, unknown> {
   const range = priceRange(op);
+  const maxPrice = range.max !== undefined ? { maxAmount: range.max.toString(), maxUsd: toUsd(range.max) } : {};
   const responses: Record<string, unknown> = {
     200: {
       description: `${op.output.description} With delivery=link or deliver_to, JSON instead: a one-time link to GET the result from, or the receipt of its PUT. The PAYMENT-RESPONSE header carries the settlement receipt.`,
@@ -128,7 +129,7 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
       amount: String(op.price.rate),
       priceUsd: toUsd(BigInt(op.price.rate)),
       dynamicPrice: op.price.model === 'per-page'
-        ? { minAmount: range.min.toString(), minUsd: toUsd(range.min), ...(range.max !== undefined ? { maxAmount: range.max.toString(), maxUsd: toUsd(range.max) } : {}) }
+        ? { minAmount: range.min.toString(), minUsd: toUsd(range.min), ...maxPrice }
         : undefined,
       asset: 'USDC',
       networks: app.gate.chains.map((c) => c.network),

@@ -33,7 +33,10 @@ const CONNECTION_FAILURES: Readonly<Record<string, string>> = {
 export interface OutboundRules {
   /** URL_INPUTS: false refuses every buyer URL, naming the setting. */
   enabled: boolean;
-  /** URL_FETCH_ALLOW as "host:port" keys, hosts as the URL parser writes them: exempt from the address rule, and plain http is allowed to them. */
+  /**
+   * URL_FETCH_ALLOW as "host:port" keys, hosts as the URL parser writes them: exempt from the address
+   * rule, and plain http is allowed to them.
+   */
   allow: ReadonlySet<string>;
   /** URL_FETCH_TIMEOUT_MS: one deadline for a whole fetch (redirects and lookups included) or push. */
   timeoutMs: number;
@@ -103,7 +106,9 @@ export async function vetBuyerUrl(url: URL, field: string, rules: OutboundRules)
  * same way), the body cut at maxBytes, all within rules.timeoutMs. Failures are 4xx:
  * URL_REFUSED, URL_FETCH_FAILED or PAYLOAD_TOO_LARGE; an abort of `signal` throws its reason.
  */
-export async function fetchBuyerUrl(url: URL, opts: { field: string; maxBytes: number; rules: OutboundRules; signal?: AbortSignal }): Promise<FetchedFile> {
+export async function fetchBuyerUrl(
+  url: URL, opts: { field: string; maxBytes: number; rules: OutboundRules; signal?: AbortSignal },
+): Promise<FetchedFile> {
   const { field, maxBytes, rules } = opts;
   requireEnabled(field, rules);
   checkForm(url, field, field, rules);
@@ -140,7 +145,9 @@ export async function fetchBuyerUrl(url: URL, opts: { field: string; maxBytes: n
  * A refused address is URL_REFUSED; a non-2xx answer (a redirect included: a push follows
  * none) or a failure is DELIVERY_FAILED naming it; an abort of `signal` throws its reason.
  */
-export async function pushToBuyerUrl(url: URL, body: Uint8Array, mediaType: string, opts: { field: string; rules: OutboundRules; signal?: AbortSignal }): Promise<{ status: number }> {
+export async function pushToBuyerUrl(
+  url: URL, body: Uint8Array, mediaType: string, opts: { field: string; rules: OutboundRules; signal?: AbortSignal },
+): Promise<{ status: number }> {
   const { field, rules } = opts;
   requireEnabled(field, rules);
   checkForm(url, field, field, rules);

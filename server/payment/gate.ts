@@ -103,7 +103,8 @@ export class PaymentGate {
     this.ledger = new PaymentLedger(guard, replicaUrl);
     const evmRpcUrls = new Map(chains.filter((chain) => chain.network.startsWith('eip155:') && chain.rpcUrl).map((chain) => [chain.network, chain.rpcUrl!]));
     const svmRpcUrls = new Map(chains.filter((chain) => chain.network.startsWith('solana:')).map((chain) => [chain.network, chain.rpcUrl]));
-    this.holding = new ResultHolding(server, this.ledger, metrics, new ChainReaders([new ChainAuthorizationReader(evmRpcUrls), new SolanaTransactionReader(svmRpcUrls)]));
+    const readers = new ChainReaders([new ChainAuthorizationReader(evmRpcUrls), new SolanaTransactionReader(svmRpcUrls)]);
+    this.holding = new ResultHolding(server, this.ledger, metrics, readers);
     guard.onReconnect(() => void this.holding.announceHeld());
     this.announcing = setInterval(() => void this.holding.announceHeld(), ANNOUNCE_HELD_MS).unref();
     if (channels) {
@@ -135,7 +136,8 @@ export class PaymentGate {
     channels?: PaymentChannels,
   ): Promise<PaymentGate> {
     if (chains.length === 0) throw new Error('no payment chain is configured');
-    const clients = chains.map((chain) => new AuthenticatedFacilitatorClient(chain.facilitatorUrl, facilitatorTimeoutMs, chain.facilitatorAuth));
+    const clients = chains.map((chain) =>
+      new AuthenticatedFacilitatorClient(chain.facilitatorUrl, facilitatorTimeoutMs, chain.facilitatorAuth));
     const server = new x402ResourceServer(clients);
     for (const chain of chains) {
       if (chain.network.startsWith('eip155:')) server.register(chain.network, new ExactEvmScheme());
@@ -219,7 +221,9 @@ export class PaymentGate {
   }
 
   /** A 402; given the refused payload, a channel's corrective 402 carries the channel's state. */
-  async paymentRequired(amount: bigint, resource: ResourceDescription, error?: string, built?: PaymentRequirements[], refused?: PaymentPayload): Promise<PaymentRequired> {
+  async paymentRequired(
+    amount: bigint, resource: ResourceDescription, error?: string, built?: PaymentRequirements[], refused?: PaymentPayload,
+  ): Promise<PaymentRequired> {
     const accepts = built ?? await this.requirements(amount);
     return this.server.createPaymentRequiredResponse(
       accepts,

@@ -67,7 +67,9 @@ export class HeldResults<R extends Holdable = Holdable> {
     const now = Date.now();
     this.delivered.set(key, { payloadDigest, expiresAt: now + this.limits.deliveredTtlMs });
     if (this.delivered.size > MAX_DELIVERED_REMEMBERED) {
-      for (const [k, v] of this.delivered) if (v.expiresAt <= now || this.delivered.size > MAX_DELIVERED_REMEMBERED) this.delivered.delete(k);
+      for (const [k, v] of this.delivered) {
+        if (v.expiresAt <= now || this.delivered.size > MAX_DELIVERED_REMEMBERED) this.delivered.delete(k);
+      }
     }
   }
 

@@ -82,7 +82,9 @@ export async function stopDevRigs(rigs: DevRigs): Promise<void> {
  * defaults to Coinbase's facilitator and every call carries a fresh JWT; with the PayAI key, Solana
  * defaults to PayAI's. A facilitator URL overrides the default and keeps the JWTs.
  */
-async function liveFacilitators(config: Config): Promise<{ evm?: { url: string; auth?: FacilitatorAuth }; svm?: { url: string; auth?: FacilitatorAuth } }> {
+async function liveFacilitators(
+  config: Config,
+): Promise<{ evm?: { url: string; auth?: FacilitatorAuth }; svm?: { url: string; auth?: FacilitatorAuth } }> {
   const found: Awaited<ReturnType<typeof liveFacilitators>> = {};
   if (config.cdpApiKeyId) found.evm = await cdpFacilitator(config.evmFacilitatorUrl, config.cdpApiKeyId, config.cdpApiKeySecret);
   else if (config.evmFacilitatorUrl) {
@@ -105,7 +107,8 @@ export async function chainsFor(config: Config, rigs: DevRigs | undefined): Prom
       });
     }
     if (rigs?.svm) {
-      chains.push({ network: rigs.svm.network, asset: rigs.svm.asset, payTo: config.svmPayTo || rigs.svm.payTo, facilitatorUrl: rigs.svm.facilitatorUrl, rpcUrl: rigs.svm.rpcUrl });
+      const { network, asset, facilitatorUrl, rpcUrl } = rigs.svm;
+      chains.push({ network, asset, payTo: config.svmPayTo || rigs.svm.payTo, facilitatorUrl, rpcUrl });
     }
     return chains;
   }
@@ -160,7 +163,9 @@ export async function createGuard(config: Config): Promise<PaymentGuard> {
  * dev mode, the local chain's). Their state is in Redis when the replicas share one, else in the
  * embedded store: CHANNEL_STORE_DIR, or in dev mode a fresh folder, as the local chain is new.
  */
-function channelsFor(config: Config, chains: readonly ChainConfig[], rigs: DevRigs | undefined, guard: PaymentGuard): PaymentChannels | undefined {
+function channelsFor(
+  config: Config, chains: readonly ChainConfig[], rigs: DevRigs | undefined, guard: PaymentGuard,
+): PaymentChannels | undefined {
   const key = config.batchReceiverAuthorizerKey || (config.payments === 'dev' ? rigs?.evm?.receiverAuthorizerKey : undefined);
   if (!key) return undefined;
   const chain = chains.find((c) => c.network.startsWith('eip155:'));

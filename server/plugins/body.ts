@@ -30,7 +30,9 @@ export const bodyPrecheckPlugin: Plugin<{ drainMs: number }> = {
     // onPreAuth: the route is known (and with it its limits), the body not yet touched.
     server.ext('onPreAuth', async (request, h) => {
       if (request.method === 'get' || request.method === 'head') return h.continue;
-      const settings = request.route.settings.payload as { maxBytes?: number; allow?: string | string[]; override?: string; defaultContentType?: string };
+      const settings = request.route.settings.payload as {
+        maxBytes?: number; allow?: string | string[]; override?: string; defaultContentType?: string;
+      };
       const declared = Number(request.headers['content-length']);
       let refusal: Boom.Boom | undefined;
       if (settings.maxBytes !== undefined && declared > settings.maxBytes) {

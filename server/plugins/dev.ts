@@ -49,7 +49,8 @@ function registerDevPayer(server: Server, app: App, rig: DevEvmChain): void {
         fail('FIELD_INVALID', 'send { "paymentRequired": <the x402 v2 PaymentRequired of a 402 from this service> }', { field: 'paymentRequired' });
       }
       const chain = app.gate.chains.find((c) => c.network === rig.network);
-      const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+      const same = (a: string | undefined, b: string | undefined) =>
+        a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
       const accept = paymentRequired.accepts.find((a: PaymentRequirements) =>
         chain !== undefined && a.scheme === 'exact' && a.network === chain.network && same(a.payTo, chain.payTo) && same(a.asset, chain.asset));
       if (!accept) {

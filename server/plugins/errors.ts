@@ -46,8 +46,9 @@ export const errorsPlugin: Plugin<{ app: App }> = {
       if (!(response instanceof Error) && !(response as BoomLike)?.isBoom) return h.continue;
       let error: ServiceError;
       if (response instanceof ServiceError) error = response;
-      else if ((response as BoomLike).isBoom && (response as BoomLike).output.statusCode < 500) error = fromBoom(response as BoomLike, app.config.uploadTimeoutMs);
-      else {
+      else if ((response as BoomLike).isBoom && (response as BoomLike).output.statusCode < 500) {
+        error = fromBoom(response as BoomLike, app.config.uploadTimeoutMs);
+      } else {
         // Unexpected: log the kind only (never the request's content), answer a fixed message.
         app.logger.error({ reqId: request.info.id, err: { type: (response as Error).name, stack: process.env.PAYDOC_DEBUG ? (response as Error).stack : undefined } }, 'unexpected error');
         error = asServiceError(response);

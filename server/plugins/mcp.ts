@@ -106,11 +106,15 @@ function mcpSurface(app: App, op: Operation, forTask = false): Surface<CallToolR
 }
 
 async function callTool(
-  app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, connection: Connection, forTask = false,
+  app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined,
+  connection: Connection, forTask = false,
 ): Promise<CallToolResult> {
   try {
     const raw = readArguments(op, args);
-    const outcome = await paidCall(app, { op, raw, resource: mcpResource(op, app), surface: mcpSurface(app, op, forTask), ...(payment !== undefined ? { payment: () => payment } : {}), clientGone: connection.gone });
+    const outcome = await paidCall(app, {
+      op, raw, resource: mcpResource(op, app), surface: mcpSurface(app, op, forTask),
+      ...(payment !== undefined ? { payment: () => payment } : {}), clientGone: connection.gone,
+    });
     if (outcome.kind === 'payment-required') {
       const pr = outcome.paymentRequired;
       return { isError: true, structuredContent: pr as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(pr) }] };
@@ -129,7 +133,8 @@ async function callTool(
  * tasks/result. The payment is settled only when the result is ready, as for any call.
  */
 async function startTask(
-  app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined, requestId: RequestId, request: McpRequest,
+  app: App, op: Operation, args: Record<string, unknown> | undefined, payment: PaymentPayload | undefined,
+  requestId: RequestId, request: McpRequest,
 ): Promise<CreateTaskResult> {
   let task;
   try {
@@ -150,7 +155,8 @@ const icon = (glyph: string) => ({
   src: `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"><rect width="48" height="48" rx="8" fill="#1f4e79"/><text x="24" y="31" font-size="16" font-family="sans-serif" fill="#fff" text-anchor="middle">${glyph}</text></svg>`).toString('base64')}`,
   mimeType: 'image/svg+xml', sizes: ['any'],
 });
-const ICONS = Object.fromEntries(Object.entries(INPUT_KINDS).map(([kind, text]) => [kind, [icon(text.glyph)]])) as Record<InputKind, Array<ReturnType<typeof icon>>>;
+type Icons = Record<InputKind, Array<ReturnType<typeof icon>>>;
+const ICONS = Object.fromEntries(Object.entries(INPUT_KINDS).map(([kind, text]) => [kind, [icon(text.glyph)]])) as Icons;
 
 /** What the server tells an agent at initialize: how paying works, the price models, the limits, how to get a quote. */
 function instructions(app: App): string {
@@ -207,7 +213,9 @@ function mcpServerFor(app: App, request: Request): Server {
       // Read-only and not destructive: a tool returns a new file and changes nothing anywhere. Open
       // world only where the file goes to a third-party model: not on a local engine (OCR_ENGINE,
       // TABLES_ENGINE), where nothing leaves the server.
-      annotations: { title: op.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: sendsContent(op, app) },
+      annotations: {
+        title: op.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: sendsContent(op, app),
+      },
       icons: ICONS[op.input.kind],
       execution: { taskSupport: 'optional' as const },
     })),
@@ -225,9 +233,12 @@ function mcpServerFor(app: App, request: Request): Server {
     }
     if (req.params.task) return startTask(app, op, req.params.arguments, payment, extra.requestId, req);
     const token = req.params._meta?.progressToken;
-    const stopReporting = token === undefined ? () => undefined : reportProgress(token, (notification) => extra.sendNotification(notification));
+    const stopReporting = token === undefined
+      ? () => undefined
+      : reportProgress(token, (notification) => extra.sendNotification(notification));
+    const gone = AbortSignal.any([connection.gone, extra.signal]);
     try {
-      return await callTool(app, op, req.params.arguments, payment, { ...connection, gone: AbortSignal.any([connection.gone, extra.signal]) });
+      return await callTool(app, op, req.params.arguments, payment, { ...connection, gone });
     } finally {
       stopReporting();
     }
@@ -319,7 +330,9 @@ export const mcpPlugin: Plugin<{ app: App }> = {
         // A call that asks for progress gets its answer as a stream (progress notifications, then
         // the result); any other gets the single JSON response.
         const progressToken = (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken;
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: progressToken === undefined });
+        const transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: undefined, enableJsonResponse: progressToken === undefined,
+        });
         request.raw.res.on('close', () => { void transport.close(); void mcp.close(); });
         await mcp.connect(transport);
         await transport.handleRequest(request.raw.req, request.raw.res, message);

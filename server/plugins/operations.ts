@@ -174,7 +174,10 @@ export const operationsPlugin: Plugin<{ app: App }> = {
           payload: streamedPayload(['multipart/form-data', 'application/json', 'application/octet-stream'], bodyLimitOf(op)),
           // The response timeout counts from the request's arrival, upload included: it leaves the
           // whole upload time, the job's deadline and settlement, so a slow upload ends in 408, not 503.
-          timeout: { server: app.config.uploadTimeoutMs + op.timeoutMs + 60_000, socket: app.config.uploadTimeoutMs + op.timeoutMs + 90_000 },
+          timeout: {
+            server: app.config.uploadTimeoutMs + op.timeoutMs + 60_000,
+            socket: app.config.uploadTimeoutMs + op.timeoutMs + 90_000,
+          },
           // A paid result is always answered 200, even if it were empty (never a silent 204).
           response: { emptyStatusCode: 200 },
           description: op.title,

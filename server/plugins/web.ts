@@ -89,7 +89,10 @@ const READ_COMMITMENT = 'confirmed';
 const RELAY_REQUESTS_PER_MINUTE = 30;
 const MAX_TRACKED_CLIENTS = 10_000;
 
-/** The options of a relayable read, or why not: only a commitment (any; answered at READ_COMMITMENT) and, for the mint, the base64 encoding. */
+/**
+ * The options of a relayable read, or why not: only a commitment (any; answered at
+ * READ_COMMITMENT) and, for the mint, the base64 encoding.
+ */
 function optionsProblem(method: string, options: unknown, more: boolean): string | undefined {
   const mint = method === 'getAccountInfo';
   const rule = mint

@@ -739,7 +739,8 @@ describe('bad-input matrix (HTTP and MCP, one service, no provider configured)',
   }
 
   async function sendMcp(c: McpCase): Promise<Outcome> {
-    const result = await client.callTool({ name: c.tool, arguments: c.args() }) as { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ text?: string }> };
+    type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ text?: string }> };
+    const result = await client.callTool({ name: c.tool, arguments: c.args() }) as ToolResult;
     expect(result.isError, c.name).to.equal(true);
     const structured = result.structuredContent ?? {};
     const status = 'x402Version' in structured ? 402 : Number((structured as ErrorBody).error?.status ?? 0);

@@ -52,7 +52,8 @@ describe('payment channels (batch-settlement on Base)', () => {
 
   /** A buyer with x402's batch-settlement client scheme in the standard client and fetch wrapper. */
   function channelBuyer(deposit = PRICE * 30n) {
-    const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(privateKeyToAccount(t.evm.payerKey), chain()), { depositStrategy: () => deposit });
+    const signer = toClientEvmSigner(privateKeyToAccount(t.evm.payerKey), chain());
+    const scheme = new BatchSettlementEvmScheme(signer, { depositStrategy: () => deposit });
     const client = new x402Client().register('eip155:8453', scheme);
     const sent: PaymentPayload[] = [];
     const recording: typeof fetch = async (input, init) => {
@@ -168,7 +169,9 @@ describe('payment channels (batch-settlement on Base)', () => {
   });
 
   it('a channel idle for BATCH_IDLE_REFUND_S gets the rest of its deposit back unasked, after what it was charged is claimed; /metrics shows the channel until then', async () => {
-    const idle = await startTestService({ rigs: { evm: t.evm }, config: { batchIdleRefundS: 3, batchClaimIntervalS: 1, batchSettleIntervalS: 1 } });
+    const idle = await startTestService({
+      rigs: { evm: t.evm }, config: { batchIdleRefundS: 3, batchClaimIntervalS: 1, batchSettleIntervalS: 1 },
+    });
     try {
       // A buyer of its own (a fresh funded key), so its channel is this service's alone.
       const account = privateKeyToAccount(generatePrivateKey());

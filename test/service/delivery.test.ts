@@ -55,7 +55,10 @@ async function startOrigin(): Promise<Origin> {
   return origin;
 }
 
-type ToolResult = { isError?: boolean; content: Array<{ type: string; uri?: string; mimeType?: string; data?: string }>; structuredContent?: Record<string, unknown> };
+type ToolResult = {
+  isError?: boolean; content: Array<{ type: string; uri?: string; mimeType?: string; data?: string }>;
+  structuredContent?: Record<string, unknown>;
+};
 
 describe('files in and out: JSON bodies, URL inputs, links and pushes', () => {
   let t: TestService;
@@ -198,7 +201,8 @@ describe('files in and out: JSON bodies, URL inputs, links and pushes', () => {
     const before = await balances();
     const res = await (await t.payFetch())(`${t.url}/v1/image/resize`, json({ file: { data: jpeg.toString('base64') }, width: 40, delivery: 'link' }));
     expect(res.status).to.equal(200);
-    const { result } = (await res.json()) as { result: { url: string; mediaType: string; bytes: number; sha256: string; expiresAt: string } };
+    type Link = { url: string; mediaType: string; bytes: number; sha256: string; expiresAt: string };
+    const { result } = (await res.json()) as { result: Link };
     expect(result.url.startsWith(`${t.url}/v1/results/`)).to.equal(true);
     expect(result.mediaType).to.equal('image/jpeg');
     expect(Date.parse(result.expiresAt) - Date.now()).to.be.within(0, 2000);

@@ -113,7 +113,9 @@ describe('injected faults, each followed by a normal paid request', () => {
   before(async () => {
     fake = await startFakeProvider(() => ({ content: 'recognised text' }));
     // A short facilitator timeout, so that a settlement that never answers is given up quickly.
-    t = await startTestService({ config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, modelDpi: 72, facilitatorTimeoutMs: 3_000 } });
+    t = await startTestService({
+      config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, modelDpi: 72, facilitatorTimeoutMs: 3_000 },
+    });
     payFetch = await t.payFetch('base');
   });
 

@@ -207,7 +207,12 @@ describe('the HTTP front end', () => {
     const multipart = new Response(form([three]));
     const type = multipart.headers.get('content-type')!;
     const bytes = new Uint8Array(await multipart.arrayBuffer());
-    const stream = new ReadableStream({ start(c) { for (let i = 0; i < bytes.length; i += 10_000) c.enqueue(bytes.subarray(i, i + 10_000)); c.close(); } });
+    const stream = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 10_000) c.enqueue(bytes.subarray(i, i + 10_000));
+        c.close();
+      },
+    });
     const res = await fetch(`${t.url}${op.path}`, { method: 'POST', body: stream, headers: { 'content-type': type }, duplex: 'half' } as RequestInit);
     expect(res.status).to.equal(402);
     expect(BigInt(decodePaymentRequiredHeader(res.headers.get('payment-required')!).accepts[0]!.amount)).to.equal(3n * rate);

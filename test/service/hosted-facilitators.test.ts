@@ -57,6 +57,11 @@ const payaiService = (standIn: JwtStandIn, keyId: string, secret: string) => sta
   rigs: { evm, svm },
   config: { payments: 'live', workers: 1, svmFacilitatorUrl: standIn.url, svmPayTo: svm.payTo, payaiApiKeyId: keyId, payaiApiKeySecret: secret },
 });
+/** A service that started is stopped again: its start is no error (undefined). */
+const stopAndPass = async (t: { stop(): Promise<void> }) => {
+  await t.stop();
+  return undefined;
+};
 
 async function signOnSolana(pr: PaymentRequired): Promise<PaymentPayload> {
   const client = registerSvmPayer(new x402Client(), await createSvmClientSigner(svm.payerSecretKey), svm.rpcUrl);
@@ -250,7 +255,7 @@ describe('Coinbase CDP facilitator (Base): a fresh JWT per call', () => {
     const keyId = newKeyId('cdp-boot');
     const standIn = await startJwtStandIn({ scheme: 'cdp', keyId, publicKey: cdpKey('ed25519').publicKey, forwardTo: evm.facilitatorUrl, basePath: CDP_PATH });
     try {
-      const err = await cdpService(standIn, keyId, key.secret).then(async (t) => { await t.stop(); return undefined; }, (e: unknown) => e as Error);
+      const err = await cdpService(standIn, keyId, key.secret).then(stopAndPass, (e: unknown) => e as Error);
       expect(err).to.be.an.instanceof(Error);
       expect(err!.message).to.equal(`the eip155:8453 facilitator at ${standIn.host} refused this service's credentials at start (GET /supported answered 401: Unauthorized: bad signature); check CDP_API_KEY_ID and CDP_API_KEY_SECRET`);
     } finally {
@@ -278,7 +283,14 @@ describe('Coinbase CDP facilitator (Base): a fresh JWT per call', () => {
 
   it('configuration: the two CDP variables go together, exclude EVM_FACILITATOR_AUTH, need EVM_PAY_TO and a key that signs; dev mode ignores them', async () => {
     const live = { payments: 'live' as const, evmPayTo: evm.payTo };
-    const fails = (overrides: Partial<Config>) => { try { loadConfig(overrides, {}); return undefined; } catch (err) { return err as Error; } };
+    const fails = (overrides: Partial<Config>) => {
+      try {
+        loadConfig(overrides, {});
+        return undefined;
+      } catch (err) {
+        return err as Error;
+      }
+    };
     expect(fails({ ...live, cdpApiKeyId: 'id' })?.message).to.equal('invalid configuration: CDP_API_KEY_SECRET is missing: CDP_API_KEY_ID and CDP_API_KEY_SECRET are set together or not at all');
     expect(fails({ ...live, cdpApiKeySecret: 's' })?.message).to.equal('invalid configuration: CDP_API_KEY_ID is missing: CDP_API_KEY_ID and CDP_API_KEY_SECRET are set together or not at all');
     expect(fails({ ...live, cdpApiKeyId: 'id', cdpApiKeySecret: 's', evmFacilitatorAuth: 'Bearer x' })?.message).to.contain('EVM_FACILITATOR_AUTH cannot be combined with CDP_API_KEY_ID and CDP_API_KEY_SECRET');
@@ -325,7 +337,10 @@ describe('PayAI facilitator (Solana): its JWT on every call', () => {
     const keyId = newKeyId('payai-strict');
     const standIn = await startJwtStandIn({ scheme: 'payai', keyId, publicKey: key.publicKey, forwardTo: svm.facilitatorUrl });
     const { createFacilitatorConfig } = await import('@payai/facilitator');
-    const tokenOf = async (id: string, secret: string) => ((await createFacilitatorConfig(id, secret).createAuthHeaders!()).supported as Record<string, string>).Authorization;
+    const tokenOf = async (id: string, secret: string) => {
+      const headers = await createFacilitatorConfig(id, secret).createAuthHeaders!();
+      return (headers.supported as Record<string, string>).Authorization;
+    };
     const supported = (authorization?: string) => fetch(`${standIn.url}/supported`, { headers: authorization ? { authorization } : {} });
     try {
       const good = await tokenOf(keyId, key.secret);
@@ -381,7 +396,7 @@ describe('PayAI facilitator (Solana): its JWT on every call', () => {
     const keyId = newKeyId('payai-boot');
     const standIn = await startJwtStandIn({ scheme: 'payai', keyId, publicKey: payaiKey().publicKey, forwardTo: svm.facilitatorUrl });
     try {
-      const err = await payaiService(standIn, keyId, payaiKey().secret).then(async (t) => { await t.stop(); return undefined; }, (e: unknown) => e as Error);
+      const err = await payaiService(standIn, keyId, payaiKey().secret).then(stopAndPass, (e: unknown) => e as Error);
       expect(err!.message).to.equal(`the ${SOLANA} facilitator at ${standIn.host} refused this service's credentials at start (GET /supported answered 401: Unauthorized: bad signature); check PAYAI_API_KEY_ID and PAYAI_API_KEY_SECRET`);
     } finally {
       await standIn.stop();

@@ -52,7 +52,9 @@ async function damagedJpeg(): Promise<Buffer> {
  * Posts a JSON body with its payment and Prefer: respond-async, reads the status and headers of the
  * answer, and leaves at once: the socket is destroyed before the body is read.
  */
-function postAndLeave(url: string, body: unknown, payload: PaymentPayload): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function postAndLeave(
+  url: string, body: unknown, payload: PaymentPayload,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
       method: 'POST',
@@ -251,7 +253,11 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
   });
 
   it('the OpenAPI document declares the Prefer header, the 202 with its Location, and /v1/jobs/{token}', async () => {
-    type Doc = { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: unknown }> }>>; components: { parameters: Record<string, { name: string }> } };
+    type Response = { headers?: Record<string, unknown>; content?: unknown };
+    type Doc = {
+      paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
+      components: { parameters: Record<string, { name: string }> };
+    };
     const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as Doc;
     const accepted = doc.paths['/v1/image/resize'].post.responses['202'];
     expect(Object.keys(accepted.headers!)).to.equal(['Location', 'Preference-Applied']);
@@ -262,7 +268,8 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
   });
 
   it('through a payment channel (batch-settlement): a failed job commits no charge, a done one commits its price once', async () => {
-    const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(privateKeyToAccount(t.evm.payerKey), createPublicClient({ transport: viemHttp(t.evm.rpcUrl) })), { depositStrategy: () => 30n * 5000n });
+    const signer = toClientEvmSigner(privateKeyToAccount(t.evm.payerKey), createPublicClient({ transport: viemHttp(t.evm.rpcUrl) }));
+    const scheme = new BatchSettlementEvmScheme(signer, { depositStrategy: () => 30n * 5000n });
     const client = new x402Client().register('eip155:8453', scheme);
     // Only the channel is offered to this buyer, as a buyer that prefers channels picks it.
     const channelOnly: typeof fetch = async (input, init) => {

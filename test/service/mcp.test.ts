@@ -122,7 +122,8 @@ describe('MCP tools (official SDK client, real HTTP, local chain)', () => {
     expect(result.isError).to.not.equal(true);
     expect(progress.length).to.be.at.least(1);
     expect(progress[0].message).to.match(/^working for \d+ s$/);
-    expect(before - await balance()).to.equal(BigInt(unpaid.structuredContent ? (unpaid.structuredContent as unknown as PaymentRequired).accepts[0].amount : 0));
+    const quoted = unpaid.structuredContent ? (unpaid.structuredContent as unknown as PaymentRequired).accepts[0].amount : 0;
+    expect(before - await balance()).to.equal(BigInt(quoted));
   });
 
   it('a paid model call of 65 s completes for an SDK client with its default 60 s timeout, kept alive by progress', { timeout: 150_000 }, async () => {

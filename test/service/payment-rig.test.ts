@@ -72,7 +72,9 @@ const tokenInfoAbi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ]);
 
-async function rpcCall(url: string, method: string, params: unknown[]): Promise<{ result?: any; error?: { code: number; message: string } }> {
+async function rpcCall(
+  url: string, method: string, params: unknown[],
+): Promise<{ result?: any; error?: { code: number; message: string } }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -93,7 +95,8 @@ const payEvm = (key: `0x${string}`, requirements: PaymentRequirements): Promise<
   });
 };
 
-const paySvm = (rig: SvmRig, signer: Parameters<typeof registerSvmPayer>[1], requirements: PaymentRequirements): Promise<PaymentPayload> => {
+type SvmSigner = Parameters<typeof registerSvmPayer>[1];
+const paySvm = (rig: SvmRig, signer: SvmSigner, requirements: PaymentRequirements): Promise<PaymentPayload> => {
   const client = registerSvmPayer(new x402Client(), signer, rig.rpcUrl);
   return client.createPaymentPayload({
     x402Version: 2,
@@ -152,7 +155,9 @@ const SOLANA: RigUnderTest<SvmRig> = {
 };
 
 /** The cases both rigs share, on the rig `at` gives once started. */
-function sharedCases<R extends Rig>(under: RigUnderTest<R>, at: () => { rig: R; facilitator: HTTPFacilitatorClient; requirements: PaymentRequirements }): void {
+function sharedCases<R extends Rig>(
+  under: RigUnderTest<R>, at: () => { rig: R; facilitator: HTTPFacilitatorClient; requirements: PaymentRequirements },
+): void {
   it('funds the demo payer with 1000 test USDC and leaves payTo empty', async () => {
     const { rig } = at();
     expect(await under.payerKeyAddress(rig)).to.equal(rig.payerAddress);

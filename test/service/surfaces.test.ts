@@ -30,12 +30,20 @@ const { describe, it, before, after } = lab;
 const { expect } = Code;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; minimum?: number; maximum?: number; default?: unknown; minLength?: number; maxLength?: number; items?: Schema; minItems?: number; maxItems?: number };
+type Schema = {
+  type?: string; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; minimum?: number; maximum?: number;
+  default?: unknown; minLength?: number; maxLength?: number; items?: Schema; minItems?: number; maxItems?: number;
+};
 
 describe('routes, MCP tools, OpenAPI and the catalog agree with the operation table', () => {
   let t: TestService;
   let openapi: { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>; 'x-x402': Record<string, unknown> }>> };
-  let catalog: { x402Version: number; service: Record<string, unknown> & { mcp: Record<string, unknown> }; items: Array<Record<string, unknown> & { metadata: Record<string, unknown> & { inputSchema: Schema }; accepts: Array<Record<string, unknown>> }> };
+  let catalog: {
+    x402Version: number; service: Record<string, unknown> & { mcp: Record<string, unknown> };
+    items: Array<Record<string, unknown> & {
+      metadata: Record<string, unknown> & { inputSchema: Schema }; accepts: Array<Record<string, unknown>>;
+    }>;
+  };
   let tools: Array<{ name: string; inputSchema: Schema }>;
 
   before(async () => {
@@ -152,7 +160,11 @@ describe('routes, MCP tools, OpenAPI and the catalog agree with the operation ta
   });
 
   it('the OpenAPI document carries what linters and agent wallets ask for: contact, licence URL, tag and free-endpoint descriptions, no authentication anywhere, the price of every paid operation in x-payment-info, the payment header as an optional parameter; the catalog names image types once', () => {
-    const doc = openapi as unknown as { info: { contact?: { url?: string }; license: { url?: string } }; tags: Array<{ description?: string }>; components: { securitySchemes?: unknown; parameters: Record<string, { in: string; name: string; required: boolean }> } };
+    type Parameter = { in: string; name: string; required: boolean };
+    const doc = openapi as unknown as {
+      info: { contact?: { url?: string }; license: { url?: string } }; tags: Array<{ description?: string }>;
+      components: { securitySchemes?: unknown; parameters: Record<string, Parameter> };
+    };
     expect(doc.info.contact?.url).to.equal(`${t.url}/`);
     expect(doc.info.license.url).to.exist();
     for (const tag of doc.tags) expect(tag.description).to.exist();
@@ -252,7 +264,9 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
     const bazaar = pr.extensions?.bazaar;
     expect(validateDiscoveryExtension(bazaar as never), where).to.equal({ valid: true });
     // What a facilitator sees: the client's payment carries the 402's resource and extensions.
-    const payment = { x402Version: 2, resource: pr.resource, accepted: pr.accepts[0], payload: {}, extensions: pr.extensions } as PaymentPayload;
+    const payment = {
+      x402Version: 2, resource: pr.resource, accepted: pr.accepts[0], payload: {}, extensions: pr.extensions,
+    } as PaymentPayload;
     const info = extractDiscoveryInfo(payment, pr.accepts[0], true);
     expect(info, where).to.not.be.null();
     expect(info!.resourceUrl, where).to.equal(pr.resource.url);

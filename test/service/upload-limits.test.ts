@@ -101,7 +101,9 @@ function streamChunked(port: number, head: string, bodyBytes: number, waitMs: nu
  * a shell pipe): it writes `chunkBytes` every `everyMs` for `sendMs`, then reads until the server
  * closes or `waitMs` more pass. Its socket reads nothing while it sends.
  */
-function sendThenRead(port: number, head: string, chunkBytes: number, everyMs: number, sendMs: number, waitMs: number): Promise<{ reply: string; error?: string }> {
+function sendThenRead(
+  port: number, head: string, chunkBytes: number, everyMs: number, sendMs: number, waitMs: number,
+): Promise<{ reply: string; error?: string }> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     socket.pause();

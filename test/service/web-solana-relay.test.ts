@@ -14,7 +14,10 @@ export const lab = Lab.script();
 const { describe, it, before, after } = lab;
 const { expect } = Code;
 
-interface Answer { status: number; retryAfter?: string; body: { id?: unknown; result?: { value?: unknown }; error?: { code: string; field?: string; message: string } } }
+interface Answer {
+  status: number; retryAfter?: string;
+  body: { id?: unknown; result?: { value?: unknown }; error?: { code: string; field?: string; message: string } };
+}
 
 /** One JSON-RPC call to the relay, sent from `localAddress`, as raw text (so spellings are exact). */
 function ask(url: string, localAddress: string, text: string): Promise<Answer> {

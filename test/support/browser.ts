@@ -59,7 +59,9 @@ export async function injectEvmWallet(page: Page, key: `0x${string}`, options: E
         if (String(params[0]).toLowerCase() !== wallet.account.address.toLowerCase()) {
           return JSON.stringify({ error: { code: 4100, message: 'unknown account' } });
         }
-        const typed = JSON.parse(String(params[1])) as { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> };
+        const typed = JSON.parse(String(params[1])) as {
+          domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown>;
+        };
         const { EIP712Domain: _domainType, ...types } = typed.types;
         const signature = await wallet.account.signTypedData({ domain: typed.domain, types, primaryType: typed.primaryType, message: typed.message } as Parameters<PrivateKeyAccount['signTypedData']>[0]);
         wallet.signatures += 1;
@@ -74,7 +76,8 @@ export async function injectEvmWallet(page: Page, key: `0x${string}`, options: E
     const bridge = (window as unknown as { __testWalletRequest: Bridge }).__testWalletRequest;
     (window as unknown as { ethereum: unknown }).ethereum = {
       async request({ method, params }: { method: string; params?: unknown[] }) {
-        const answer = JSON.parse(await bridge(method, JSON.stringify(params ?? []))) as { result?: unknown; error?: { code: number; message: string } };
+        type Answer = { result?: unknown; error?: { code: number; message: string } };
+        const answer = JSON.parse(await bridge(method, JSON.stringify(params ?? []))) as Answer;
         if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
         return answer.result;
       },
@@ -150,7 +153,9 @@ export async function injectSolanaWallet(page: Page, options: SolanaWalletOption
 }
 
 /** The page's layout facts a person notices on a small screen. */
-export async function layout(page: Page, selector?: string): Promise<{ pageWidth: number; viewportWidth: number; viewportHeight: number; box?: { top: number; bottom: number } }> {
+export async function layout(
+  page: Page, selector?: string,
+): Promise<{ pageWidth: number; viewportWidth: number; viewportHeight: number; box?: { top: number; bottom: number } }> {
   return page.evaluate((sel) => {
     const element = sel ? document.querySelector(sel) : null;
     const rect = element?.getBoundingClientRect();
@@ -186,7 +191,8 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   const source = await readFile(AXE_SOURCE, 'utf8');
   return page.evaluate(async (axeSource) => {
     (0, eval)(axeSource);
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    type Violation = { id: string; help: string; nodes: Array<{ target: unknown[] }> };
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }).axe;
     const { violations } = await axe.run(document, { resultTypes: ['violations'] });
     return violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.help}): ${JSON.stringify(n.target)}`));
   }, source);

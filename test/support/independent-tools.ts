@@ -47,7 +47,8 @@ export async function pdfFacts(bytes: Uint8Array, password?: string): Promise<Pd
     const json = await tool('qpdf', [...pw, '--json', '--json-key=outlines', '--json-key=qpdf', file]);
     if (json.code !== 0 && json.code !== 3) throw new Error(`qpdf --json failed (${json.code}): ${json.err.slice(0, 200)}`);
     const parsed = JSON.parse(json.out) as { outlines: { kids?: unknown[] }[] };
-    const count = (items: { kids?: unknown[] }[]): number => items.reduce((n, i) => n + 1 + count((i.kids ?? []) as { kids?: unknown[] }[]), 0);
+    type Item = { kids?: unknown[] };
+    const count = (items: Item[]): number => items.reduce((n, i) => n + 1 + count((i.kids ?? []) as Item[]), 0);
     const outlineItems = count(parsed.outlines);
     const links = (json.out.match(/"\/Subtype": "\/Link"/g) ?? []).length;
     return { check: check.code, pages, rotations, encrypted: !/File is not encrypted/.test(enc.out), text: text.out, outlineItems, links };

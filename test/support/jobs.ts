@@ -42,12 +42,16 @@ export interface PlannedJob {
 const idlePool = { hasRoom: () => true } as unknown as WorkerPool;
 
 /** Checks and plans the request as the service does; throws the refusal a client would get. */
-export async function plannedJob(id: OperationId, uploads: readonly Uint8Array[], fields: Record<string, unknown>, options: JobOptions = {}): Promise<PlannedJob> {
+export async function plannedJob(
+  id: OperationId, uploads: readonly Uint8Array[], fields: Record<string, unknown>, options: JobOptions = {},
+): Promise<PlannedJob> {
   const op = operationById(id);
   const config = loadConfig({ modelBaseUrl: 'http://127.0.0.1:9', ...options.config }, {});
   const jobDir = new LazyJobDir(options.root ?? config.tmpDir);
   try {
-    const prepared = await prepare(op, { uploads: [...uploads], fields, ...(options.namedFile ? { namedFile: options.namedFile } : {}) }, jobDir, { config, pool: idlePool, inspections: new InspectionCache(), outbound: outboundRules(config) });
+    const request = { uploads: [...uploads], fields, ...(options.namedFile ? { namedFile: options.namedFile } : {}) };
+    const context = { config, pool: idlePool, inspections: new InspectionCache(), outbound: outboundRules(config) };
+    const prepared = await prepare(op, request, jobDir, context);
     const job: Job = {
       operation: id,
       files: prepared.files,

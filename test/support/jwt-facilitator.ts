@@ -64,7 +64,9 @@ export interface TokenCheck {
 }
 
 /** Checks one bearer token; answers why it is refused, or its header and claims. */
-export function checkToken(token: string, check: TokenCheck): { reason: string } | { header: Record<string, unknown>; claims: Record<string, unknown> } {
+export function checkToken(
+  token: string, check: TokenCheck,
+): { reason: string } | { header: Record<string, unknown>; claims: Record<string, unknown> } {
   const parts = token.split('.');
   if (parts.length !== 3) return { reason: 'not a JWT' };
   let header: Record<string, unknown>;

@@ -222,7 +222,8 @@ export const ACRO_FORM_FIELDS = ['name', 'agree', 'color', 'country', 'signature
  * field (name, max 40 characters), a checkbox (agree, on state Yes), a radio group of two
  * buttons (color: red, blue), a combo box (country: France, Germany, Japan), an unsigned
  * signature field and a push button; page 2 holds a filled multiline text field (notes = "first
- * note") without an appearance and a FreeText annotation ("Reviewed"). `xfa` adds an XFA packet; `needAppearances` asks viewers to draw the values.
+ * note") without an appearance and a FreeText annotation ("Reviewed"). `xfa` adds an XFA packet;
+ * `needAppearances` asks viewers to draw the values.
  */
 export function acroFormPdf(options: { xfa?: boolean; needAppearances?: boolean } = {}): Buffer {
   const stream = (content: string, dict = '') => `<< ${dict}/Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`;

@@ -85,7 +85,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
 }
 
 /** A multipart body from files and fields, as a browser or curl would send it. */
-export function form(files: Array<Uint8Array | { bytes: Uint8Array; name?: string; type?: string }>, fields: Record<string, string | number> = {}): FormData {
+export function form(
+  files: Array<Uint8Array | { bytes: Uint8Array; name?: string; type?: string }>, fields: Record<string, string | number> = {},
+): FormData {
   const body = new FormData();
   for (const f of files) {
     const item = f instanceof Uint8Array ? { bytes: f } : f;

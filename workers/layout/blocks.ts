@@ -51,6 +51,8 @@ export interface LaidOutBlock { out: DocBlock; source: Block }
 
 const round = (v: number) => Math.round(v * 100) / 100;
 export const bboxOf = (r: Rect): BBox => [round(r[0]), round(r[1]), round(r[2]), round(r[3])];
+/** The smallest box around both. */
+export const unionOf = (a: Rect, b: Rect): Rect => [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])];
 
 /** Text without Markdown: one space between words. */
 export function plainText(spans: Span[]): string {
@@ -85,10 +87,12 @@ function tableRows(rows: Cell[][], fallback: Placement): TableRowOut[] {
     const placed = row.filter((c) => c.box);
     const page = placed[0]?.page ?? fallback.page;
     const boxes = placed.filter((c) => (c.page ?? page) === page).map((c) => c.box!);
-    const box = boxes.length ? boxes.reduce((a, b): Rect => [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])]) : fallback.box;
+    const box = boxes.length ? boxes.reduce(unionOf) : fallback.box;
     return {
       page, bbox: bboxOf(box),
-      cells: row.map((c) => ({ text: plainText(c.spans), colspan: c.colspan, rowspan: c.rowspan, ...(c.box ? { bbox: bboxOf(c.box) } : {}) })),
+      cells: row.map((c) => ({
+        text: plainText(c.spans), colspan: c.colspan, rowspan: c.rowspan, ...(c.box ? { bbox: bboxOf(c.box) } : {}),
+      })),
     };
   });
 }
@@ -133,12 +137,15 @@ function runningBlocks(dropped: Fragment[], page: number, height: number): { hea
 export function figuresOf(images: Rect[], width: number, height: number): Rect[] {
   const area = Math.max(1, width * height);
   const merged: Rect[] = [];
-  for (const image of images.filter((r) => ((r[2] - r[0]) * (r[3] - r[1])) / area < FIGURE_BACKGROUND_SHARE)) {
+  const background = (r: Rect) => ((r[2] - r[0]) * (r[3] - r[1])) / area >= FIGURE_BACKGROUND_SHARE;
+  for (const image of images.filter((r) => !background(r))) {
     let box: Rect = [...image];
     for (let k = merged.length - 1; k >= 0; k--) {
       const m = merged[k]!;
-      if (box[0] <= m[2] + FIGURE_JOIN_PT && m[0] <= box[2] + FIGURE_JOIN_PT && box[1] <= m[3] + FIGURE_JOIN_PT && m[1] <= box[3] + FIGURE_JOIN_PT) {
-        box = [Math.min(box[0], m[0]), Math.min(box[1], m[1]), Math.max(box[2], m[2]), Math.max(box[3], m[3])];
+      const touching = box[0] <= m[2] + FIGURE_JOIN_PT && m[0] <= box[2] + FIGURE_JOIN_PT
+        && box[1] <= m[3] + FIGURE_JOIN_PT && m[1] <= box[3] + FIGURE_JOIN_PT;
+      if (touching) {
+        box = unionOf(box, m);
         merged.splice(k, 1);
         k = merged.length;
       }
@@ -146,7 +153,7 @@ export function figuresOf(images: Rect[], width: number, height: number): Rect[]
     merged.push(box);
   }
   return merged
-    .filter((r) => r[2] - r[0] >= FIGURE_MIN_SIDE_PT && r[3] - r[1] >= FIGURE_MIN_SIDE_PT && ((r[2] - r[0]) * (r[3] - r[1])) / area < FIGURE_BACKGROUND_SHARE)
+    .filter((r) => r[2] - r[0] >= FIGURE_MIN_SIDE_PT && r[3] - r[1] >= FIGURE_MIN_SIDE_PT && !background(r))
     .sort((a, b) => a[1] - b[1] || a[0] - b[0]);
 }
 

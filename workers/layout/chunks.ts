@@ -9,7 +9,7 @@
 // each chunk holding a piece), their pages and their boxes: a table's piece has the box of its
 // rows on each page, a piece of text or code the boxes of its whole block.
 import type { Block, Cell, Placement, Rect, Span } from './types.js';
-import { bboxOf, markdownOfBlock, plainText, type BBox, type LaidOutBlock } from './blocks.js';
+import { bboxOf, markdownOfBlock, plainText, unionOf, type BBox, type LaidOutBlock } from './blocks.js';
 
 export interface ChunkOut {
   text: string;
@@ -50,7 +50,9 @@ interface Run { from: number; to: number; rendered: Rendered; fits: boolean }
  * makes their Markdown longer: fewer emphasis marks), then is rendered and shortened while it
  * does not fit. A unit that does not fit alone is a run of its own with `fits` false.
  */
-function pack(n: number, unitSize: (k: number) => number, render: (from: number, to: number) => Rendered, limit: number, separator: number): Run[] {
+function pack(
+  n: number, unitSize: (k: number) => number, render: (from: number, to: number) => Rendered, limit: number, separator: number,
+): Run[] {
   const runs: Run[] = [];
   let from = 0;
   while (from < n) {
@@ -150,9 +152,10 @@ function tablePieces(lb: LaidOutBlock & { source: { kind: 'table' } }, index: nu
     for (const r of picked(run.from, run.to)) {
       const row = lb.out.rows![r]!;
       const b = placed.get(row.page);
-      placed.set(row.page, b ? [Math.min(b[0], row.bbox[0]), Math.min(b[1], row.bbox[1]), Math.max(b[2], row.bbox[2]), Math.max(b[3], row.bbox[3])] : [...row.bbox]);
+      placed.set(row.page, b ? unionOf(b, row.bbox) : [...row.bbox]);
     }
-    return { ...run.rendered, block: index, boxes: [...placed].map(([page, box]) => ({ page, box })), ...(run.fits ? {} : { oversized: true }) };
+    const boxes = [...placed].map(([page, box]) => ({ page, box }));
+    return { ...run.rendered, block: index, boxes, ...(run.fits ? {} : { oversized: true }) };
   });
 }
 
@@ -170,7 +173,9 @@ export function piecesOf(lb: LaidOutBlock, index: number, limit: number): Piece[
 /** The chunks of a document's blocks for a limit. */
 export function chunksOf(blocks: LaidOutBlock[], limit: number): ChunkOut[] {
   const chunks: ChunkOut[] = [];
-  let open: { texts: string[]; markdowns: string[]; textSize: number; markdownSize: number; boxes: Placement[]; blocks: number[] } | undefined;
+  let open: {
+    texts: string[]; markdowns: string[]; textSize: number; markdownSize: number; boxes: Placement[]; blocks: number[];
+  } | undefined;
   const start = () => (open ??= { texts: [], markdowns: [], textSize: 0, markdownSize: 0, boxes: [], blocks: [] });
   const add = (piece: Piece) => {
     const c = start();
@@ -202,7 +207,8 @@ export function chunksOf(blocks: LaidOutBlock[], limit: number): ChunkOut[] {
     for (const piece of piecesOf(lb, index, limit)) {
       if (piece.oversized) { close(); add(piece); close(true); continue; }
       if (open?.texts.length && (piece.text || piece.markdown)) {
-        const fits = open.textSize + SEPARATOR + charCount(piece.text) <= limit && open.markdownSize + SEPARATOR + charCount(piece.markdown) <= limit;
+        const fits = open.textSize + SEPARATOR + charCount(piece.text) <= limit
+          && open.markdownSize + SEPARATOR + charCount(piece.markdown) <= limit;
         if (!fits) close();
       }
       add(piece);

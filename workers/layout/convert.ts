@@ -1,7 +1,7 @@
 // The pure pipeline: structured-text XML and link areas in, Markdown out. No I/O here, so
 // every step can be tested on fixtures and timed without subprocesses.
 import { parseStext, type StextPage } from './stext.js';
-import type { Block, Cell, Fragment, LinkArea, Rect } from './types.js';
+import type { Block, Cell, Fragment, LinkArea, Rect, Rule } from './types.js';
 import { fragmentsOf } from './fragments.js';
 import { dropRunningText } from './running-text.js';
 import { readingRegions } from './reading-regions/index.js';
@@ -60,7 +60,8 @@ const spanText = (spans: { text: string }[]) => spans.map((s) => s.text).join(''
 export function isCutLabel(table: Cell[][], paragraph: Block): boolean {
   if (paragraph.kind !== 'paragraph' || !paragraph.box) return false;
   const labels = table.slice(-CUT_LABEL_MIN_ROWS);
-  if (labels.length < CUT_LABEL_MIN_ROWS || !labels.every((r) => r.length > 1 && filled(r[0]!) && r[0]!.box && !r.slice(1).some(filled))) return false;
+  const labelOnly = (r: Cell[]) => r.length > 1 && filled(r[0]!) && r[0]!.box && !r.slice(1).some(filled);
+  if (labels.length < CUT_LABEL_MIN_ROWS || !labels.every(labelOnly)) return false;
   const [x0, y0, x1, y1] = paragraph.box;
   const wide = Math.max(...labels.map((r) => r[0]!.box![2] - r[0]!.box![0]));
   const high = Math.max(...labels.map((r) => r[0]!.box![3] - r[0]!.box![1]));
@@ -90,7 +91,9 @@ export function appendBlocks(into: Block[], blocks: Block[]): void {
     if (at === 0 && last?.kind === 'table' && isCutLabel(last.rows, b) && b.kind === 'paragraph') {
       // The label's row, its cells beside it left empty as the rows above leave theirs.
       const shape = last.rows[last.rows.length - 1]!;
-      last.rows.push(shape.map((c, n) => ({ spans: n === 0 ? b.spans : [], colspan: c.colspan, rowspan: 1, ...(n === 0 && b.box ? { box: b.box } : {}) })));
+      last.rows.push(shape.map((c, n) => ({
+        spans: n === 0 ? b.spans : [], colspan: c.colspan, rowspan: 1, ...(n === 0 && b.box ? { box: b.box } : {}),
+      })));
       last.placed?.push(...b.placed ?? []);
       return;
     }
@@ -246,7 +249,9 @@ function drawnTables(p: PageLayout): { tables: RuledTable[]; rest: Fragment[] } 
   if (!found) {
     const ruled = ruledTables(p.fragments, p.rules);
     // Rules inside a grid are its own; the others may underline the rows of a table without a grid.
-    const loose = p.rules.horizontal.filter((r) => !ruled.tables.some((t) => r.at >= t.y0 - OWN_RULE_PT && r.at <= t.y1 + OWN_RULE_PT && r.from >= t.x0 - OWN_RULE_PT && r.to <= t.x1 + OWN_RULE_PT));
+    const inside = (r: Rule, t: RuledTable) =>
+      r.at >= t.y0 - OWN_RULE_PT && r.at <= t.y1 + OWN_RULE_PT && r.from >= t.x0 - OWN_RULE_PT && r.to <= t.x1 + OWN_RULE_PT;
+    const loose = p.rules.horizontal.filter((r) => !ruled.tables.some((t) => inside(r, t)));
     const underlined = underlinedTablesOfPage(ruled.rest, loose, p.width);
     found = { tables: ruled.tables.concat(underlined.tables), rest: underlined.rest };
     drawn.set(p.fragments, found);

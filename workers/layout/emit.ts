@@ -28,7 +28,8 @@ export function inline(spans: Span[], plain = false): string {
       continue;
     }
     let text = '';
-    while (k < spans.length && !spans[k]!.link && spans[k]!.bold === s.bold && spans[k]!.italic === s.italic && spans[k]!.mono === s.mono) text += spans[k++]!.text;
+    const sameStyle = (t: Span) => !t.link && t.bold === s.bold && t.italic === s.italic && t.mono === s.mono;
+    while (k < spans.length && sameStyle(spans[k]!)) text += spans[k++]!.text;
     if (s.mono && !plain) out += codeSpan(text);
     else if (plain || (!s.bold && !s.italic)) out += text;
     else out += wrap(text, s.bold && s.italic ? '***' : s.bold ? '**' : '*');

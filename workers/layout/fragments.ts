@@ -122,7 +122,8 @@ function ruleBefore(cuts: Rule[], b: Builder, g: Glyph, gap: number): boolean {
 /** Whether a glyph of this type size starts a new fragment instead of continuing the one being built. */
 function startsNewFragment(b: Builder, g: Glyph, size: number, cuts: Rule[]): boolean {
   const gap = g.x0 - b.lastX1;
-  return isCellGap(gap, size, b.frag.size) || isUnspacedCellGap(gap, size, b) || jumpsBack(gap, size) || isOffLine(g, b.frag, size) || ruleBefore(cuts, b, g, gap);
+  return isCellGap(gap, size, b.frag.size) || isUnspacedCellGap(gap, size, b) || jumpsBack(gap, size)
+    || isOffLine(g, b.frag, size) || ruleBefore(cuts, b, g, gap);
 }
 
 /** The glyph's type size: its font's, or its box's height when the font gives none. */
@@ -135,11 +136,15 @@ function startFragment(g: Glyph, size: number): Builder {
   return {
     frag: { x0: g.x0, x1: g.x1, y0: g.y0, y1: g.y1, size, spans: [], text: '', bold: false, italic: false, mono: false, charWidth: 0 },
     lastX0: g.x0, rightward: 0, leftward: 0, units: [],
-    lastX1: g.x1, pendingSpace: false, wideSpace: false, sizeWeight: new Map(), styled: { bold: 0, italic: 0, mono: 0, all: 0 }, widthSum: 0,
+    lastX1: g.x1, pendingSpace: false, wideSpace: false, sizeWeight: new Map(),
+    styled: { bold: 0, italic: 0, mono: 0, all: 0 }, widthSum: 0,
   };
 }
 
-/** A word space goes before the glyph when a space glyph came before it, or a gap wider than WORD_GAP_EM (kerned PDFs omit space glyphs). */
+/**
+ * A word space goes before the glyph when a space glyph came before it, or a gap wider than
+ * WORD_GAP_EM (kerned PDFs omit space glyphs).
+ */
 function hasWordSpaceBefore(b: Builder, g: Glyph, size: number): boolean {
   return b.frag.spans.length > 0 && (b.pendingSpace || g.x0 - b.lastX1 > size * WORD_GAP_EM);
 }
@@ -154,7 +159,10 @@ function joinsLigature(g: Glyph, unit: DrawnUnit | undefined, spanIndex: number)
   return g.x1 - g.x0 < ZERO_WIDTH_PT && unit !== undefined && unit.span === spanIndex && unit.text !== ' ';
 }
 
-/** Adds a glyph to the fragment: its text to the span of its style (a word space before it when due), its box, size and style to the fragment's tallies. */
+/**
+ * Adds a glyph to the fragment: its text to the span of its style (a word space before it when due),
+ * its box, size and style to the fragment's tallies.
+ */
 function addGlyph(b: Builder, g: Glyph, face: FontFace, size: number, link: string | undefined): void {
   const f = b.frag;
   const space = hasWordSpaceBefore(b, g, size);

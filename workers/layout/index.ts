@@ -61,7 +61,9 @@ export interface StextChunk {
  * for a password-protected or unreadable PDF, and with `tooMuchText` (each endpoint words it for
  * its own answer) when a chunk's structured text passes MAX_STEXT_BYTES.
  */
-export async function* readStextChunks(input: JobInput, pdfPath: string, pageCount: number, tooMuchText: string): AsyncGenerator<StextChunk> {
+export async function* readStextChunks(
+  input: JobInput, pdfPath: string, pageCount: number, tooMuchText: string,
+): AsyncGenerator<StextChunk> {
   const cwd = input.jobDir;
   const pdf = path.basename(pdfPath);
   const stextFile = 'pages.stext';

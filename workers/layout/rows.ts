@@ -8,8 +8,10 @@ import { ROW_CENTRE_MARGIN_SHARE, ROW_OVERLAP_PT } from './thresholds.js';
  * The least and the greatest of a value over a list, folded rather than spread into arguments:
  * a hostile page can hold more rows than one call takes arguments.
  */
-export const leastOf = <T>(list: readonly T[], value: (item: T) => number): number => list.reduce((m, item) => Math.min(m, value(item)), Infinity);
-export const greatestOf = <T>(list: readonly T[], value: (item: T) => number): number => list.reduce((m, item) => Math.max(m, value(item)), -Infinity);
+export const leastOf = <T>(list: readonly T[], value: (item: T) => number): number =>
+  list.reduce((m, item) => Math.min(m, value(item)), Infinity);
+export const greatestOf = <T>(list: readonly T[], value: (item: T) => number): number =>
+  list.reduce((m, item) => Math.max(m, value(item)), -Infinity);
 
 /** Groups fragments whose vertical centres fall within one another's band into rows, top to bottom. */
 export function rowsOf(fragments: Fragment[]): Row[] {
@@ -20,7 +22,8 @@ export function rowsOf(fragments: Fragment[]): Row[] {
     const centre = (f.y0 + f.y1) / 2;
     // A table stands alone in its row.
     if (row && !f.table && !row.fragments[0]!.table
-      && centre > row.y0 + (row.y1 - row.y0) * ROW_CENTRE_MARGIN_SHARE && centre < row.y1 - (row.y1 - row.y0) * ROW_CENTRE_MARGIN_SHARE && overlapsNone(row, f)) {
+      && centre > row.y0 + (row.y1 - row.y0) * ROW_CENTRE_MARGIN_SHARE
+      && centre < row.y1 - (row.y1 - row.y0) * ROW_CENTRE_MARGIN_SHARE && overlapsNone(row, f)) {
       row.fragments.push(f);
       row.x0 = Math.min(row.x0, f.x0); row.x1 = Math.max(row.x1, f.x1);
       if (f.size > row.size) { row.size = f.size; row.base = f.y1; }

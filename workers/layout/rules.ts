@@ -152,7 +152,8 @@ export function ruledTables(fragments: Fragment[], rules: Rules): { tables: Rule
     for (const b of [...boxes.values()].sort((a, c) => a.r0 - c.r0 || a.c0 - c.c0)) {
       let rowspan = 0;
       for (let r = b.r0; r <= b.r1; r++) if (live[r]) rowspan++;
-      rows[b.r0]!.push({ spans: cellSpans(b.fragments), colspan: b.c1 - b.c0 + 1, rowspan, box: [xs[b.c0]!, ys[b.r0]!, xs[b.c1 + 1]!, ys[b.r1 + 1]!] });
+      const box: Rect = [xs[b.c0]!, ys[b.r0]!, xs[b.c1 + 1]!, ys[b.r1 + 1]!];
+      rows[b.r0]!.push({ spans: cellSpans(b.fragments), colspan: b.c1 - b.c0 + 1, rowspan, box });
     }
     tables.push({ x0, x1, y0, y1, rows: rows.filter((r) => r.length > 0), openTop, openBottom });
     rest = outside;

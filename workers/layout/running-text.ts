@@ -32,7 +32,10 @@ function headRows(rows: Row[], zone: number): Row[] {
   return [];
 }
 
-/** The rows at the foot of a page, bottom up, inside its bottom zone, up to the first one set apart from the row above it; none without such a gap. */
+/**
+ * The rows at the foot of a page, bottom up, inside its bottom zone, up to the first one set apart
+ * from the row above it; none without such a gap.
+ */
 function footRows(rows: Row[], height: number, zone: number): Row[] {
   const bottom: Row[] = [];
   for (let i = rows.length - 1; i > 0 && rows[i]!.y0 > height - zone; i--) {
@@ -108,7 +111,8 @@ export function isLargeRow(row: Row, bodySize: number): boolean {
  * a running mark.
  */
 function isRunningRow(row: Row, timesSeen: number, onePage: boolean, bodySize: number): boolean {
-  return isShortRow(row) && !isLargeRow(row, bodySize) && (isPageNumberRow(row) || timesSeen >= 2 || bearsRunningMark(row, onePage, bodySize));
+  return isShortRow(row) && !isLargeRow(row, bodySize)
+    && (isPageNumberRow(row) || timesSeen >= 2 || bearsRunningMark(row, onePage, bodySize));
 }
 
 /**

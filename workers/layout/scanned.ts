@@ -165,7 +165,8 @@ export async function readScannedPages(input: Job, layout: StextLayout, pagesAft
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new OutOfTime()), available);
     try {
-      const png = await renderPage(input, layout.firstPage + index, { dpi: TESSERACT_DPI, maxSide: TESSERACT_MAX_SIDE, gray: true, signal: abort.signal });
+      const rendering = { dpi: TESSERACT_DPI, maxSide: TESSERACT_MAX_SIDE, gray: true, signal: abort.signal };
+      const png = await renderPage(input, layout.firstPage + index, rendering);
       const { width } = png.length > 24 ? pngSize(png) : { width: 0 };
       if (!(width > 0 && page.width > 0)) continue;
       // Points per pixel from the page's own width: right whatever the UserUnit, rotation or pixel cap.

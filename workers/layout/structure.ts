@@ -71,9 +71,13 @@ export function gapSizeOf(prev: Row, row: Row, body: number): number {
   return Math.abs(prev.size - row.size) < SAME_SIZE_PT ? Math.max(body, Math.min(prev.size, row.size)) : body;
 }
 
-/** Whether the gap from `prev` to `row` is a paragraph break: a step well past the usual line step (or the line's own size), or a wide white gap. */
+/**
+ * Whether the gap from `prev` to `row` is a paragraph break: a step well past the usual line step
+ * (or the line's own size), or a wide white gap.
+ */
 export function breaksParagraph(prev: Row, row: Row, step: number, body: number): boolean {
-  return row.base - prev.base > Math.max(step * PARAGRAPH_STEP_LINES, prev.size * PARAGRAPH_STEP_EM) || row.y0 - prev.y1 > gapSizeOf(prev, row, body) * PARAGRAPH_GAP_EM;
+  const longStep = row.base - prev.base > Math.max(step * PARAGRAPH_STEP_LINES, prev.size * PARAGRAPH_STEP_EM);
+  return longStep || row.y0 - prev.y1 > gapSizeOf(prev, row, body) * PARAGRAPH_GAP_EM;
 }
 
 /** Whether the type size changes from `prev` to `row` (a heading and its text, a caption and a paragraph). */

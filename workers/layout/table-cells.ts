@@ -76,14 +76,20 @@ interface Placed { f: Fragment; first: number; last: number }
 /** A cell being gathered: the fragments starting in one column, and the last column any of them reaches into. */
 interface CellParts { first: number; last: number; spans: Span[][]; fragments: Fragment[] }
 
-/** The column a fragment starting at x is in: the last column that starts left of x, or within CELL_START_PT right of it (text set a little left of its column). */
+/**
+ * The column a fragment starting at x is in: the last column that starts left of x, or within
+ * CELL_START_PT right of it (text set a little left of its column).
+ */
 function columnStartingAt(columns: { x0: number; x1: number }[], x: number): number {
   let best = 0;
   for (let c = 0; c < columns.length; c++) if (x >= columns[c]!.x0 - CELL_START_PT) best = c;
   return best;
 }
 
-/** The last column a fragment ending at x reaches into: one whose start it passes by more than CELL_REACH_PT (a fragment overhanging a gutter a little stays in its column). */
+/**
+ * The last column a fragment ending at x reaches into: one whose start it passes by more than
+ * CELL_REACH_PT (a fragment overhanging a gutter a little stays in its column).
+ */
 function columnReachedBy(columns: { x0: number; x1: number }[], x: number): number {
   let best = 0;
   for (let c = 0; c < columns.length; c++) if (x > columns[c]!.x0 + CELL_REACH_PT) best = c;
@@ -134,7 +140,8 @@ function rowCells(placed: Placed[], width: number, only?: Set<number>, rowspanFo
     while (next < part.first) blank(next++);
     const colspan = part.last - part.first + 1;
     prevFragments = part.fragments;
-    cells.push({ spans: joinSpans(part.spans), colspan, rowspan: colspan === 1 && rowspanFor?.has(part.first) ? 2 : 1, box: drawnBox(part.fragments) });
+    const rowspan = colspan === 1 && rowspanFor?.has(part.first) ? 2 : 1;
+    cells.push({ spans: joinSpans(part.spans), colspan, rowspan, box: drawnBox(part.fragments) });
     next += colspan;
   }
   while (next < width) blank(next++);
@@ -209,7 +216,12 @@ export function spanHeaders(rows: Cell[][], width: number): void {
       const c = at[x];
       if (!c || c.colspan < 2 || isBlank(c)) continue;
       let end = x + c.colspan;
-      while (end < width && at[end] && at[end]!.colspan === 1 && isBlank(at[end]!)) { gone.add(at[end]!); at[end] = undefined; end++; c.colspan++; }
+      while (end < width && at[end] && at[end]!.colspan === 1 && isBlank(at[end]!)) {
+        gone.add(at[end]!);
+        at[end] = undefined;
+        end++;
+        c.colspan++;
+      }
     }
   }
   for (let r = 0; r <= last; r++) {

@@ -102,8 +102,9 @@ function titleAbove(block: Block | undefined): string | null {
 
 /**
  * The tables of the pages of one stext document, top to bottom, with their pages (firstPage
- * numbers the first), and how many of the pages have no text layer to read. A table that goes on past a page or column break is one table, as in
- * the Markdown (appendBlocks joins it); its page is the one where it starts.
+ * numbers the first), and how many of the pages have no text layer to read. A table that goes on
+ * past a page or column break is one table, as in the Markdown (appendBlocks joins it); its page is
+ * the one where it starts.
  */
 export function tablesOfStext(xml: string, drawings: PageDrawing[] = [], firstPage = 1): { tables: PageTable[]; pagesWithoutText: number } {
   const layout = layoutStext(xml, drawings);

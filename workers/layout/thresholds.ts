@@ -40,7 +40,10 @@ export const RULE_IN_GAP_PT = 1;
 export const WORD_GAP_EM = 0.22;
 /** A glyph narrower than this is an extra character of the ligature before it (mupdf gives them no width). */
 export const ZERO_WIDTH_PT = 0.01;
-/** A fragment's type size is the most common among its glyphs, counted in steps of 1/this of a point: sizes a rounding apart (10 and 10.02 pt) are one size, 9.5 and 10 are not. */
+/**
+ * A fragment's type size is the most common among its glyphs, counted in steps of 1/this of a point:
+ * sizes a rounding apart (10 and 10.02 pt) are one size, 9.5 and 10 are not.
+ */
 export const SIZE_STEPS_PER_PT = 2;
 /** A fragment is bold, italic or monospaced when more than this share of its glyphs are. */
 export const STYLED_SHARE = 0.6;
@@ -57,7 +60,10 @@ export const ROW_OVERLAP_PT = 1;
 
 // ── List markers (list-markers.ts) ────────────────────────────────────────────────────────────
 
-/** A bullet or number alone before a gap of at most this many ems (its own size) belongs to the text after it; further off, it is a table cell. */
+/**
+ * A bullet or number alone before a gap of at most this many ems (its own size) belongs to the
+ * text after it; further off, it is a table cell.
+ */
 export const MARKER_GAP_EM = 4;
 
 // ── Running heads and feet (running-text.ts) ──────────────────────────────────────────────────
@@ -113,7 +119,12 @@ export const PARAGRAPH_INDENT_EM = 1.2;
 export const PARAGRAPH_SHORT_LINE_EM = 4;
 /** A line starting within this of the region's left edge is at the margin: the end of any list. */
 export const AT_MARGIN_PT = 2;
-/** Type at least this many times the body size is large: a heading (and never a list item); a line of it alone in a band of a two-column group, or alone on the left with white beside it, is a heading across the columns (reading-regions.ts, headingAcrossColumns, headingsShortOfGutter); a row of it is never running text (running-text.ts, isLargeRow). */
+/**
+ * Type at least this many times the body size is large: a heading (and never a list item); a line
+ * of it alone in a band of a two-column group, or alone on the left with white beside it, is a
+ * heading across the columns (reading-regions.ts, headingAcrossColumns, headingsShortOfGutter); a
+ * row of it is never running text (running-text.ts, isLargeRow).
+ */
 export const LARGE_TYPE_SHARE = 1.12;
 /** A heading is shorter than this; a longer block in large type is a pull quote or a lead paragraph. */
 export const HEADING_MAX_CHARS = 250;
@@ -178,7 +189,10 @@ export const COLUMN_FILL_SHARE = 0.4;
 export const OTHER_COLUMN_FILL_SHARE = 0.2;
 /** Across the whole page: at least this many full lines on one side, and one on the other. */
 export const WHOLE_PAGE_PROSE_LINES = 3;
-/** A gutter may be crossed by continuing cells of a table spilling from the left column: this share of the fragments, at least SPILL_CROSSING_MIN. */
+/**
+ * A gutter may be crossed by continuing cells of a table spilling from the left column: this share
+ * of the fragments, at least SPILL_CROSSING_MIN.
+ */
 export const SPILL_CROSSING_SHARE = 0.08;
 export const SPILL_CROSSING_MIN = 2;
 /** The fragments of one row share a baseline within this (rounding of glyph boxes). */
@@ -211,13 +225,19 @@ export const SHARED_BASELINE_PT = 1;
  * rows are rows of cells ...
  */
 export const TABLE_SIDE_SHARE = 0.5;
-/** ... and at most this share of them lie on a baseline of the text (within SHARED_BASELINE_PT): a table's own gutter has each row's cells on one baseline. */
+/**
+ * ... and at most this share of them lie on a baseline of the text (within SHARED_BASELINE_PT): a
+ * table's own gutter has each row's cells on one baseline.
+ */
 export const TABLE_SIDE_SHARED_SHARE = 0.5;
 /** A table carried on into the next column: each side has at least this many rows ... */
 export const CARRIED_MIN_ROWS = 4;
 /** ... the two columns start within this many line heights of each other (both filled from the top) ... */
 export const CARRIED_TOP_LINES = 2;
-/** ... each side opens its rows (lines starting within COLUMN_START_PT of its first column) off the other's baselines (within OWN_BASELINE_PT), at least this share of them ... */
+/**
+ * ... each side opens its rows (lines starting within COLUMN_START_PT of its first column) off the
+ * other's baselines (within OWN_BASELINE_PT), at least this share of them ...
+ */
 export const CARRIED_OWN_ROWS_SHARE = 0.7;
 export const COLUMN_START_PT = 2;
 export const OWN_BASELINE_PT = 0.3;
@@ -228,7 +248,10 @@ export const COLUMN_PITCH_MIN_SHARE = 0.35;
 export const COLUMN_PITCH_MAX_SHARE = 0.55;
 /** A table carried on whose last columns overrun the next column's part: at least this many of its rows run on past that part's edge. */
 export const OVERRUN_MIN_ROWS = 2;
-/** A table ruled under its rows carried on into the next column over its own overrun: at least this many of its rules are another's moved by the column pitch. */
+/**
+ * A table ruled under its rows carried on into the next column over its own overrun: at least this
+ * many of its rules are another's moved by the column pitch.
+ */
 export const CARRIED_RULES_MIN = 2;
 /**
  * A right column's left edge that lines of the left column run over (contents lines whose dot
@@ -239,7 +262,10 @@ export const EDGE_MIN_FRAGMENTS = 5;
 export const EDGE_ALIGN_PT = 1;
 /** ... which opens at least this share of the rows on its right (a column's lines start at its edge; a table's cells do not all) ... */
 export const EDGE_OPENS_SHARE = 0.6;
-/** ... and at most this share of the rows left of it run over it (lines across the page, as in a letter beside an address block, are no column's overflow). */
+/**
+ * ... and at most this share of the rows left of it run over it (lines across the page, as in a
+ * letter beside an address block, are no column's overflow).
+ */
 export const EDGE_CROSSING_SHARE = 0.25;
 
 // ── Borderless tables from alignment (aligned-tables.ts) ──────────────────────────────────────
@@ -317,11 +343,17 @@ export const CELL_ALIGN_PT = 2;
 export const WRAPPED_GAP_EM = 1.2;
 /** Rows of a cut table are placed this many of the table's last row's heights below it, at least. */
 export const MOVED_ROW_STEP_LINES = 1.3;
-/** ... or at the widest of the steps into the table's last this many rows (a step between two lines of one wrapped row is narrower than a row's). */
+/**
+ * ... or at the widest of the steps into the table's last this many rows (a step between two lines
+ * of one wrapped row is narrower than a row's).
+ */
 export const MOVED_ROW_STEPS_SEEN = 3;
 /** The last table row of a column is looked for at most this many rows up (a hostile page stays bounded). */
 export const MAX_ROWS_UP = 40;
-/** A table's header alone at the foot of a column takes at least this many label rows from the top of the next (one short line there is more likely a note). */
+/**
+ * A table's header alone at the foot of a column takes at least this many label rows from the top
+ * of the next (one short line there is more likely a note).
+ */
 export const LABEL_ROWS_UNDER_HEADER = 2;
 
 // ── Drawn rules and ruled tables (rules.ts, underlined-tables.ts) ─────────────────────────────
@@ -366,7 +398,10 @@ export const IN_COLUMN_PT = 2;
 export const WORD_SPACE_EM = 0.25;
 /** ... short of the column's widest line by this much. */
 export const LINE_END_SLACK_PT = 2;
-/** A fragment is no cell when it runs across the starts of this many other fragments by CROSSED_START_PT: the rules reach into the next column. */
+/**
+ * A fragment is no cell when it runs across the starts of this many other fragments by CROSSED_START_PT:
+ * the rules reach into the next column.
+ */
 export const CROSSED_STARTS = 2;
 export const CROSSED_START_PT = 2;
 
@@ -377,7 +412,10 @@ export const TABLE_CAPTION_MAX_CHARS = 300;
 
 // ── Blocks with their places: figures and captions (blocks.ts) ────────────────────────────────
 
-/** A paragraph that names a figure or table ("Figure 3: Yields") is its caption only when at most this long: a caption runs to a few sentences. */
+/**
+ * A paragraph that names a figure or table ("Figure 3: Yields") is its caption only when at most
+ * this long: a caption runs to a few sentences.
+ */
 export const CAPTION_MAX_CHARS = 600;
 /** A drawn image narrower or shorter than this (half an inch) is a bullet, a rule or an icon, not a figure. */
 export const FIGURE_MIN_SIDE_PT = 36;

@@ -193,7 +193,9 @@ function marksRows(stack: Rule[], header: Row[], lines: Row[]): boolean {
  */
 function fragmentsCrossCellStarts(lines: Row[], body: Row[]): boolean {
   const starts = lines.flatMap((l) => l.fragments.map((f) => f.x0));
-  return body.some((l) => l.fragments.some((f) => starts.filter((x) => x > f.x0 + CROSSED_START_PT && x < f.x1 - CROSSED_START_PT).length >= CROSSED_STARTS));
+  const crossesStarts = (f: Fragment) =>
+    starts.filter((x) => x > f.x0 + CROSSED_START_PT && x < f.x1 - CROSSED_START_PT).length >= CROSSED_STARTS;
+  return body.some((l) => l.fragments.some(crossesStarts));
 }
 
 /**
@@ -300,7 +302,9 @@ export function carriedOnRuleParts(fragments: Fragment[], horizontal: Rule[], pa
  * underlinedTables on a page: a table carried on into the next column over its own overrun
  * (carriedOnRuleParts) is found part by part, so neither part's rows take the other's cells.
  */
-export function underlinedTablesOfPage(fragments: Fragment[], horizontal: Rule[], pageWidth: number): { tables: RuledTable[]; rest: Fragment[] } {
+export function underlinedTablesOfPage(
+  fragments: Fragment[], horizontal: Rule[], pageWidth: number,
+): { tables: RuledTable[]; rest: Fragment[] } {
   const parts = carriedOnRuleParts(fragments, horizontal, pageWidth);
   if (!parts) return underlinedTables(fragments, horizontal);
   const found = parts.map((p) => underlinedTables(p.fragments, p.horizontal));

@@ -45,7 +45,8 @@ export const PAGE_TABLES_SCHEMA = {
 // A provider without strict structured outputs may add keys of its own (a "page" on each table,
 // say): they are dropped while validating, since the result's shape is ours; a missing or
 // mistyped value still fails the answer.
-const validatePage = new Ajv({ strict: false, allErrors: true, logger: false, removeAdditional: true }).compile<{ tables: PageTable[] }>(PAGE_TABLES_SCHEMA);
+const ajv = new Ajv({ strict: false, allErrors: true, logger: false, removeAdditional: true });
+const validatePage = ajv.compile<{ tables: PageTable[] }>(PAGE_TABLES_SCHEMA);
 
 const TABLE_INSTRUCTIONS = [
   'You extract tables from a page image. Return every table on the page, top to bottom, as JSON.',

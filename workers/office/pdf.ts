@@ -21,7 +21,8 @@ export const officeToPdf: WorkFunction<OfficePdfPlan> = async (input): Promise<J
     // Named by the format the bytes are, never by the client's file name.
     const document = path.join(dir, `document.${format}`);
     writeFileSync(document, input.files[0]!.bytes);
-    const pdf = await convertToPdf({ input: document, format, cwd: dir, timeoutMs: Math.max(1, timeLeft(input) - Math.min(COUNT_MS, timeLeft(input) / 10)) });
+    const convertMs = Math.max(1, timeLeft(input) - Math.min(COUNT_MS, timeLeft(input) / 10));
+    const pdf = await convertToPdf({ input: document, format, cwd: dir, timeoutMs: convertMs });
     const pages = await pageCountForJob(pdf, { cwd: dir, timeoutMs: Math.min(COUNT_MS, timeLeft(input)) });
     if (pages > OFFICE_MAX_PAGES) {
       fail('LIMIT_EXCEEDED', `the document converts to ${pages} pages of PDF; /v1/office/pdf returns at most ${OFFICE_MAX_PAGES}; nothing was charged: split it into smaller documents`, { field: 'file' });

@@ -33,7 +33,8 @@ async function appendLaterOutlines(input: Job, sources: readonly string[], out: 
   try {
     const withPages = sources.map((file, i) => ({ file, pages: input.files[i]?.pages }));
     // Half of the time left at most: if mupdf stalls, there is still time to return the pages.
-    const appended = await appendOutlines(out, outlined, withPages, { cwd: dir, timeoutMs: Math.max(1, Math.min(Math.floor(timeLeft(input) / 2), 60_000)) });
+    const outlineMs = Math.max(1, Math.min(Math.floor(timeLeft(input) / 2), 60_000));
+    const appended = await appendOutlines(out, outlined, withPages, { cwd: dir, timeoutMs: outlineMs });
     if (appended > 0) await rename(outlined, out);
   } catch {
     // qpdf's merge is complete without the later outlines.

@@ -23,7 +23,8 @@ export async function drawFormFieldValues(input: Job): Promise<void> {
   if (!file?.path || !(await inputsContain(input, ['/AcroForm']))) return;
   const drawn = path.join(input.jobDir, `draw-fields-${randomBytes(6).toString('hex')}.pdf`);
   try {
-    if (await drawFormFields(file.path, drawn, { cwd: input.jobDir, timeoutMs: Math.max(1, Math.min(timeLeft(input) / 4, 20_000)) })) renameSync(drawn, file.path);
+    const drawMs = Math.max(1, Math.min(timeLeft(input) / 4, 20_000));
+    if (await drawFormFields(file.path, drawn, { cwd: input.jobDir, timeoutMs: drawMs })) renameSync(drawn, file.path);
   } catch {
     // The original file stands.
   } finally {

@@ -97,7 +97,9 @@ async function printOnce(page: Page, print: PrintRequest, timeoutMs: number): Pr
  * Runs `work` with a browser whose traffic can only reach the refusing proxy, and kills the browser's
  * process group when the job's deadline passes (RENDER_TIMEOUT) or the work ends.
  */
-export async function withBrowser<T>(job: Job, javascript: boolean, work: (context: BrowserContext, page: Page, msLeft: () => number) => Promise<T>): Promise<T> {
+export async function withBrowser<T>(
+  job: Job, javascript: boolean, work: (context: BrowserContext, page: Page, msLeft: () => number) => Promise<T>,
+): Promise<T> {
   const profileDir = path.join(job.jobDir, 'chromium');
   await mkdir(profileDir, { recursive: true, mode: 0o700 });
   const proxy = await startRefusingProxy();

@@ -116,5 +116,6 @@ export class PaymentChannels {
 
 function idle(channels: Channel[], idleS: number): Channel[] {
   const before = Date.now() - idleS * 1000;
-  return channels.filter((channel) => channel.lastRequestTimestamp < before && BigInt(channel.balance) > BigInt(channel.chargedCumulativeAmount));
+  const unclaimed = (channel: Channel) => BigInt(channel.balance) > BigInt(channel.chargedCumulativeAmount);
+  return channels.filter((channel) => channel.lastRequestTimestamp < before && unclaimed(channel));
 }

@@ -20,8 +20,9 @@ export interface CallDuration {
 
 /** Unix seconds before which the payment must be settled, when the payload says (EIP-3009 validBefore). */
 function validBeforeOf(payload: Payment['payload']['payload']): number | undefined {
+  type Deposit = { deposit?: { authorization?: { erc3009Authorization?: { validBefore?: unknown } } } };
   const authorization = (payload as { authorization?: { validBefore?: unknown } }).authorization
-    ?? (payload as { deposit?: { authorization?: { erc3009Authorization?: { validBefore?: unknown } } } }).deposit?.authorization?.erc3009Authorization;
+    ?? (payload as Deposit).deposit?.authorization?.erc3009Authorization;
   const value = authorization?.validBefore;
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
   const seconds = Number(value);

@@ -68,7 +68,8 @@ let avif: Buffer;
 let avifWithAlpha: Buffer;
 before(async () => {
   avif = await sharp(pictureRaw(W, H), { raw: { width: W, height: H, channels: 3 } }).avif({ quality: 80 }).toBuffer();
-  avifWithAlpha = await sharp({ create: { width: W, height: H, channels: 4, background: { r: 10, g: 200, b: 30, alpha: 0.5 } } }).avif().toBuffer();
+  const halfGreen = { r: 10, g: 200, b: 30, alpha: 0.5 };
+  avifWithAlpha = await sharp({ create: { width: W, height: H, channels: 4, background: halfGreen } }).avif().toBuffer();
 });
 
 describe('AVIF input and output', () => {
@@ -118,7 +119,8 @@ describe('AVIF input and output', () => {
     // Stored 96 x 64 with the left half red; orientation 6 (sharp writes irot) shows it turned 90 degrees clockwise.
     const raw = Buffer.alloc(W * H * 3);
     for (let i = 0; i < raw.length; i += 3) if ((i / 3) % W < W / 2) raw[i] = 255;
-    const turned = await sharp(raw, { raw: { width: W, height: H, channels: 3 } }).avif({ quality: 90 }).withMetadata({ orientation: 6 }).toBuffer();
+    const turned = await sharp(raw, { raw: { width: W, height: H, channels: 3 } })
+      .avif({ quality: 90 }).withMetadata({ orientation: 6 }).toBuffer();
     expect(turned.includes('irot', 0, 'latin1')).to.be.true();
     expect(await readImageHeader(turned)).to.include({ format: 'avif', width: H, height: W });
     const whole = await run('crop', turned, { x: 0, y: 0, width: H, height: W, format: 'png' });

@@ -25,7 +25,8 @@ describe('/v1/image/compress', () => {
   });
 
   it('flattens transparency onto white for JPEG output', async () => {
-    const transparent = await sharp({ create: { width: 8, height: 8, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    const clear = { r: 0, g: 0, b: 0, alpha: 0 };
+    const transparent = await sharp({ create: { width: 8, height: 8, channels: 4, background: clear } }).png().toBuffer();
     const out = await rawOf((await run('compress', transparent, { format: 'jpeg' })).body);
     expect(Math.min(...out.data)).to.be.above(250);
   });

@@ -129,7 +129,9 @@ describe('model endpoints over HTTP, paid on the local chain', () => {
   });
 
   it('a provider that hangs past the deadline: 504 and no charge', async () => {
-    const short = await startTestService({ rigs: { evm: t.evm }, config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, jobTimeoutMs: 1500 } });
+    const short = await startTestService({
+      rigs: { evm: t.evm }, config: { modelBaseUrl: fake.baseUrl, modelName: FAKE_MODEL, jobTimeoutMs: 1500 },
+    });
     try {
       fake.reset(() => ({ hang: true }));
       const before = await balance();

@@ -60,7 +60,9 @@ describe('Office documents converted to PDF', () => {
 
   it('the format comes from the bytes: each sample is recognised whatever it is called', async () => {
     const expected = { docx: 'docx', xlsx: 'xlsx', pptx: 'pptx', odt: 'odt', ods: 'ods', odp: 'odp', rtf: 'rtf', doc: 'doc', xls: 'xls', ppt: 'ppt' };
-    for (const [name, bytes] of Object.entries(samples)) expect(await inspectOffice(bytes, undefined) as string, name).to.equal(expected[name as keyof typeof expected]);
+    for (const [name, bytes] of Object.entries(samples)) {
+      expect(await inspectOffice(bytes, undefined) as string, name).to.equal(expected[name as keyof typeof expected]);
+    }
   });
 });
 

@@ -43,8 +43,11 @@ interface DocBlock {
   page: number; bbox: Box; kind: string; text: string; markdown: string; level?: number; marker?: string;
   rows?: Row[]; continued?: { page: number; bbox: Box }[];
 }
-interface Chunk { text: string; markdown: string; pages: number[]; boxes: { page: number; bbox: Box }[]; blocks: number[]; oversized?: boolean }
-interface Answer { pageCount: number; pages: { page: number; width: number; height: number; read: string; note?: string }[]; blocks: DocBlock[]; chunks?: Chunk[] }
+interface Chunk {
+  text: string; markdown: string; pages: number[]; boxes: { page: number; bbox: Box }[]; blocks: number[]; oversized?: boolean;
+}
+interface AnswerPage { page: number; width: number; height: number; read: string; note?: string }
+interface Answer { pageCount: number; pages: AnswerPage[]; blocks: DocBlock[]; chunks?: Chunk[] }
 
 let scratch: string;
 before(async () => { scratch = await mkdtemp(path.join(os.tmpdir(), 'pdf-blocks-test-')); });
@@ -106,7 +109,10 @@ function toUser(p: BoxedPage, X: number, Y: number): [number, number] {
   }
 }
 
-/** The matrix mapping (1, 0) to a step of `right` along the displayed x axis and (0, 1) to `up` points up the displayed page, from (X, Y). */
+/**
+ * The matrix mapping (1, 0) to a step of `right` along the displayed x axis and (0, 1) to `up`
+ * points up the displayed page, from (X, Y).
+ */
 function matrixAt(p: BoxedPage, X: number, Y: number, right: number, up: number): number[] {
   const o = toUser(p, X, Y), r = toUser(p, X + right, Y), u = toUser(p, X, Y - up);
   return [r[0] - o[0], r[1] - o[1], u[0] - o[0], u[1] - o[1], o[0], o[1]];
@@ -218,9 +224,11 @@ async function tracedImages(pdf: Uint8Array): Promise<{ page: number; box: Box }
 }
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
-const within = (inner: Box, outer: Box, tolerance: number) => inner[0] >= outer[0] - tolerance && inner[1] >= outer[1] - tolerance && inner[2] <= outer[2] + tolerance && inner[3] <= outer[3] + tolerance;
+const within = (inner: Box, outer: Box, tolerance: number) => inner[0] >= outer[0] - tolerance && inner[1] >= outer[1] - tolerance
+  && inner[2] <= outer[2] + tolerance && inner[3] <= outer[3] + tolerance;
 const near = (a: Box, b: Box, tolerance: number) => a.every((v, k) => Math.abs(v - b[k]!) <= tolerance);
-const union = (boxes: Box[]): Box => boxes.reduce((a, b) => [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])]);
+const union = (boxes: Box[]): Box =>
+  boxes.reduce((a, b) => [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])]);
 
 /**
  * Checks an answer against mupdf's lines: each line of text belongs to the one block on its page
@@ -370,7 +378,8 @@ describe('block boxes against mupdf\'s structured text', () => {
     let compared = 0;
     for (const block of original.blocks) {
       const mine = words(block.text);
-      const twin = read.blocks.filter((b) => b.page === block.page).find((b) => [...words(b.text)].filter((w) => mine.has(w)).length >= mine.size * 0.7);
+      const sharesMostWords = (b: DocBlock) => [...words(b.text)].filter((w) => mine.has(w)).length >= mine.size * 0.7;
+      const twin = read.blocks.filter((b) => b.page === block.page).find(sharesMostWords);
       expect(twin, `page ${block.page}: ${block.text}`).to.exist();
       // The same left and right edges; the ink inside the glyph boxes (the font's ascent to its
       // descent) and filling most of their height.

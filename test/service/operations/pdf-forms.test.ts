@@ -136,7 +136,8 @@ describe('filling a form', () => {
     expect(back).to.include({ ...FILLED, signature: false, submit: null });
 
     const qpdf = await qpdfForm(filled);
-    const row = (name: string, state?: string) => qpdf.fields.find((f) => f.fullname === name && (state === undefined || f.annotation.appearancestate === state))!;
+    const row = (name: string, state?: string) =>
+      qpdf.fields.find((f) => f.fullname === name && (state === undefined || f.annotation.appearancestate === state))!;
     expect(row('name').value).to.equal('u:Zoe Smith');
     expect(row('agree').value).to.equal('/Yes');
     expect(row('agree').annotation.appearancestate).to.equal('/Yes');

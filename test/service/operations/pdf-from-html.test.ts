@@ -33,7 +33,11 @@ const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf';
 interface Trap { port: number; connections: number; close(): Promise<void> }
 async function startTrap(): Promise<Trap> {
   const server = http.createServer((_req, res) => res.end('trapped'));
-  const trap = { port: 0, connections: 0, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  const close = () => new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+  const trap = { port: 0, connections: 0, close };
   server.on('connection', () => { trap.connections += 1; });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   trap.port = (server.address() as AddressInfo).port;

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ServiceError } from '../../../core/errors.js';
 import {
-  BOX_LIMIT, RUN_LIMIT, RUN_STEP, firstInvalidUtf8Offset, inspectMarkdown, estimatedLayoutMs, layoutBudgetMs, LAYOUT_BASE_MS, LAYOUT_MS_PER_KB,
+  BOX_LIMIT, RUN_LIMIT, RUN_STEP, firstInvalidUtf8Offset, inspectMarkdown, estimatedLayoutMs, layoutBudgetMs,
+  LAYOUT_BASE_MS, LAYOUT_MS_PER_KB,
 } from '../../../checks/markdown.js';
 import { PDF_TIMEOUT_MS } from '../../../operations/shared.js';
 import { plannedJob } from '../../support/jobs.js';

@@ -87,7 +87,9 @@ async function scannedPagesEntry(service: TestService): Promise<Record<string, u
 }
 
 /** A paid conversion: the Markdown, and what the payer was charged for it. */
-async function convert(service: TestService, payFetch: typeof fetch, pdf: Uint8Array): Promise<{ status: number; type: string; md: string; charged: bigint; ms: number }> {
+async function convert(
+  service: TestService, payFetch: typeof fetch, pdf: Uint8Array,
+): Promise<{ status: number; type: string; md: string; charged: bigint; ms: number }> {
   const before = await service.evm.balanceOf(service.evm.payerAddress);
   const started = Date.now();
   const res = await payFetch(`${service.url}/v1/pdf/markdown`, { method: 'POST', body: form([{ bytes: pdf, name: 'scan.pdf', type: 'application/pdf' }]) });

@@ -47,7 +47,8 @@ describe('merge keeps every input\'s outline', () => {
     return withFile(bytes, 'pdf', async (file) => {
       const r = await tool('qpdf', ['--json', '--json-key=outlines', '--json-key=pages', '--json-key=qpdf', file]);
       type Item = { dest: unknown; object: string; open: boolean; title: string; kids: Item[] };
-      const json = JSON.parse(r.out) as { outlines: Item[]; pages: { object: string }[]; qpdf: [unknown, Record<string, { value: Record<string, unknown> }>] };
+      type Objects = Record<string, { value: Record<string, unknown> }>;
+      const json = JSON.parse(r.out) as { outlines: Item[]; pages: { object: string }[]; qpdf: [unknown, Objects] };
       const pageOf = new Map(json.pages.map((p, i) => [p.object, i + 1]));
       const value = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'string' && / R$/.test(v) ? json.qpdf[1][`obj:${v}`]?.value : v as Record<string, unknown> | undefined);
       const entries: Entry[] = [];
@@ -58,7 +59,10 @@ describe('merge keeps every input\'s outline', () => {
           const view = dest?.slice(1).map((v, i) => (typeof v === 'number' ? (dest[1] === '/XYZ' && i === 3 && v === 0 ? null : Math.round(v * 100) / 100) : v));
           const action = value(value(item.object)?.['/A']);
           const uri = action?.['/S'] === '/URI' ? String(action['/URI']).replace(/^u:/, '') : undefined;
-          entries.push({ depth, title: item.title, page: dest ? pageOf.get(dest[0] as string) ?? null : null, open: item.open, ...(view ? { view } : {}), ...(uri ? { uri } : {}), kids: item.kids.length });
+          const page = dest ? pageOf.get(dest[0] as string) ?? null : null;
+          entries.push({
+            depth, title: item.title, page, open: item.open, ...(view ? { view } : {}), ...(uri ? { uri } : {}), kids: item.kids.length,
+          });
           walk(item.kids, depth + 1);
         }
       };
@@ -67,7 +71,10 @@ describe('merge keeps every input\'s outline', () => {
     });
   }
 
-  /** What the merged outline must be: each input's entries in input order, pages moved by the pages before it. Open/closed only matters with children. */
+  /**
+   * What the merged outline must be: each input's entries in input order, pages moved by the pages
+   * before it. Open/closed only matters with children.
+   */
   async function expectedOutline(inputs: readonly Uint8Array[]): Promise<Entry[]> {
     const expected: Entry[] = [];
     let offset = 0;

@@ -25,7 +25,10 @@ const { expect } = Code;
 
 const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../shared/corpus/robustness');
 
-/** A packet as Acrobat-era tools write it: an old title as an element, keywords and the tool as attributes (xap: prefix), a PDF/A-2B claim. */
+/**
+ * A packet as Acrobat-era tools write it: an old title as an element, keywords and the tool as
+ * attributes (xap: prefix), a PDF/A-2B claim.
+ */
 const OLD_PACKET = `<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>
 <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
 <rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" pdfaid:part="2" pdfaid:conformance="B"/>
@@ -35,7 +38,10 @@ const OLD_PACKET = `<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>
 </rdf:RDF></x:xmpmeta>
 <?xpacket end="w"?>`;
 
-/** A one-page PDF with an Info dictionary (dates with and without a time zone) and, when given, an XMP packet; qpdf writes the cross-reference table. */
+/**
+ * A one-page PDF with an Info dictionary (dates with and without a time zone) and, when given, an
+ * XMP packet; qpdf writes the cross-reference table.
+ */
 async function describedPdf(xmp?: string): Promise<Uint8Array> {
   const content = 'BT /F1 14 Tf 56 770 Td (Described) Tj ET';
   const packet = xmp === undefined ? undefined : Buffer.from(xmp, 'utf8');

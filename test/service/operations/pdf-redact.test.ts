@@ -123,7 +123,10 @@ async function attachmentsOf(pdf: Uint8Array): Promise<Array<{ name: string; byt
   });
 }
 
-/** The readers that still find the secret in a PDF or in any file embedded in it (an embedded PDF read as a PDF, other files as bytes and unzipped). */
+/**
+ * The readers that still find the secret in a PDF or in any file embedded in it (an embedded PDF
+ * read as a PDF, other files as bytes and unzipped).
+ */
 async function findingsWithAttachments(pdf: Uint8Array, secret: string): Promise<string[]> {
   const found = findings(await readable(pdf), secret);
   for (const { name, bytes } of await attachmentsOf(pdf)) {
@@ -224,7 +227,8 @@ describe('redaction removes the text, and only it', () => {
     const pdf = makePdf([{ text: 'Top secret heading\nKept line', rgb: { pixels, width: w, height: h } }]);
     // The first line (glyph boxes from 57 to 76 pt from the top; the next line's start at 73, and a
     // glyph whose box reaches into an area goes) and a square inside the image (y 421 to 842).
-    const { pdf: out, report } = await redact(pdf, { areas: [{ page: 1, x: 40, y: 55, width: 200, height: 15 }, { page: 1, x: 100, y: 600, width: 100, height: 100 }] });
+    const areas = [{ page: 1, x: 40, y: 55, width: 200, height: 15 }, { page: 1, x: 100, y: 600, width: 100, height: 100 }];
+    const { pdf: out, report } = await redact(pdf, { areas });
     expect(report).to.equal({ total: 2, pages: [2], elsewhere: 0, attachments: NONE });
     const where = await readable(out);
     expect(findings(where, 'secret')).to.equal([]);
@@ -468,7 +472,8 @@ describe('redaction paid over HTTP on the local Base chain, and over MCP', () =>
       expect(quote.accepts[0].amount).to.equal('20000');
       const before = await balancesOf(t.evm);
       const paid = await client.callTool({ name: 'svc_pdf_redact', arguments: args, _meta: { 'x402/payment': await signOnBase(quote, t.evm.payerKey) } }) as {
-        isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string; resource?: { blob?: string; mimeType?: string } }>;
+        isError?: boolean; structuredContent?: Record<string, unknown>;
+        content: Array<{ type: string; text?: string; resource?: { blob?: string; mimeType?: string } }>;
       };
       expect(paid.isError).to.not.equal(true);
       expect(paid.structuredContent).to.equal({ redactions: { total: 2, pages: [1, 1], elsewhere: 0, attachments: NONE } });

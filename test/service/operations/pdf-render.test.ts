@@ -19,7 +19,10 @@ describe('pdf.render on generated fixtures', () => {
     const { output } = await runOperation('pdf.render', [pdf], { dpi: 72 });
     const entries = await zipEntries(output!.body);
     expect(entries.map((e) => e.name)).to.equal(['page-0001.png', 'page-0002.png']);
-    const sizes = await Promise.all(entries.map(async (e) => { const m = await sharp(e.bytes).metadata(); return [m.format, m.width, m.height]; }));
+    const sizes = await Promise.all(entries.map(async (e) => {
+      const m = await sharp(e.bytes).metadata();
+      return [m.format, m.width, m.height];
+    }));
     expect(sizes).to.equal([['png', 595, 842], ['png', 300, 200]]);
     // A page without a MediaBox (blanked out, offsets kept) is drawn at mupdf's default, US Letter.
     const box = '/MediaBox [0 0 595 842]';

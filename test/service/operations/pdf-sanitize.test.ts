@@ -58,7 +58,10 @@ async function scan(pdf: Uint8Array, options: { links?: boolean } = {}): Promise
   });
 }
 
-/** A PDF with one of each: document JavaScript, an open action, page and link additional actions, a Launch link, a URI link, an attachment, XFA, Info and XMP. */
+/**
+ * A PDF with one of each: document JavaScript, an open action, page and link additional actions, a
+ * Launch link, a URI link, an attachment, XFA, Info and XMP.
+ */
 async function hostileDocument(): Promise<Uint8Array> {
   const xmp = '<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta><?xpacket end="w"?>';
   const content = 'BT /F1 14 Tf 56 770 Td (Visible text stays) Tj ET';
@@ -191,7 +194,8 @@ describe('sanitizing paid over HTTP on the local Base chain, and over MCP', () =
       const quote = unpaid.structuredContent as unknown as PaymentRequired;
       expect(quote.accepts[0].amount).to.equal('5000');
       const paid = await client.callTool({ name: 'svc_pdf_sanitize', arguments: args, _meta: { 'x402/payment': await signOnBase(quote, t.evm.payerKey) } }) as {
-        isError?: boolean; structuredContent?: { removed: Record<string, number> }; content: Array<{ type: string; resource?: { blob?: string } }>;
+        isError?: boolean; structuredContent?: { removed: Record<string, number> };
+        content: Array<{ type: string; resource?: { blob?: string } }>;
       };
       expect(paid.isError).to.not.equal(true);
       expect(paid.structuredContent!.removed).to.include({ uri: 1, javascript: 1 });

@@ -260,7 +260,10 @@ describe('/v1/pdf/searchable paid on the local Base chain', () => {
     const client = new Client({ name: 'paydoc-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
     try {
-      type ToolResult = { isError?: boolean; content: Array<{ type: string; resource?: { blob?: string; mimeType?: string } }>; structuredContent?: Record<string, unknown> };
+      type ToolResult = {
+        isError?: boolean; content: Array<{ type: string; resource?: { blob?: string; mimeType?: string } }>;
+        structuredContent?: Record<string, unknown>;
+      };
       const args = { file: { data: pdf.mixed.toString('base64') }, languages: 'eng' };
       const unpaid = await client.callTool({ name: 'svc_pdf_searchable', arguments: args }) as ToolResult;
       const required = unpaid.structuredContent as unknown as PaymentRequired;

@@ -232,8 +232,11 @@ describe('stamping an image', () => {
     // 80 x 40 pixels at 96 dpi are 60 x 30 points.
     for (const by of ['mutool', 'pdftoppm'] as const) {
       const drawn = await render(out, 1, by);
-      expect(countNear(drawn, [255, 0, 0], { x0: STAMP_MARGIN_PT + 2, y0: STAMP_MARGIN_PT + 2, x1: STAMP_MARGIN_PT + 28, y1: STAMP_MARGIN_PT + 28 }), by).to.equal(26 * 26);
-      expect(countNear(drawn, [255, 255, 255], { x0: STAMP_MARGIN_PT + 32, y0: STAMP_MARGIN_PT + 2, x1: STAMP_MARGIN_PT + 58, y1: STAMP_MARGIN_PT + 28 }), by).to.equal(26 * 26);
+      const margin = STAMP_MARGIN_PT;
+      const red = countNear(drawn, [255, 0, 0], { x0: margin + 2, y0: margin + 2, x1: margin + 28, y1: margin + 28 });
+      const white = countNear(drawn, [255, 255, 255], { x0: margin + 32, y0: margin + 2, x1: margin + 58, y1: margin + 28 });
+      expect(red, by).to.equal(26 * 26);
+      expect(white, by).to.equal(26 * 26);
       expect(countNear(drawn, [255, 0, 0], { x0: STAMP_MARGIN_PT + 62, y0: 0, x1: 595, y1: 842 }), by).to.equal(0);
     }
     const list = (await withFile(out, 'pdf', (file) => tool('pdfimages', ['-list', file]))).out;
@@ -244,7 +247,8 @@ describe('stamping an image', () => {
   });
 
   it('a JPEG is embedded as it is, at image_width points, turned with rotation, at the bottom right', async () => {
-    const jpeg = await sharp({ create: { width: 200, height: 100, channels: 3, background: { r: 0, g: 0, b: 255 } } }).jpeg({ quality: 90 }).toBuffer();
+    const blue = { r: 0, g: 0, b: 255 };
+    const jpeg = await sharp({ create: { width: 200, height: 100, channels: 3, background: blue } }).jpeg({ quality: 90 }).toBuffer();
     const out = await stamp(threePages(), { position: 'bottom-right', image_width: 100, rotation: 90, pages: '1' }, jpeg);
     const drawn = await render(out, 1);
     // Turned a quarter, the 100 x 50 point image stands 50 wide and 100 high in the corner.

@@ -17,7 +17,9 @@ const { describe, it } = lab;
 const { expect } = Code;
 
 /** The code and message a pre-payment check refuses the bytes with. */
-async function refusal(bytes: Uint8Array, declared?: { extension?: string; mediaType?: string }): Promise<{ code: string; message: string }> {
+async function refusal(
+  bytes: Uint8Array, declared?: { extension?: string; mediaType?: string },
+): Promise<{ code: string; message: string }> {
   try {
     await inspectOffice(bytes, declared);
   } catch (err) {
@@ -109,7 +111,8 @@ describe('the Office checks before payment', () => {
     expect(await inspectOffice(word6, { extension: 'doc', mediaType: 'application/msword' })).to.equal('doc6');
     expect(await inspectOffice(word6, undefined)).to.equal('doc6');
     expect((await refusal(word6, { extension: 'xls' })).message).to.match(/its name \(\.xls\) says an Excel 97-2003 workbook \(XLS\), but its bytes are a Word 6\.0\/95 document \(DOC\)/);
-    // Its FIB starts the WordDocument stream (nFib at 2, the flags at 10): the last copy of its first bytes in the file, as the nFib change below shows.
+    // Its FIB starts the WordDocument stream (nFib at 2, the flags at 10): the last copy of its first
+    // bytes in the file, as the nFib change below shows.
     const fib = Buffer.from(word6).lastIndexOf(Buffer.from([0xdc, 0xa5, 0x65, 0x00]));
     expect(fib).to.be.above(0);
     const encryptedWord6 = Buffer.from(word6);

@@ -23,7 +23,11 @@ describe('inspectPdf', () => {
   before(async () => { dir = await mkdtemp(path.join(jobRoot(), 'pdf-inspect-')); });
   lab.after(async () => { await rm(dir, { recursive: true, force: true }); });
 
-  const write = async (name: string, bytes: Uint8Array | Buffer) => { const f = path.join(dir, name); await writeFile(f, bytes); return f; };
+  const write = async (name: string, bytes: Uint8Array | Buffer) => {
+    const f = path.join(dir, name);
+    await writeFile(f, bytes);
+    return f;
+  };
 
   it('counts pages and names what a non-PDF looks like', async () => {
     expect(await inspectPdf(await write('a.pdf', makePdf(textPages(3))), { acceptsEncrypted: false })).to.equal({ pages: 3, encrypted: false, needsRewrite: false });

@@ -18,7 +18,11 @@ const done = (value: string) => ({ state: 'done' as const, receipt, report: { va
 /** A registry in memory, as the payment guard's store is. */
 function registry() {
   const values = new Map<string, { value: string; seconds: number }>();
-  return { values, record: async (id: string, value: string, seconds: number) => { values.set(id, { value, seconds }); }, lookup: async (id: string) => values.get(id)?.value };
+  return {
+    values,
+    record: async (id: string, value: string, seconds: number) => { values.set(id, { value, seconds }); },
+    lookup: async (id: string) => values.get(id)?.value,
+  };
 }
 
 describe('long jobs', () => {
@@ -33,7 +37,11 @@ describe('long jobs', () => {
   it('once accepted, the token comes at once; the job runs on and ends done or failed with the error body', async () => {
     const jobs = new Jobs({ keepMs: 60_000 });
     let finish!: (value: string) => void;
-    const started = await jobs.start((accepted) => { accepted(); return new Promise<string>((resolve) => { finish = resolve; }); }, done, 60);
+    const work = (accepted: () => void) => {
+      accepted();
+      return new Promise<string>((resolve) => { finish = resolve; });
+    };
+    const started = await jobs.start(work, done, 60);
     expect(started.accepted).to.be.true();
     const token = (started as { token: string }).token;
     expect(token).to.match(JOB_TOKEN);

@@ -53,7 +53,8 @@ function moveLabelRows(out: Fragment[][], k: number, a: Row[], b: Row[], offset:
   const table = findTables(a, bodySize).find((t) => t.end === a.length - 1);
   if (!table || table.columns.length < 2) return false;
   const [first, second] = [table.columns[0]!, table.columns[1]!];
-  const inFirstColumn = (r: Row, dx: number) => r.fragments.every((f) => f.x1 - dx <= second.x0 + CELL_ALIGN_PT) && Math.abs(r.x0 - dx - first.x0) <= CELL_ALIGN_PT;
+  const inFirstColumn = (r: Row, dx: number) =>
+    r.fragments.every((f) => f.x1 - dx <= second.x0 + CELL_ALIGN_PT) && Math.abs(r.x0 - dx - first.x0) <= CELL_ALIGN_PT;
   const rows = a.slice(table.start, table.end + 1);
   const size = rows[0]!.size;
   let step = 0;
@@ -93,6 +94,14 @@ function cellsStartAlike(head: Row, first: Row, offset: number): boolean {
   return fewer.every((f) => more.some((x) => Math.abs(x - f.x0) <= CELL_ALIGN_PT));
 }
 
+/** Whether a fragment starts at one of the cell starts and ends by the next one (both within CELL_ALIGN_PT). */
+function inCellOf(starts: readonly number[], f: Fragment): boolean {
+  return starts.some((x, c) => {
+    const next = starts[c + 1];
+    return Math.abs(f.x0 - x) <= CELL_ALIGN_PT && (next === undefined || f.x1 <= next + CELL_ALIGN_PT);
+  });
+}
+
 /**
  * How many lines under the moved row go with it: while each is packed under the one before
  * (WRAPPED_GAP_EM) and its fragments each start where one of the row's fragments does and end before
@@ -101,7 +110,7 @@ function cellsStartAlike(head: Row, first: Row, offset: number): boolean {
  */
 function linesGoingWith(b: Row[], first: Row): number {
   const starts = first.fragments.map((f) => f.x0);
-  const inCell = (f: Fragment) => starts.some((x, c) => Math.abs(f.x0 - x) <= CELL_ALIGN_PT && (c + 1 >= starts.length || f.x1 <= starts[c + 1]! + CELL_ALIGN_PT));
+  const inCell = (f: Fragment) => inCellOf(starts, f);
   let n = 1;
   while (n < b.length && b[n]!.y0 - b[n - 1]!.y1 <= b[n]!.size * WRAPPED_GAP_EM && b[n]!.fragments.every(inCell)) n++;
   return n - 1;
@@ -119,7 +128,7 @@ function movedRowStep(a: Row[], m: number): number {
   let step = (head.y1 - head.y0) * MOVED_ROW_STEP_LINES;
   for (let r = Math.max(1, m - MOVED_ROW_STEPS_SEEN + 1); r <= m; r++) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
   const starts = [head.x0, ...cellStarts(a, m)].sort((p, q) => p - q);
-  const inCells = (row: Row) => row.fragments.every((f) => starts.some((x, c) => Math.abs(f.x0 - x) <= CELL_ALIGN_PT && (c + 1 >= starts.length || f.x1 <= starts[c + 1]! + CELL_ALIGN_PT)));
+  const inCells = (row: Row) => row.fragments.every((f) => inCellOf(starts, f));
   for (let r = m; r >= 1 && m - r < MAX_ROWS_UP && inCells(a[r - 1]!); r--) {
     if (a[r]!.fragments.length >= CUT_ROW_MIN_FRAGMENTS) step = Math.max(step, a[r]!.base - a[r - 1]!.base);
   }
@@ -133,7 +142,9 @@ function movedRowStep(a: Row[], m: number): number {
  */
 function moveRows(out: Fragment[][], k: number, rows: Row[], offset: number, dy: number): void {
   const moved = new Set(rows.flatMap((r) => r.fragments));
-  out[k] = out[k]!.concat([...moved].map((f) => ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy, drawnAt: f.drawnAt ?? [f.x0, f.y0, f.x1, f.y1] })));
+  const shifted = (f: Fragment): Fragment =>
+    ({ ...f, x0: f.x0 - offset, x1: f.x1 - offset, y0: f.y0 + dy, y1: f.y1 + dy, drawnAt: f.drawnAt ?? [f.x0, f.y0, f.x1, f.y1] });
+  out[k] = out[k]!.concat([...moved].map(shifted));
   out[k + 1] = out[k + 1]!.filter((f) => !moved.has(f));
 }
 

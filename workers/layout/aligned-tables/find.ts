@@ -80,7 +80,9 @@ export function rowStepLimit(pitch: number, size: number): number {
  * column it may run on past the lines above it; elsewhere a line longer than half the table is
  * the text after it.
  */
-function lastRowAfterCells(rows: Row[], i: number, j: number, columns: { x0: number; x1: number }[], cellRow: boolean[], ruled: boolean[], bodySize: number): number {
+function lastRowAfterCells(
+  rows: Row[], i: number, j: number, columns: { x0: number; x1: number }[], cellRow: boolean[], ruled: boolean[], bodySize: number,
+): number {
   let end = j;
   if (columns.length < 2) return end;
   let left = columns[0]!.x0;
@@ -90,7 +92,8 @@ function lastRowAfterCells(rows: Row[], i: number, j: number, columns: { x0: num
   for (let k = j + 1; k < rows.length && !cellRow[k] && !ruled[k]; k++) {
     const r = rows[k]!, step = r.base - rows[k - 1]!.base;
     const inColumn = columns.findIndex((c, n) => n > 0 && Math.abs(r.x0 - c.x0) <= COLUMN_EDGE_PT);
-    if (step > rowStepLimit(pitch, r.size) || r.y0 - rows[k - 1]!.y1 > bodySize * TABLE_LINE_GAP_EM || Math.abs(r.size - rows[j]!.size) > SIZE_CHANGE_PT
+    const apart = step > rowStepLimit(pitch, r.size) || r.y0 - rows[k - 1]!.y1 > bodySize * TABLE_LINE_GAP_EM;
+    if (apart || Math.abs(r.size - rows[j]!.size) > SIZE_CHANGE_PT
       || (inColumn !== columns.length - 1 && !fitsColumns(r, columns, bodySize * FITS_COLUMN_EM))) break;
     left = Math.min(left, r.x0);
     if (r.x1 - r.x0 > (right - left) * TABLE_LONG_LINE_SHARE && inColumn < 0) break;
@@ -131,7 +134,9 @@ export function findTables(rows: Row[], bodySize: number): TableFound[] {
       const span = rows.slice(i, end + 1);
       const avgLen = span.reduce((n, r) => n + rowText(r).length, 0) / span.length;
       const cols = end > j ? columnsOf(span) : columns;
-      if (avgLen < TABLE_MAX_ROW_CHARS && !listInColumns(span, cols) && cellsAlignOverRows(span, cols) && !proseInColumns(span, cols)) found.push({ start: i, end, columns: cols });
+      const isTable = avgLen < TABLE_MAX_ROW_CHARS
+        && !listInColumns(span, cols) && cellsAlignOverRows(span, cols) && !proseInColumns(span, cols);
+      if (isTable) found.push({ start: i, end, columns: cols });
     }
     i = end + 1;
   }

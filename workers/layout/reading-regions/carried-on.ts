@@ -77,7 +77,7 @@ export function columnPitch(from: number[], to: number[], pageWidth: number): nu
   for (const l of from) {
     for (const r of to) {
       const pitch = r - l;
-      if (pitch >= pageWidth * COLUMN_PITCH_MIN_SHARE && pitch <= pageWidth * COLUMN_PITCH_MAX_SHARE) pairs.set(pitch, (pairs.get(pitch) ?? 0) + 1);
+      if (isColumnPitch(pitch, pageWidth)) pairs.set(pitch, (pairs.get(pitch) ?? 0) + 1);
     }
   }
   let pitch = 0, most = 0;
@@ -132,7 +132,8 @@ export function tableSetAcross(fragments: Fragment[], cut: number, right: number
   if (!crossing.length) return false;
   const besideText = textBeside(fragments.filter((f) => f.x0 >= cut && !f.table));
   const tablesRight = fragments.filter((f) => f.table && f.x0 >= cut);
-  const besideTable = (t: Fragment) => textBeside(tablesRight.filter((f) => f.x0 >= t.x1 - OVERRUN_PT || movedByColumnPitch(t, f, pageWidth)))(t);
+  const besideTable = (t: Fragment) =>
+    textBeside(tablesRight.filter((f) => f.x0 >= t.x1 - OVERRUN_PT || movedByColumnPitch(t, f, pageWidth)))(t);
   return crossing.some((t) => t.x1 >= cut + (right - cut) / 2 || !(besideText(t) || besideTable(t)));
 }
 
@@ -146,13 +147,18 @@ export function tableSetAcross(fragments: Fragment[], cut: number, right: number
 export function tablesSideBySide(left: Fragment[], right: Fragment[], pageWidth: number): boolean {
   const l = left.filter((f) => f.table), r = right.filter((f) => f.table);
   if (!l.length || !r.length) return false;
-  return Math.max(...l.map((t) => t.x1)) <= leastOf(r, (t) => t.x0) + OVERRUN_PT || l.some((a) => r.some((b) => movedByColumnPitch(a, b, pageWidth)));
+  const leftEndsFirst = Math.max(...l.map((t) => t.x1)) <= leastOf(r, (t) => t.x0) + OVERRUN_PT;
+  return leftEndsFirst || l.some((a) => r.some((b) => movedByColumnPitch(a, b, pageWidth)));
 }
 
 /** Whether box b is box a moved right by one column pitch, as wide within SAME_TABLE_WIDTH_PT. */
 function movedByColumnPitch(a: Box, b: Box, pageWidth: number): boolean {
-  const pitch = b.x0 - a.x0;
-  return pitch >= pageWidth * COLUMN_PITCH_MIN_SHARE && pitch <= pageWidth * COLUMN_PITCH_MAX_SHARE && Math.abs(b.x1 - b.x0 - (a.x1 - a.x0)) <= SAME_TABLE_WIDTH_PT;
+  return isColumnPitch(b.x0 - a.x0, pageWidth) && Math.abs(b.x1 - b.x0 - (a.x1 - a.x0)) <= SAME_TABLE_WIDTH_PT;
+}
+
+/** Whether a step across the page is as far as from one column to the next (a share of the page's width). */
+function isColumnPitch(pitch: number, pageWidth: number): boolean {
+  return pitch >= pageWidth * COLUMN_PITCH_MIN_SHARE && pitch <= pageWidth * COLUMN_PITCH_MAX_SHARE;
 }
 
 /**

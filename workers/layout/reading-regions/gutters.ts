@@ -23,7 +23,8 @@ export function stripsWhere(cells: number, open: (x: number) => boolean): { from
     if (x < cells && open(x)) { if (runFrom < 0) runFrom = x; continue; }
     if (runFrom >= 0) {
       const mid = (runFrom + x) / 2;
-      if (x - runFrom >= MIN_GUTTER_PT && mid > cells * GUTTER_FROM_SHARE && mid < cells * GUTTER_TO_SHARE) strips.push({ from: runFrom, to: x });
+      const central = mid > cells * GUTTER_FROM_SHARE && mid < cells * GUTTER_TO_SHARE;
+      if (x - runFrom >= MIN_GUTTER_PT && central) strips.push({ from: runFrom, to: x });
       runFrom = -1;
     }
   }
@@ -196,7 +197,9 @@ export function mayHoldColumns(fragments: Fragment[], width: number, pageWidth: 
 }
 
 /** What findGutter knows of the region it cuts. */
-interface Region { fragments: Fragment[]; box: Box; width: number; pageWidth: number; start: number; wholePage: boolean; drawnTables: boolean }
+interface Region {
+  fragments: Fragment[]; box: Box; width: number; pageWidth: number; start: number; wholePage: boolean; drawnTables: boolean;
+}
 
 /**
  * The first of the candidate strips (nearest the middle first) that is a column gutter: one
@@ -213,7 +216,9 @@ function firstGutter(region: Region, strips: { from: number; to: number }[], byS
     const left = fragments.filter((f) => (byStart ? f.x0 < cut : f.x1 <= cut));
     const right = fragments.filter((f) => f.x0 >= cut);
     if (runningTextOnBothSides(left, right, region.width, wholePage)) return { x: cut, carriedOn: false };
-    if (!byStart && (linesApart(left, right) || drawnTableBeside(left, right) || tableBesideText(left, right, region.width))) return { x: cut, carriedOn: false };
+    const sidesApart = !byStart
+      && (linesApart(left, right) || drawnTableBeside(left, right) || tableBesideText(left, right, region.width));
+    if (sidesApart) return { x: cut, carriedOn: false };
     if (byStart && tablesSideBySide(left, right, region.pageWidth)) return { x: cut, carriedOn: false };
     if (!wholePage) continue;
     if (byStart && continuedInNextColumn(left, right, region.pageWidth)) return { x: cut, carriedOn: true };

@@ -39,7 +39,8 @@ function refusal(raw: Record<string, unknown>): string {
 describe('server/derive/fields: number and boolean fields', () => {
   it('a form\'s text and a JSON value give the same typed value; defaults apply, an optional field stays unset', () => {
     expect(validateFields(op, { opacity: '0.25', landscape: 'true' })).to.equal({ opacity: 0.25, landscape: true, flag: undefined, color: undefined });
-    expect(validateFields(op, { opacity: 0.25, landscape: true, flag: false })).to.equal({ opacity: 0.25, landscape: true, flag: false, color: undefined });
+    expect(validateFields(op, { opacity: 0.25, landscape: true, flag: false }))
+      .to.equal({ opacity: 0.25, landscape: true, flag: false, color: undefined });
     expect(validateFields(op, { opacity: '0', landscape: 'false' })).to.equal({ opacity: 0, landscape: false, flag: undefined, color: undefined });
     expect(validateFields(op, {})).to.equal({ opacity: 1, landscape: false, flag: undefined, color: undefined });
     expect(validateFields(op, { opacity: '', landscape: '' })).to.equal({ opacity: 1, landscape: false, flag: undefined, color: undefined });

@@ -64,7 +64,8 @@ describe('server/derive/resources', () => {
     const sent = mcpResource(ocr, publicView());
     const local = mcpResource(ocr, publicView({ ocrEngine: 'tesseract' }));
     expect([sent.key, sent.url, sent.mimeType]).to.equal(['mcp image.ocr', 'https://paydoc.example/mcp', 'application/json']);
-    const info = (resource: typeof sent) => bazaarOf(resource.extensions).info.input as unknown as { toolName: string; description: string };
+    type ToolInfo = { toolName: string; description: string };
+    const info = (resource: typeof sent) => bazaarOf(resource.extensions).info.input as unknown as ToolInfo;
     expect([info(sent).toolName, info(sent).description]).to.equal(['svc_image_ocr', ocr.description]);
     expect(info(local).description).to.equal(local.description);
     expect(local.description).to.endWith('On this service OCR runs on this server (tesseract): the file\'s content stays on the server and is sent to no third party.');
@@ -76,6 +77,7 @@ describe('server/derive/resources', () => {
     const split = operationById('pdf.split');
     expect(jsonAnswerSchema(split)).to.equal({ description: `${split.output.description} As JSON only with delivery=link or deliver_to.`, anyOf: [LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA] });
     const extract = operationById('pdf.extract');
-    expect(jsonAnswerSchema(extract)).to.equal({ description: extract.output.description, anyOf: [extract.output.jsonSchema, LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA] });
+    const anyOf = [extract.output.jsonSchema, LINK_RESULT_SCHEMA, PUSH_RESULT_SCHEMA];
+    expect(jsonAnswerSchema(extract)).to.equal({ description: extract.output.description, anyOf });
   });
 });

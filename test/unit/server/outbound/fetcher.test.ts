@@ -439,7 +439,8 @@ describe('outbound: fetching', () => {
     setTimeout(() => controller.abort(reason), 100);
     const started = Date.now();
     const url = parseBuyerUrl(`${origin.base}/silent`, FIELD, allowed);
-    await expect(fetchBuyerUrl(url, { field: FIELD, maxBytes: 10, rules: allowed, signal: controller.signal })).to.reject(ServiceError, reason.message);
+    const fetched = fetchBuyerUrl(url, { field: FIELD, maxBytes: 10, rules: allowed, signal: controller.signal });
+    await expect(fetched).to.reject(ServiceError, reason.message);
     expect(Date.now() - started).to.be.below(1000);
     await until(() => origin.closes.some((c) => c.path === '/silent'));
   });

@@ -288,7 +288,8 @@ describe('payment stage 6: holding and handing over', () => {
   it('an unconfirmed result is settled by its retry; a retry whose settlement fails gets nothing and the result is discarded; another payload is a conflict', async () => {
     const ledger = new PaymentLedger(new MemoryGuard());
     let answer: () => Promise<SettleResponse> = async () => ({ success: true, transaction: '0x2', network: BASE });
-    const holding = new ResultHolding({ settlePayment: () => answer(), verifyPayment: async () => ({ isValid: true }) }, ledger, createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }));
+    const facilitator = { settlePayment: () => answer(), verifyPayment: async () => ({ isValid: true }) };
+    const holding = new ResultHolding(facilitator, ledger, createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }));
     const payment = paymentOf();
     await holding.holdUnconfirmed(payment, result, undefined);
     expect((await thrown(holding.redeliver({ ...payment, digest: 'other' }, holding.heldFor(payment)!))).code).to.equal('PAYMENT_ID_CONFLICT');
@@ -328,7 +329,9 @@ describe('payment stage 6: holding and handing over', () => {
     let state: () => Promise<AuthorizationState | undefined> = async () => 'used';
     const reader: AuthorizationReader = { stateOf: () => state() };
     const expiredAnswer = async (): Promise<SettleResponse> => { throw Object.assign(new Error('x'), { name: 'SettleError', errorReason: 'invalid_exact_evm_payload_authorization_valid_before' }); };
-    const holding = new ResultHolding({ settlePayment: expiredAnswer, verifyPayment: async () => ({ isValid: true }) }, new PaymentLedger(guard), createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 }), reader);
+    const facilitator = { settlePayment: expiredAnswer, verifyPayment: async () => ({ isValid: true }) };
+    const metrics = createMetrics({ queueDepth: () => 0, busyWorkers: () => 0 });
+    const holding = new ResultHolding(facilitator, new PaymentLedger(guard), metrics, reader);
     const nonce = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
     const held = async (n: number) => {
       const payment = paymentOf(payloadFor(requirement, nonce(n)));

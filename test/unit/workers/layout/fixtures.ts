@@ -35,7 +35,9 @@ export function prose(count: number, x0: number, x1: number, top: number, step =
 }
 
 /** A drawn table's stand-in: one fragment the size of the table, carrying its cells. */
-export function drawnTable(x0: number, x1: number, y0: number, y1: number, cells: TableCells = { rows: [], openTop: false, openBottom: false }): Fragment {
+export function drawnTable(
+  x0: number, x1: number, y0: number, y1: number, cells: TableCells = { rows: [], openTop: false, openBottom: false },
+): Fragment {
   return { ...fragment('', x0, x1, y0), y1, table: cells };
 }
 

@@ -63,7 +63,8 @@ describe('layout: reading regions', () => {
   });
 
   it('lines of the left column overrunning the right column\'s edge are the left column\'s: the page is cut at that edge (overrunColumnEdge)', () => {
-    // Contents in two narrow columns, baselines 4 pt apart: every fourth left line's dot leaders run 25 pt past the right column's edge (310).
+    // Contents in two narrow columns, baselines 4 pt apart: every fourth left line's dot leaders run
+    // 25 pt past the right column's edge (310).
     const left = Array.from({ length: 12 }, (_, k) => fragment(k % 4 === 2 ? `entry ${k} ..........` : `entry ${k}`, 50, k % 4 === 2 ? 335 : 250, 100 + k * 14));
     const right = Array.from({ length: 12 }, (_, k) => fragment(`item ${k} ..........`, 310, 540, 104 + k * 14));
     const page = [...left, ...right];
@@ -170,7 +171,8 @@ describe('layout: reading regions', () => {
     const page = [...aboveLeft, ...aboveRight, first, ...fewLeft, ...fewRight, second, ...belowLeft, ...belowRight];
     expect(headingsShortOfGutter(page, 300)).to.have.length(2);
     // Each region is read top to bottom: the few lines of each column are regions of their own.
-    expect(readingRegions(page, 600).map(texts)).to.equal([aboveLeft, aboveRight, [first], fewLeft, fewRight, [second], belowLeft, belowRight].map(texts));
+    const expected = [aboveLeft, aboveRight, [first], fewLeft, fewRight, [second], belowLeft, belowRight];
+    expect(readingRegions(page, 600).map(texts)).to.equal(expected.map(texts));
   });
 
   it('a group of a few lines between headings across the page takes the page\'s columns: those of another group, or those all groups show together (keepPageColumns, holdsColumnsAt)', () => {

@@ -21,7 +21,10 @@ describe('layout: drawn rules and ruled tables', () => {
   });
 
   it('a grid of rules with text in two or more boxes is a table, its cells the boxes (ruledTables)', () => {
-    const boxes = [hline(100, 50, 250), hline(120, 50, 250), hline(140, 50, 250), vline(50, 100, 140), vline(150, 100, 140), vline(250, 100, 140)];
+    const boxes = [
+      hline(100, 50, 250), hline(120, 50, 250), hline(140, 50, 250),
+      vline(50, 100, 140), vline(150, 100, 140), vline(250, 100, 140),
+    ];
     const text = [...line(105, [['Name', 55, 90], ['Count', 155, 190]]), ...line(125, [['Oak', 55, 80], ['12', 155, 165]]), fragment('After the table.', 50, 200, 160)];
     const { tables, rest } = ruledTables(text, rulesOf(boxes));
     expect(tables).to.have.length(1);
@@ -101,7 +104,8 @@ describe('layout: drawn rules and ruled tables', () => {
     // Small type set with tight cell padding: the gaps between cells are narrower than a
     // borderless table's gutter (MIN_TABLE_GUTTER_PT), yet each is a cell gap the fragments were parted at.
     const small = { size: 8 };
-    const cells = (top: number, texts: string[]) => line(top, texts.map((t, k): [string, number, number] => [t, 48.5 + k * 29, 48.5 + k * 29 + (k === 0 ? 6 : 24)]).filter(([t]) => t), small);
+    const cell = (t: string, k: number): [string, number, number] => [t, 48.5 + k * 29, 48.5 + k * 29 + (k === 0 ? 6 : 24)];
+    const cells = (top: number, texts: string[]) => line(top, texts.map(cell).filter(([t]) => t), small);
     const text = [
       ...cells(55, ['Year', '3-Year', '5-Year', '7-Year']).map((f, k) => (k === 0 ? { ...f, x1: 72.5 } : f)),
       ...cells(69, ['1', '33.0%', '20.00%', '14.29%']),

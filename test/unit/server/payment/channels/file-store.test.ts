@@ -47,7 +47,8 @@ describe('server/payment/channels/file-store', () => {
   it('updates of one channel run one after another: 50 concurrent increments all count', async () => {
     const store = FileChannelStore.open(dir);
     await store.updateChannel(ID, () => channel('0'));
-    await Promise.all(Array.from({ length: 50 }, () => store.updateChannel(ID, (c) => ({ ...c!, chargedCumulativeAmount: String(BigInt(c!.chargedCumulativeAmount) + 1n) }))));
+    const chargeOneMore = (c: Channel | undefined) => ({ ...c!, chargedCumulativeAmount: String(BigInt(c!.chargedCumulativeAmount) + 1n) });
+    await Promise.all(Array.from({ length: 50 }, () => store.updateChannel(ID, chargeOneMore)));
     expect((await store.get(ID))!.chargedCumulativeAmount).to.equal('50');
   });
 
