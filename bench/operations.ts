@@ -52,7 +52,8 @@ const STRUCTURED_SCHEMA = JSON.stringify({
   properties: { title: { type: 'string' }, pageCount: { type: 'integer' } },
 });
 
-async function tool(name: string, args: string[], cwd: string, options: { input?: Uint8Array; env?: Record<string, string> } = {}): Promise<Uint8Array> {
+interface ToolOptions { input?: Uint8Array; env?: Record<string, string> }
+async function tool(name: string, args: string[], cwd: string, options: ToolOptions = {}): Promise<Uint8Array> {
   const result = await runTool(name, args, { cwd, timeoutMs: TIMEOUT, ...options });
   if (result.exitCode !== 0 && !(name === 'qpdf' && result.exitCode === 3)) throw new Error(`${name} exited with ${result.exitCode}`);
   return result.stdout;
@@ -176,7 +177,8 @@ async function cases(work: string, providerUrl: string, site: LoopbackSite): Pro
 
   // pages, split, protect, unlock and extract on one document: the service's call and the same
   // qpdf or pdftotext command, with a page order and halves that fit the document's page count.
-  const documentCases = (doc: { input: string; bytes: Uint8Array; path: string; pages: number; locked: Uint8Array; lockedPath: string }) => {
+  interface BenchDocument { input: string; bytes: Uint8Array; path: string; pages: number; locked: Uint8Array; lockedPath: string }
+  const documentCases = (doc: BenchDocument) => {
     const n = doc.pages;
     const half = Math.ceil(n / 2);
     const reorder = `${n},1-${n - 1}`;
@@ -213,7 +215,9 @@ async function cases(work: string, providerUrl: string, site: LoopbackSite): Pro
     return cases;
   };
   const short = documentCases({ input: 'corpus 004 (4 pages)', bytes: latex4, path: latexPath, pages: 4, locked, lockedPath });
-  const longCases = documentCases({ input: LONG, bytes: longDoc, path: longPath, pages: 117, locked: longLocked, lockedPath: longLockedPath });
+  const longCases = documentCases({
+    input: LONG, bytes: longDoc, path: longPath, pages: 117, locked: longLocked, lockedPath: longLockedPath,
+  });
 
   return [
     {
@@ -498,7 +502,8 @@ async function main(): Promise<void> {
       let scratch = '';
       let reply = { bytes: 0, mediaType: '' };
       try {
-        const runs = args.quick ? { warmup: 1, runs: 3, maxMs: 10_000 } : { warmup: 2, runs: c.pairs ?? 9, maxMs: c.pairs ? 60_000 : 15_000 };
+        const full = { warmup: 2, runs: c.pairs ?? 9, maxMs: c.pairs ? 60_000 : 15_000 };
+        const runs = args.quick ? { warmup: 1, runs: 3, maxMs: 10_000 } : full;
         const comparison = await compare(c.id, {
           label: 'service (paid)',
           // The service's workers run libvips with one thread each (the pool gives the parallelism).
@@ -577,7 +582,9 @@ async function main(): Promise<void> {
       medianFloorRatio: medianOf(main, (r) => r.floorRatio),
       medianBeyondFloorMs: medianOf(main, (r) => r.beyondFloorMs),
       longDocument: {
-        operations: long.length, medianProcessingRatio: medianOf(long, (r) => r.processingRatio), maxProcessingRatio: Math.max(...long.map((r) => r.processingRatio ?? 0)),
+        operations: long.length,
+        medianProcessingRatio: medianOf(long, (r) => r.processingRatio),
+        maxProcessingRatio: Math.max(...long.map((r) => r.processingRatio ?? 0)),
         medianBeyondFloorMs: medianOf(long, (r) => r.beyondFloorMs),
       },
     },

@@ -152,7 +152,9 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
 
     // The survey's verdicts come first; the check's after.
     if (early && (size <= EARLY_DEEP_CHECK_MAX_BYTES || deepCheckWanted(options, size, pages))) await early.verdict();
-    else if (!early && deepCheckWanted(options, size, pages)) await deepCheck(file, cwd, options.acceptsEncrypted ? options.password : undefined);
+    else if (!early && deepCheckWanted(options, size, pages)) {
+      await deepCheck(file, cwd, options.acceptsEncrypted ? options.password : undefined);
+    }
     return { pages, encrypted: found.encrypted, needsRewrite: repaired || headerAt > 0 };
   } finally {
     // A check no longer wanted is stopped. With a password it runs from a job file: waiting for
@@ -191,7 +193,8 @@ export async function normalisePdf(file: string, pages: number, password?: strin
 }
 
 /** A deep check running in the background: its verdict when asked for, or cancelled unheard. */
-function startDeepCheck(file: string, cwd: string, password?: string): { verdict(): Promise<void>; cancel(): void; settled(): Promise<unknown> } {
+interface DeepCheck { verdict(): Promise<void>; cancel(): void; settled(): Promise<unknown> }
+function startDeepCheck(file: string, cwd: string, password?: string): DeepCheck {
   const controller = new AbortController();
   const outcome = deepCheck(file, cwd, password, controller.signal).then(() => undefined, (err: unknown) => err);
   return {

@@ -54,7 +54,8 @@ async function pageEntries(zip: ZipFile): Promise<Entry[]> {
       if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
         refuse('CORRUPT_INPUT', `the ZIP entry "${entry.fileName.slice(0, 80)}" uses compression method ${entry.compressionMethod}; only stored and deflated entries are read`);
       }
-      if (entry.uncompressedSize > RATIO_FLOOR_BYTES && entry.uncompressedSize > PAGE_ZIP_LIMITS.ratio * Math.max(1, entry.compressedSize)) {
+      const ratioLimit = PAGE_ZIP_LIMITS.ratio * Math.max(1, entry.compressedSize);
+      if (entry.uncompressedSize > RATIO_FLOOR_BYTES && entry.uncompressedSize > ratioLimit) {
         refuse('LIMIT_EXCEEDED', `the ZIP entry "${entry.fileName.slice(0, 80)}" inflates ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))} times its size; at most ${PAGE_ZIP_LIMITS.ratio} times is read (a ZIP bomb)`);
       }
       total += entry.uncompressedSize;
@@ -75,7 +76,8 @@ async function pageEntries(zip: ZipFile): Promise<Entry[]> {
 }
 
 async function openZip(bytes: Uint8Array): Promise<ZipFile> {
-  return yauzl.fromBufferPromise(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { lazyEntries: true, validateEntrySizes: true })
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return yauzl.fromBufferPromise(buffer, { lazyEntries: true, validateEntrySizes: true })
     .catch(() => refuse('CORRUPT_INPUT', 'the file starts like a ZIP but has no ZIP directory: it is cut short or damaged'));
 }
 

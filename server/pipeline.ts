@@ -203,7 +203,9 @@ export interface PrepareContext {
  * result for the same bytes (and password) is still in the inspection cache, the retry uses it
  * instead of running qpdf again; otherwise the price, readability and encryption checks run anew.
  */
-export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJobDir, context: PrepareContext, paid = false): Promise<Prepared> {
+export async function prepare(
+  op: Operation, request: RawRequest, jobDir: LazyJobDir, context: PrepareContext, paid = false,
+): Promise<Prepared> {
   const { config, pool, inspections, outbound } = context;
   checkSizes(op, request);
   checkFileCount(op, request);

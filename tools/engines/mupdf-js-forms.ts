@@ -236,7 +236,9 @@ export function writeMetadata(doc: mupdf.PDFDocument, request: MetadataRequest, 
   }
   doc.setMetaData('info:ModDate', pdfDate(now));
   const current = readMetadata(doc);
-  const values = { title: current.title, author: current.author, subject: current.subject, keywords: current.keywords, creator: current.creator };
+  const values = {
+    title: current.title, author: current.author, subject: current.subject, keywords: current.keywords, creator: current.creator,
+  };
   const properties = xmpProperties(values, now.replace(/\.\d{3}Z$/, 'Z'));
   const packet = (current.xmp !== null ? updatedPacket(current.xmp, properties) : undefined) ?? newPacket(properties);
   const root = trailer.get('Root');

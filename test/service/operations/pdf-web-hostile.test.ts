@@ -69,7 +69,11 @@ async function serve(pages: Record<string, string>): Promise<Site> {
     if (page === undefined) res.end('trapped');
     else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
   });
-  const site: Site = { port: 0, connections: 0, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  const close = () => new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+  const site: Site = { port: 0, connections: 0, close };
   server.on('connection', () => { site.connections += 1; });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   site.port = (server.address() as AddressInfo).port;

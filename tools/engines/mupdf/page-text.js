@@ -44,16 +44,19 @@ for (var i = first; i <= last && i < doc.countPages(); i++) {
   // A stroked outline (a cell border drawn as one rectangle) is its edges, not its area.
   var edges = function (path, ctm, width) {
     var h = width / 2, sx = 0, sy = 0, cx = 0, cy = 0;
-    var to = function (x, y) {
-      var X = x * ctm[0] + y * ctm[2] + ctm[4], Y = x * ctm[1] + y * ctm[3] + ctm[5];
-      if (boxes.length <= 4000) boxes.push([r1(Math.min(cx, X) - h), r1(Math.min(cy, Y) - h), r1(Math.max(cx, X) + h), r1(Math.max(cy, Y) + h)]);
+    // The edge from the current point to (X, Y), in page space; (X, Y) becomes the current point.
+    var edgeTo = function (X, Y) {
+      if (boxes.length <= 4000) {
+        boxes.push([r1(Math.min(cx, X) - h), r1(Math.min(cy, Y) - h), r1(Math.max(cx, X) + h), r1(Math.max(cy, Y) + h)]);
+      }
       cx = X; cy = Y;
     };
+    var to = function (x, y) { edgeTo(x * ctm[0] + y * ctm[2] + ctm[4], x * ctm[1] + y * ctm[3] + ctm[5]); };
     path.walk({
       moveTo: function (x, y) { cx = sx = x * ctm[0] + y * ctm[2] + ctm[4]; cy = sy = x * ctm[1] + y * ctm[3] + ctm[5]; },
       lineTo: to,
       curveTo: function (a, b, c, d, x, y) { cx = x * ctm[0] + y * ctm[2] + ctm[4]; cy = x * ctm[1] + y * ctm[3] + ctm[5]; },
-      closePath: function () { if (cx !== sx || cy !== sy) { var X = sx, Y = sy; if (boxes.length <= 4000) boxes.push([r1(Math.min(cx, X) - h), r1(Math.min(cy, Y) - h), r1(Math.max(cx, X) + h), r1(Math.max(cy, Y) + h)]); cx = sx; cy = sy; } },
+      closePath: function () { if (cx !== sx || cy !== sy) edgeTo(sx, sy); },
     });
   };
   var bound = page.bound(), pageArea = (bound[2] - bound[0]) * (bound[3] - bound[1]), imageArea = 0, images = [];
