@@ -30,6 +30,20 @@ export async function browsersUnder(dir: string): Promise<number> {
   return found;
 }
 
+/**
+ * Chromium processes still under the directory once those killed have had time to exit (up to
+ * `graceMs`; a SIGKILLed browser takes a moment to go on a loaded machine): 0 when none outlived its job.
+ */
+export async function browsersLeftUnder(dir: string, graceMs = 5_000): Promise<number> {
+  const deadline = Date.now() + graceMs;
+  let left = await browsersUnder(dir);
+  while (left > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = await browsersUnder(dir);
+  }
+  return left;
+}
+
 /** A throwaway redis-server on loopback with persistence off. */
 export class RedisProcess {
   private child?: ChildProcess;

@@ -21,7 +21,7 @@ import { runOperation } from '../../support/jobs.js';
 import { poppler, tool, withFile } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
-import { browsersUnder } from '../../support/processes.js';
+import { browsersLeftUnder } from '../../support/processes.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -227,7 +227,7 @@ describe('from-html paid over HTTP on the local Base chain, and over MCP', () =>
     expect(Date.now() - started).to.be.below(25_000);
     const after = await balancesOf(t.evm);
     expect(after.payer).to.equal(before.payer);
-    expect(await browsersUnder(t.tmpDir)).to.equal(0);
+    expect(await browsersLeftUnder(t.tmpDir)).to.equal(0);
     expect(await t.jobDirsLeft()).to.equal([]);
   });
 

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { poppler } from '../../support/independent-tools.js';
 import { startTestService, form, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
-import { browsersUnder } from '../../support/processes.js';
+import { browsersLeftUnder } from '../../support/processes.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -130,7 +130,7 @@ describe('hostile web pages through from-html and from-url, paid on the local Ba
       expect(after.payTo - before.payTo).to.equal(PRICE * BigInt(results));
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(trap.connections).to.equal(0);
-      expect(await browsersUnder(t.tmpDir)).to.equal(0);
+      expect(await browsersLeftUnder(t.tmpDir)).to.equal(0);
       expect(await t.jobDirsLeft()).to.equal([]);
     });
   }
