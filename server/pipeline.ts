@@ -10,7 +10,7 @@ import { validateFields } from './derive/fields.js';
 import { priceOf } from './payment/pricing.js';
 import type { Config } from './config.js';
 import { requireProvider } from './content-route.js';
-import { readImageHeader } from '../checks/image.js';
+import { readImageHeader, readPageImageHeader } from '../checks/image.js';
 import { inspectOffice, type DeclaredType } from '../checks/office.js';
 import { INPUT_KINDS } from '../operations/input-kinds.js';
 import { checkMupdfReadsPages, inspectPdf, normalisePdf, readPageBoxes, type PageBox, type PdfInspection } from '../checks/pdf.js';
@@ -90,7 +90,7 @@ function checkSizes(op: Operation, raw: RawRequest): void {
   }
   if (raw.uploads.length > count.max) {
     fail(count.max > 1 ? 'LIMIT_EXCEEDED' : 'FIELD_INVALID',
-      count.max > 1 ? `at most ${count.max} files can be merged; ${raw.uploads.length} were sent`
+      count.max > 1 ? `${op.path} takes at most ${count.max} files; ${raw.uploads.length} were sent`
         : `"file" was sent ${raw.uploads.length} times; ${op.path} takes exactly one file`, { field: 'file' });
   }
   raw.uploads.forEach((input, i) => {
@@ -256,6 +256,8 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
     try {
       if (op.input.kind === 'image') {
         files.push({ kind: 'image', bytes, header: await readImageHeader(bytes) });
+      } else if (op.input.kind === 'page-image') {
+        files.push({ kind: 'page-image', bytes, header: await readPageImageHeader(bytes) });
       } else if (op.input.kind === 'markdown') {
         inspectMarkdown(bytes, jobTimeoutMs(op, config));
         files.push({ kind: 'markdown', bytes });
@@ -287,7 +289,8 @@ export async function prepare(op: Operation, request: RawRequest, jobDir: LazyJo
     }
   }
 
-  const pageCounts = files.map((f) => (f.kind === 'pdf' ? f.pages : 0));
+  // Each page image is one page of the result, and priced as one.
+  const pageCounts = files.map((f) => (f.kind === 'pdf' ? f.pages : f.kind === 'page-image' ? 1 : 0));
   const pages = pageCounts.reduce((a, b) => a + b, 0);
   if (op.input.kind === 'pdf' && !op.input.acceptsEncrypted && op.input.maxPages !== undefined && pages > op.input.maxPages) {
     fail('LIMIT_EXCEEDED', `the PDF has ${pages} pages; ${op.path} takes at most ${op.input.maxPages}`, { field: 'file' });

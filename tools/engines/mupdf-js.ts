@@ -1,4 +1,4 @@
-// MuPDF 1.28 (the npm `mupdf` package, WebAssembly) for redaction, sanitizing and stamps. It runs in a
+// MuPDF 1.28 (the npm `mupdf` package, WebAssembly) for redaction, sanitizing, stamps, forms, metadata and images to PDF. It runs in a
 // child process of its own (./mupdf-js-process.ts), started like any other tool: the job's deadline
 // kills it, and the WebAssembly heap it grows on a large document is returned to the system
 // when it exits instead of staying with a pool thread. Debian's MuPDF 1.21 is not used for
@@ -81,6 +81,22 @@ export interface StampRequest {
   pages?: number[];
 }
 
+/** The page sizes /v1/pdf/from-images makes: each image's own size (plus margins), or a paper size. */
+export const IMAGE_PAGE_SIZES = ['fit', 'a4', 'letter'] as const;
+export type ImagePageSize = typeof IMAGE_PAGE_SIZES[number];
+
+/** Images to PDF pages, one page per image in order. */
+export interface ImagesRequest {
+  /**
+   * Each image (a JPEG, kept as it is, or a PNG, in the job's directory), its EXIF orientation (the
+   * page shows it upright), and its resolution (pixels per inch, as the file states it, else 96).
+   */
+  images: Array<{ file: string; orientation: number; dpi: number }>;
+  pageSize: ImagePageSize;
+  /** Millimetres of white on every side. */
+  marginMm: number;
+}
+
 /** The kinds of form field /v1/pdf/form-fields reports, as PDF's field types and flags make them. */
 export const FORM_FIELD_TYPES = ['text', 'checkbox', 'radio', 'choice', 'signature', 'button'] as const;
 export type FormFieldType = typeof FORM_FIELD_TYPES[number];
@@ -159,13 +175,15 @@ export interface PdfMetadata {
 /** What the child is asked to do; `deadline` (epoch milliseconds) bounds the tools it runs itself. */
 export type EngineCommand = (
   | { command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest }
-  | { command: 'stamp'; request: StampRequest }
+  | { command: 'stamp'; request: StampRequest } | { command: 'from-images'; request: ImagesRequest }
   | { command: 'form-fields' } | { command: 'form-fill'; request: FillRequest } | { command: 'flatten' }
   | { command: 'metadata' } | { command: 'set-metadata'; request: MetadataRequest; now: string }
 ) & { deadline: number };
 
 /** Commands that write no file, only their report. */
 const READ_ONLY_COMMANDS = new Set<EngineCommand['command']>(['form-fields', 'metadata']);
+/** Commands that make a new document rather than read one. */
+const NEW_DOCUMENT_COMMANDS = new Set<EngineCommand['command']>(['from-images']);
 
 /** The engine's entry, compiled beside this module. */
 export const MUPDF_JS_PROCESS = fileURLToPath(new URL('./mupdf-js-process.js', import.meta.url));
@@ -207,7 +225,7 @@ async function runMupdfJs(
 export type EngineRequest = EngineCommand extends infer C ? C extends unknown ? Omit<C, 'deadline'> : never : never;
 
 const COMMAND_NAMES: Record<EngineCommand['command'], string> = {
-  redact: 'redaction', sanitize: 'sanitizing', stamp: 'stamping', 'form-fields': 'reading the form', 'form-fill': 'filling the form',
+  redact: 'redaction', sanitize: 'sanitizing', stamp: 'stamping', 'from-images': 'making a PDF of the images', 'form-fields': 'reading the form', 'form-fill': 'filling the form',
   flatten: 'flattening', metadata: 'reading the metadata', 'set-metadata': 'writing the metadata',
 };
 
@@ -222,6 +240,11 @@ export async function sanitizePdf(input: string, output: string, request: Saniti
 export async function stampPdf(input: string, output: string, request: StampRequest, options: { cwd: string; timeoutMs: number }): Promise<void> {
   await runMupdfJs({ command: 'stamp', request }, input, output, options);
 }
+/** Writes `output`, a PDF of the images; the command reads no PDF. */
+export async function imagesToPdf(output: string, request: ImagesRequest, options: { cwd: string; timeoutMs: number }): Promise<void> {
+  await runMupdfJs({ command: 'from-images', request }, NO_INPUT, output, options);
+}
+
 /** The form's fields, read before payment (form-fill checks its values against them) and as form-fields' answer. */
 export async function readForm(input: string, options: { cwd: string; timeoutMs: number }): Promise<FormReading> {
   return await runMupdfJs({ command: 'form-fields' }, input, READ_ONLY_OUTPUT, options) as FormReading;
@@ -246,4 +269,7 @@ export async function writeMetadata(input: string, output: string, request: Meta
 
 /** The output argument of a command that writes no file. */
 const READ_ONLY_OUTPUT = '-';
+/** The input argument of a command that makes a new document. */
+const NO_INPUT = '-';
 export const isReadOnlyCommand = (command: EngineCommand['command']): boolean => READ_ONLY_COMMANDS.has(command);
+export const makesNewDocument = (command: EngineCommand['command']): boolean => NEW_DOCUMENT_COMMANDS.has(command);
