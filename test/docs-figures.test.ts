@@ -15,6 +15,7 @@ import { OFFICE_MAX_PAGES, OFFICE_TIMEOUT_MS } from '../operations/office/pdf.js
 import { PDF_TIMEOUT_MS, TARGET_KB_BOUNDS } from '../operations/shared.js';
 import { MAX_SPLIT_RANGES } from '../core/page-ranges.js';
 import { MAX_IMAGE_PIXELS } from '../checks/image.js';
+import { MAX_PAGE_POINTS } from '../tools/engines/mupdf-js-images.js';
 import { DEEP_CHECK_MAX_BYTES, DEEP_CHECK_MAX_PAGES, MAX_RENDER_PIXELS } from '../checks/pdf.js';
 import { BOX_LIMIT, LAYOUT_BASE_MS, LAYOUT_DEADLINE_SHARE, LAYOUT_MS_PER_KB, RUN_LIMIT, RUN_STEP } from '../checks/markdown.js';
 import { OFFICE_ZIP_LIMITS } from '../checks/office.js';
@@ -63,6 +64,13 @@ const QUOTED: Record<string, string[]> = {
   'docs/operations/image.md': [
     `${MAX_IMAGE_PIXELS / 1e6} megapixels is checked from the container header`,
     `(${TARGET_KB_BOUNDS.minimum} to ${thousands(TARGET_KB_BOUNDS.maximum)} KB of 1024 bytes; same price)`,
+  ],
+  'docs/operations/stamps-and-images.md': [
+    `makes one PDF of ${op('pdf.from-images').input.count.min} to ${op('pdf.from-images').input.count.max} images`,
+    `more than ${MAX_IMAGE_PIXELS / 1e6} megapixels declared`,
+    `a file over ${op('pdf.from-images').input.maxBytes / MB} MB or files over ${op('pdf.from-images').input.maxTotalBytes / MB} MB in all`,
+    `larger than ${thousands(MAX_PAGE_POINTS)} points`,
+    `Per image, ${op('pdf.from-images').price.rate} atomic USDC`,
   ],
   'docs/operations/pdf-inspection.md': [
     `(≤ ${DEEP_CHECK_MAX_BYTES / MB} MB and ≤ ${DEEP_CHECK_MAX_PAGES} pages, 0.8 s`,

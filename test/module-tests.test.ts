@@ -71,7 +71,6 @@ const SERVICE_TESTED: Record<string, string> = {
   'tools/engines/mupdf-js.ts': 'service/operations/pdf-redact, pdf-sanitize, pdf-stamp, pdf-forms, pdf-metadata, pdf-from-images (MuPDF.js in a child process)',
   'tools/engines/mupdf-js-process.ts': 'service/operations/pdf-redact, pdf-sanitize, pdf-stamp, pdf-forms, pdf-metadata, pdf-from-images',
   'tools/engines/mupdf-js-images.ts': 'service/operations/pdf-from-images (in the MuPDF.js child: pages drawn by poppler and MuPDF, sizes read by pdfinfo)',
-  'operations/pdf/from-images.ts': 'service/operations/pdf-from-images, service/bad-input (each image refused before payment names its file)',
   'tools/engines/mupdf-js-stamp.ts': 'service/operations/pdf-stamp (in the MuPDF.js child: read back by poppler, pdf.js and MuPDF, and drawn)',
   'tools/engines/mupdf-js-forms.ts': 'service/operations/pdf-forms, service/operations/pdf-metadata (in the MuPDF.js child: read, fill, flatten, metadata)',
   'checks/forms.ts': 'service/operations/pdf-forms (XFA and form-fill\'s values refused before payment, each named)',

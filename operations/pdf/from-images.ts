@@ -22,7 +22,7 @@ export const pdfFromImages = defineOperation({
   category: 'pdf-processing',
   fields: [
     { name: 'page_size', type: 'string', enum: IMAGE_PAGE_SIZES, default: 'fit', description: 'fit: each page the image\'s size (at its resolution, or 96 dpi) plus the margins; a4 or letter: portrait paper, the image scaled to fit inside the margins and centred.' },
-    { name: 'margin_mm', type: 'number', minimum: 0, maximum: 50, default: 0, description: 'White space on every side of each page, in millimetres.' },
+    { name: 'margin_mm', type: 'integer', minimum: 0, maximum: 50, default: 0, description: 'White space on every side of each page, in millimetres (0 to 50).' },
   ],
   input: {
     kind: 'page-image', maxBytes: 50 * MB, count: { min: 1, max: FROM_IMAGES_MAX_FILES }, maxTotalBytes: 95 * MB,
