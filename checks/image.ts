@@ -384,6 +384,7 @@ function tiffDataEnd(bytes: Uint8Array): number | undefined {
   if (view.getUint16(2, little) !== 42) return undefined;
   const u16 = (at: number) => view.getUint16(at, little);
   const u32 = (at: number) => view.getUint32(at, little);
+  if (bytes.length < 8) corrupt('The TIFF file is cut short inside its header');
   const ifd = u32(4);
   if (ifd + 2 > bytes.length) corrupt('The TIFF file is cut short before its first directory');
   const count = u16(ifd);
@@ -405,6 +406,8 @@ function tiffDataEnd(bytes: Uint8Array): number | undefined {
 }
 
 async function readTiffHeader(bytes: Uint8Array): Promise<PageImageHeader> {
+  // The directory is walked first: libvips cannot read a header that is cut off.
+  const end = tiffDataEnd(bytes);
   let metadata: Metadata;
   try {
     metadata = await sharp(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { limitInputPixels: false }).metadata();
@@ -416,7 +419,6 @@ async function readTiffHeader(bytes: Uint8Array): Promise<PageImageHeader> {
   if ((metadata.pages ?? 1) > 1) {
     fail('NOT_IMPLEMENTED', `TIFF files holding several pages (${metadata.pages}) are not supported yet; send each page as a file of its own`, { field: 'file' });
   }
-  const end = tiffDataEnd(bytes);
   if (end !== undefined && end > bytes.length) corrupt(`The TIFF file is cut short: its image data reaches byte ${end} but the file has ${bytes.length}`);
   return {
     format: 'tiff', width: metadata.autoOrient.width, height: metadata.autoOrient.height, orientation: metadata.orientation ?? 1,

@@ -523,7 +523,7 @@ for (const o of IMAGE_OPS) {
   http('/v1/pdf/from-images: file 2 a PNG declaring 100000 x 100000 pixels', fromImages, e(413, 'LIMIT_EXCEEDED', /^file 2: The image declares 100000 x 100000 pixels \(10000\.0 megapixels\); the limit is 40 megapixels/),
     () => ({ files: [jpg(), upload(fx.pngBomb, 'png', 'image/png')] }));
   http('/v1/pdf/from-images: file 2 a JPEG cut short', fromImages, e(422, 'CORRUPT_INPUT', /^file 2: The JPEG file is cut short/), () => ({ files: [jpg(), upload(fx.truncatedJpeg, 'jpg')] }));
-  http('/v1/pdf/from-images: a TIFF cut short', fromImages, e(422, 'CORRUPT_INPUT', /^The TIFF file is cut short: its image data reaches byte \d+ but the file has \d+ bytes$/), () => ({ files: [upload(fx.truncatedTiff, 'tif')] }));
+  http('/v1/pdf/from-images: a TIFF cut short', fromImages, e(422, 'CORRUPT_INPUT', /^The TIFF file is cut short/), () => ({ files: [upload(fx.truncatedTiff, 'tif')] }));
   http('/v1/pdf/from-images: a TIFF of two pages', fromImages, e(501, 'NOT_IMPLEMENTED', /^TIFF files holding several pages \(2\) are not supported yet; send each page as a file of its own/),
     () => ({ files: [upload(fx.twoPageTiff, 'tif', 'image/tiff')] }));
   http('/v1/pdf/from-images: an SVG', fromImages, e(422, 'UNSUPPORTED_TYPE', /^The file is an SVG image; this endpoint accepts JPEG, PNG, WebP, AVIF or TIFF images/), () => ({ files: [upload(fx.svg, 'svg')] }));

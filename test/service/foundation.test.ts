@@ -46,6 +46,7 @@ describe('the operation table', () => {
     expect([byId('image.ocr').path, byId('image.ocr').tool]).to.equal(['/v1/image/ocr', 'svc_image_ocr']);
     expect(Object.fromEntries(operations.filter((o) => o.maxAmount !== undefined).map((o) => [o.id, o.maxAmount]))).to.equal({
       'pdf.redact': 10000000, 'pdf.render': 500000, 'pdf.ocr': 900000, 'pdf.searchable': 1000000, 'pdf.tables': 900000, 'pdf.structured': 1200000,
+      'pdf.from-images': 500000,
     });
   });
 

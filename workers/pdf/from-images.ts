@@ -18,7 +18,8 @@ export const fromImages: WorkFunction<FromImagesPlan> = async (input): Promise<J
     const { bytes } = input.files[i];
     const kept = format === 'jpeg' || format === 'png';
     const file = path.join(dir, `image-${i + 1}.${kept ? format : 'png'}`);
-    const stored = kept ? bytes : await sharp(bytes, { limitInputPixels: false }).png().toBuffer();
+    // MuPDF decodes the PNG and deflates the pixels itself: the fastest deflate is enough here.
+    const stored = kept ? bytes : await sharp(bytes, { limitInputPixels: false }).png({ compressionLevel: 1 }).toBuffer();
     writeFileSync(file, stored, { mode: 0o600 });
     images.push({ file, orientation, dpi: await imageDpi(bytes) });
   }

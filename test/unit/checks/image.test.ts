@@ -147,7 +147,7 @@ describe('readPageImageHeader (images to PDF: the image formats and TIFF)', () =
       const whole = await tiff({ ...options, compression: 'none' });
       const cut = await refusal(whole.subarray(0, 3000));
       expect([cut.code, cut.status], JSON.stringify(options)).to.equal(['CORRUPT_INPUT', 422]);
-      expect(cut.message).to.match(/^The TIFF (file is cut short|header cannot be read)/);
+      expect(cut.message).to.match(/^The TIFF file is cut short/);
     }
     const pages = await sharp([await tiff(), await tiff()], { join: { animated: true } }).tiff().toBuffer();
     expect(await refusal(pages)).to.equal({
