@@ -29,6 +29,7 @@ import { DRAIN_FIRST_MS, DRAIN_IDLE_MS, DRAIN_MAX_BYTES, LINGER_AFTER_TIMEOUT_MS
 import { CLAIM_TTL_SECONDS, MAX_TIMEOUT_SECONDS } from '../server/payment/stages/ledger.js';
 import { SETTLEMENT_MARGIN_MS } from '../server/payment/stages/lifetime.js';
 import { ABORT_GRACE_MS } from '../server/pool.js';
+import { MAX_URL_INPUTS } from '../server/pipeline.js';
 import { MCP_PROTOCOL_VERSION } from '../server/derive/catalog.js';
 import { CHANNEL_REFUND_PATH, MCP_MAX_DECODED_BYTES } from '../core/protocol.js';
 
@@ -117,6 +118,7 @@ const QUOTED: Record<string, string[]> = {
     `\`structured\` sends all pages (≤ ${MAX_MODEL_PAGES})`,
   ],
   'docs/files.md': [
+    `at most \`MAX_URL_INPUTS\` (${MAX_URL_INPUTS}) of its files`,
     `up to ${DRAIN_MAX_BYTES / MB} MB more, within \`UPLOAD_TIMEOUT_MS\`; after that, or after ${s(DRAIN_IDLE_MS)} without a byte`,
     `dropped for up to ${s(LINGER_AFTER_TIMEOUT_MS)}`,
     `at most ${MCP_MAX_DECODED_BYTES / MB} MB of base64 files per call`,

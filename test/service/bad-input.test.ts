@@ -530,6 +530,11 @@ for (const o of IMAGE_OPS) {
   http('/v1/pdf/from-images: 101 files', fromImages, e(413, 'LIMIT_EXCEEDED', /^\/v1\/pdf\/from-images takes at most 100 files; 101 were sent/), () => ({ files: Array.from({ length: 101 }, jpg) }));
   http('/v1/pdf/from-images: page_size "a3"', fromImages, e(422, 'FIELD_INVALID', /^"page_size" must be one of "fit", "a4", "letter"/), () => ({ files: [jpg()], fields: { page_size: 'a3' } }));
   http('/v1/pdf/from-images: margin_mm 51', fromImages, e(422, 'FIELD_INVALID', /^"margin_mm" must be an integer from 0 to 50; received 51/), () => ({ files: [jpg()], fields: { margin_mm: '51' } }));
+  // Each URL is fetched in turn: a request names at most 20, refused before any is fetched.
+  const urls = Array.from({ length: 21 }, (_, i) => `https://example.com/scan-${i + 1}.jpg`);
+  http('/v1/pdf/from-images: 21 files as file_url', fromImages, e(413, 'LIMIT_EXCEEDED', /^at most 20 files can be given as URLs in one request; 21 were sent: upload the others/),
+    () => ({ files: [], fields: { file_url: urls } }));
+  mcp('svc_pdf_from_images: 21 files as { url }', fromImages, e(413, 'LIMIT_EXCEEDED', /^at most 20 files can be given as URLs in one request; 21 were sent/), () => ({ files: urls.map((url) => ({ url })) }));
   mcp('svc_pdf_from_images: files[1] a BMP', fromImages, e(422, 'UNSUPPORTED_TYPE', /^file 2: The file is a BMP image/), () => ({ files: [b64(fx.jpeg), b64(fx.bmp)] }));
   mcp('svc_pdf_from_images: 101 files', fromImages, e(413, 'LIMIT_EXCEEDED', /takes at most 100 files; 101 were sent/), () => ({ files: Array.from({ length: 101 }, () => b64(fx.jpeg)) }));
   mcp('svc_pdf_from_images: "file" instead of "files"', fromImages, e(422, 'FIELD_INVALID', /takes "files" \(an array\), not "file"/), () => ({ file: b64(fx.jpeg) }));
