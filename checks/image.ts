@@ -417,9 +417,12 @@ async function readTiffHeader(bytes: Uint8Array): Promise<PageImageHeader> {
   if (metadata.format !== 'tiff' || !metadata.width || !metadata.height) corrupt('The file starts like TIFF but does not read as one');
   assertPixelLimit({ width: metadata.width, height: metadata.height });
   if ((metadata.pages ?? 1) > 1) {
-    fail('NOT_IMPLEMENTED', `TIFF files holding several pages (${metadata.pages}) are not supported yet; send each page as a file of its own`, { field: 'file' });
+    fail('NOT_IMPLEMENTED', `TIFF files holding several pages (${metadata.pages}) are not supported yet; send each page as a file of its own`,
+      { field: 'file' });
   }
-  if (end !== undefined && end > bytes.length) corrupt(`The TIFF file is cut short: its image data reaches byte ${end} but the file has ${bytes.length}`);
+  if (end !== undefined && end > bytes.length) {
+    corrupt(`The TIFF file is cut short: its image data reaches byte ${end} but the file has ${bytes.length}`);
+  }
   return {
     format: 'tiff', width: metadata.autoOrient.width, height: metadata.autoOrient.height, orientation: metadata.orientation ?? 1,
     space: metadata.space, hasAlpha: metadata.hasAlpha, hasProfile: metadata.hasProfile,

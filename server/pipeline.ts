@@ -106,7 +106,8 @@ function checkSizes(op: Operation, raw: RawRequest): void {
   }
   const urls = raw.uploads.filter((input) => !isBytes(input)).length;
   if (urls > MAX_URL_INPUTS) {
-    fail('LIMIT_EXCEEDED', `at most ${MAX_URL_INPUTS} files can be given as URLs in one request; ${urls} were sent: upload the others`, { field: 'file' });
+    fail('LIMIT_EXCEEDED', `at most ${MAX_URL_INPUTS} files can be given as URLs in one request; ${urls} were sent: upload the others`,
+      { field: 'file' });
   }
   raw.uploads.forEach((input, i) => {
     if (isBytes(input) && input.byteLength > maxBytes) {

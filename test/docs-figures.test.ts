@@ -72,6 +72,7 @@ const QUOTED: Record<string, string[]> = {
     `a file over ${op('pdf.from-images').input.maxBytes / MB} MB or files over ${op('pdf.from-images').input.maxTotalBytes / MB} MB in all`,
     `larger than ${thousands(MAX_PAGE_POINTS)} points`,
     `Per image, ${op('pdf.from-images').price.rate} atomic USDC`,
+    `deadline (${s(op('pdf.from-images').timeoutMs)}, or \`JOB_TIMEOUT_MS\` when shorter)`,
   ],
   'docs/operations/pdf-inspection.md': [
     `(≤ ${DEEP_CHECK_MAX_BYTES / MB} MB and ≤ ${DEEP_CHECK_MAX_PAGES} pages, 0.8 s`,

@@ -21,15 +21,25 @@ export const pdfFromImages = defineOperation({
     + 'plus the margins; a4 and letter are portrait pages where the image is scaled to fit inside the margins, aspect kept, centred.',
   category: 'pdf-processing',
   fields: [
-    { name: 'page_size', type: 'string', enum: IMAGE_PAGE_SIZES, default: 'fit', description: 'fit: each page the image\'s size (at its resolution, or 96 dpi) plus the margins; a4 or letter: portrait paper, the image scaled to fit inside the margins and centred.' },
-    { name: 'margin_mm', type: 'integer', minimum: 0, maximum: 50, default: 0, description: 'White space on every side of each page, in millimetres (0 to 50).' },
+    {
+      name: 'page_size', type: 'string', enum: IMAGE_PAGE_SIZES, default: 'fit',
+      description: 'fit: each page the image\'s size (at its resolution, or 96 dpi) plus the margins; '
+        + 'a4 or letter: portrait paper, the image scaled to fit inside the margins and centred.',
+    },
+    {
+      name: 'margin_mm', type: 'integer', minimum: 0, maximum: 50, default: 0,
+      description: 'White space on every side of each page, in millimetres (0 to 50).',
+    },
   ],
   input: {
     kind: 'page-image', maxBytes: 50 * MB, count: { min: 1, max: FROM_IMAGES_MAX_FILES }, maxTotalBytes: 95 * MB,
     // The price's bound: each image is a page.
     maxPages: FROM_IMAGES_MAX_FILES,
   },
-  price: { model: 'per-page', rate: 5000, note: `Each image is a page: the price is per image (each at most ${MAX_IMAGE_PIXELS / 1e6} megapixels).` },
+  price: {
+    model: 'per-page', rate: 5000,
+    note: `Each image is a page: the price is per image (each at most ${MAX_IMAGE_PIXELS / 1e6} megapixels).`,
+  },
   output: { mediaType: 'application/pdf', description: 'One PDF, a page per image in the order sent.' },
   content: { local: true }, binaries: [], timeoutMs: PDF_TIMEOUT_MS,
   plan: ({ fields, files }): FromImagesPlan => ({

@@ -136,7 +136,8 @@ async function main(): Promise<void> {
   const command = JSON.parse(readFileSync(requestFile, 'utf8')) as EngineCommand;
   let doc: mupdf.PDFDocument;
   try {
-    const opened = makesNewDocument(command.command) ? new mupdf.PDFDocument() : mupdf.Document.openDocument(readFileSync(input), 'application/pdf').asPDF();
+    const opened = makesNewDocument(command.command) ? new mupdf.PDFDocument()
+      : mupdf.Document.openDocument(readFileSync(input), 'application/pdf').asPDF();
     if (!opened) throw new Error('not a PDF');
     doc = opened;
   } catch {

@@ -225,7 +225,8 @@ async function runMupdfJs(
 export type EngineRequest = EngineCommand extends infer C ? C extends unknown ? Omit<C, 'deadline'> : never : never;
 
 const COMMAND_NAMES: Record<EngineCommand['command'], string> = {
-  redact: 'redaction', sanitize: 'sanitizing', stamp: 'stamping', 'from-images': 'making a PDF of the images', 'form-fields': 'reading the form', 'form-fill': 'filling the form',
+  redact: 'redaction', sanitize: 'sanitizing', stamp: 'stamping', 'from-images': 'making a PDF of the images',
+  'form-fields': 'reading the form', 'form-fill': 'filling the form',
   flatten: 'flattening', metadata: 'reading the metadata', 'set-metadata': 'writing the metadata',
 };
 

@@ -15,7 +15,7 @@ function jpegStatesResolution(bytes: Uint8Array): boolean {
     const marker = bytes[offset + 1];
     if (marker === 0xda || marker === 0xd9) break;
     const length = (bytes[offset + 2] << 8) | bytes[offset + 3];
-    const tag = Buffer.from(bytes.buffer, bytes.byteOffset + offset + 4, Math.min(5, Math.max(0, bytes.length - offset - 4))).toString('latin1');
+    const tag = Buffer.from(bytes.subarray(offset + 4, offset + 9)).toString('latin1');
     if (marker === 0xe0 && tag === 'JFIF\0' && offset + 11 < bytes.length && bytes[offset + 11] !== 0) return true;
     if (marker === 0xe1 && tag.startsWith('Exif')) return true;
     offset += 2 + length;

@@ -24,6 +24,7 @@ export const fromImages: WorkFunction<FromImagesPlan> = async (input): Promise<J
     images.push({ file, orientation, dpi: await imageDpi(bytes) });
   }
   const out = path.join(dir, 'images.pdf');
-  await imagesToPdf(out, { images, pageSize: input.params.pageSize, marginMm: input.params.marginMm }, { cwd: dir, timeoutMs: timeLeft(input) });
+  const { pageSize, marginMm } = input.params;
+  await imagesToPdf(out, { images, pageSize, marginMm }, { cwd: dir, timeoutMs: timeLeft(input) });
   return { body: await readBytes(out), mediaType: PDF };
 });
