@@ -428,6 +428,15 @@ async function cases(work: string, providerUrl: string, site: LoopbackSite): Pro
       runRaw: (scratch) => mupdfJs(scratch, { command: 'set-metadata', request: { title: 'Benchmark', author: 'Ada' }, now: new Date().toISOString() }, latexPath),
     },
     {
+      id: 'pdf.from-images', input: '12 MP JPEG + 1600x520 PNG (2 pages)', files: [jpeg(photo), { bytes: textPng, name: 'text.png', type: 'image/png' }],
+      raw: 'mutool convert -o out.pdf photo.jpg text.png (Debian\'s MuPDF 1.21; it keeps the JPEG\'s bytes too, but shows an Adobe CMYK JPEG inverted)',
+      runRaw: async (scratch) => {
+        await writeFile(path.join(scratch, 'photo.jpg'), photo);
+        await writeFile(path.join(scratch, 'text.png'), textPng);
+        await tool('mutool', ['convert', '-o', path.join(scratch, 'out.pdf'), path.join(scratch, 'photo.jpg'), path.join(scratch, 'text.png')], scratch);
+      },
+    },
+    {
       id: 'office.pdf', input: 'generated DOCX (2 pages)', files: [{ bytes: officeDocx, name: 'report.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }],
       raw: 'soffice --headless --convert-to pdf on the same file, with a fresh profile of its own (as every service job has)',
       runRaw: async (scratch) => {

@@ -35,7 +35,21 @@ export const MAX_IMAGE_PIXELS = 40_000_000;
  */
 export const MAX_SIDE: Record<ImageFormat, number> = { jpeg: 65_535, png: 10_000_000, webp: 16_383, avif: 16_384 };
 
-const ACCEPTED = `this endpoint accepts ${IMAGE_FORMAT_NAMES} images`;
+/**
+ * /v1/pdf/from-images also takes TIFF (a scanner's format), which no image operation writes: it is
+ * read only to become a PDF page.
+ */
+export const PAGE_IMAGE_FORMATS = [...IMAGE_FORMATS, 'tiff'] as const;
+export type PageImageFormat = typeof PAGE_IMAGE_FORMATS[number];
+export const PAGE_IMAGE_FORMAT_NAMES = 'JPEG, PNG, WebP, AVIF or TIFF';
+export const PAGE_IMAGE_MEDIA_TYPES: Record<PageImageFormat, string> = { ...IMAGE_MEDIA_TYPES, tiff: 'image/tiff' };
+
+/** A page image's header: an image header whose format may also be TIFF. */
+export interface PageImageHeader extends Omit<ImageHeader, 'format'> {
+  format: PageImageFormat;
+}
+
+const accepted = (names: string) => `this endpoint accepts ${names} images`;
 
 function ascii(bytes: Uint8Array, start: number, length: number): string {
   return String.fromCharCode(...bytes.subarray(start, start + length));
@@ -46,10 +60,15 @@ function startsWith(bytes: Uint8Array, signature: readonly number[], offset = 0)
   return signature.every((b, i) => bytes[offset + i] === b);
 }
 
+/** TIFF's signatures: little- or big-endian, classic (42) or BigTIFF (43). */
+function isTiff(bytes: Uint8Array): boolean {
+  return startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])
+    || startsWith(bytes, [0x49, 0x49, 0x2b, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2b]);
+}
+
 /** Names what a refused file is, for the message; undefined when nothing is recognised. */
 function nameOtherType(bytes: Uint8Array): string | undefined {
-  if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])
-    || startsWith(bytes, [0x49, 0x49, 0x2b, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2b])) return 'a TIFF image';
+  if (isTiff(bytes)) return 'a TIFF image';
   if (ascii(bytes, 4, 4) === 'ftyp') {
     const brands = ascii(bytes, 8, Math.min(bytes.length, 64) - 8);
     // HEIC is HEVC inside the same container as AVIF: this libvips has no HEVC decoder.
@@ -72,18 +91,19 @@ function nameOtherType(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** The accepted format of the bytes, or a failure naming what they are instead. */
-export function sniffImageFormat(bytes: Uint8Array): ImageFormat {
-  if (bytes.length === 0) fail('UNSUPPORTED_TYPE', `The file is empty; ${ACCEPTED}`, { field: 'file' });
+/** The accepted format of the bytes, or a failure naming what they are instead (and `names`, what the endpoint takes). */
+export function sniffImageFormat(bytes: Uint8Array, names = IMAGE_FORMAT_NAMES): ImageFormat {
+  const takes = accepted(names);
+  if (bytes.length === 0) fail('UNSUPPORTED_TYPE', `The file is empty; ${takes}`, { field: 'file' });
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'jpeg';
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
   if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 4) === 'WEBP') return 'webp';
   if (ascii(bytes, 4, 4) === 'ftyp' && ftypBrands(bytes).some((b) => b === 'avif' || b === 'avis')) return 'avif';
   if (ascii(bytes, 0, 6) === 'GIF87a' || ascii(bytes, 0, 6) === 'GIF89a') {
-    fail('NOT_IMPLEMENTED', `GIF input is not supported yet; send a ${IMAGE_FORMAT_NAMES} image`, { field: 'file' });
+    fail('NOT_IMPLEMENTED', `GIF input is not supported yet; send a ${names} image`, { field: 'file' });
   }
   const other = nameOtherType(bytes);
-  fail('UNSUPPORTED_TYPE', other ? `The file is ${other}; ${ACCEPTED}` : `The file is not an image this service recognises; ${ACCEPTED}`, { field: 'file' });
+  fail('UNSUPPORTED_TYPE', other ? `The file is ${other}; ${takes}` : `The file is not an image this service recognises; ${takes}`, { field: 'file' });
 }
 
 function corrupt(message: string): never {
@@ -319,8 +339,8 @@ function assertPixelLimit({ width, height }: Declared): void {
 }
 
 /** Everything the front end and the workers need from the header, without decoding pixels. */
-export async function readImageHeader(bytes: Uint8Array): Promise<ImageHeader> {
-  const format = sniffImageFormat(bytes);
+export async function readImageHeader(bytes: Uint8Array, names = IMAGE_FORMAT_NAMES): Promise<ImageHeader> {
+  const format = sniffImageFormat(bytes, names);
   const declared = format === 'png' ? readPng(bytes) : format === 'webp' ? readWebp(bytes) : format === 'avif' ? readAvif(bytes) : readJpeg(bytes);
   assertPixelLimit(declared);
   let metadata: Metadata;
@@ -345,4 +365,71 @@ export async function readImageHeader(bytes: Uint8Array): Promise<ImageHeader> {
     hasAlpha: metadata.hasAlpha,
     hasProfile: metadata.hasProfile,
   };
+}
+
+// TIFF tags that locate the image data: strips or tiles, their offsets and byte counts.
+const STRIP_OFFSETS = 273;
+const STRIP_BYTE_COUNTS = 279;
+const TILE_OFFSETS = 324;
+const TILE_BYTE_COUNTS = 325;
+
+/**
+ * Where the first image's data ends, from its IFD's strip or tile offsets and byte counts (classic
+ * TIFF; undefined for BigTIFF, whose 64-bit fields are left to the decoder), so that a file cut
+ * short is found without decoding.
+ */
+function tiffDataEnd(bytes: Uint8Array): number | undefined {
+  const little = bytes[0] === 0x49;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint16(2, little) !== 42) return undefined;
+  const u16 = (at: number) => view.getUint16(at, little);
+  const u32 = (at: number) => view.getUint32(at, little);
+  if (bytes.length < 8) corrupt('The TIFF file is cut short inside its header');
+  const ifd = u32(4);
+  if (ifd + 2 > bytes.length) corrupt('The TIFF file is cut short before its first directory');
+  const count = u16(ifd);
+  if (ifd + 2 + count * 12 > bytes.length) corrupt('The TIFF file is cut short inside its first directory');
+  const values: Record<number, number[]> = {};
+  for (let i = 0; i < count; i++) {
+    const entry = ifd + 2 + i * 12;
+    const tag = u16(entry);
+    if (![STRIP_OFFSETS, STRIP_BYTE_COUNTS, TILE_OFFSETS, TILE_BYTE_COUNTS].includes(tag)) continue;
+    const size = u16(entry + 2) === 3 ? 2 : 4; // SHORT or LONG
+    const n = u32(entry + 4);
+    const at = n * size <= 4 ? entry + 8 : u32(entry + 8);
+    if (at + n * size > bytes.length) corrupt('The TIFF file is cut short: its strip or tile table reaches past its end');
+    values[tag] = Array.from({ length: n }, (_, k) => (size === 2 ? u16(at + k * 2) : u32(at + k * 4)));
+  }
+  const offsets = values[STRIP_OFFSETS] ?? values[TILE_OFFSETS] ?? [];
+  const lengths = values[STRIP_BYTE_COUNTS] ?? values[TILE_BYTE_COUNTS] ?? [];
+  return offsets.reduce((end, offset, k) => Math.max(end, offset + (lengths[k] ?? 0)), 0);
+}
+
+async function readTiffHeader(bytes: Uint8Array): Promise<PageImageHeader> {
+  // The directory is walked first: libvips cannot read a header that is cut off.
+  const end = tiffDataEnd(bytes);
+  let metadata: Metadata;
+  try {
+    metadata = await sharp(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { limitInputPixels: false }).metadata();
+  } catch {
+    corrupt('The TIFF header cannot be read');
+  }
+  if (metadata.format !== 'tiff' || !metadata.width || !metadata.height) corrupt('The file starts like TIFF but does not read as one');
+  assertPixelLimit({ width: metadata.width, height: metadata.height });
+  if ((metadata.pages ?? 1) > 1) {
+    fail('NOT_IMPLEMENTED', `TIFF files holding several pages (${metadata.pages}) are not supported yet; send each page as a file of its own`,
+      { field: 'file' });
+  }
+  if (end !== undefined && end > bytes.length) {
+    corrupt(`The TIFF file is cut short: its image data reaches byte ${end} but the file has ${bytes.length}`);
+  }
+  return {
+    format: 'tiff', width: metadata.autoOrient.width, height: metadata.autoOrient.height, orientation: metadata.orientation ?? 1,
+    space: metadata.space, hasAlpha: metadata.hasAlpha, hasProfile: metadata.hasProfile,
+  };
+}
+
+/** A header of an image that is to become a PDF page: one of the image operations' formats, or a single-page TIFF. */
+export async function readPageImageHeader(bytes: Uint8Array): Promise<PageImageHeader> {
+  return isTiff(bytes) ? readTiffHeader(bytes) : readImageHeader(bytes, PAGE_IMAGE_FORMAT_NAMES);
 }

@@ -2,7 +2,7 @@
 // everything about it with defineOperation(); routes, MCP tools, the OpenAPI document, the
 // discovery catalog, the 402 quotes and the pool's jobs are derived from those declarations.
 import { fail } from '../core/errors.js';
-import type { ImageFormat, ImageHeader } from '../checks/image.js';
+import type { ImageFormat, ImageHeader, PageImageHeader } from '../checks/image.js';
 import type { PageBox } from '../checks/pdf.js';
 import type { WebPageForm } from '../checks/web-page.js';
 import type { EngineCommand } from '../tools/engines/index.js';
@@ -96,8 +96,11 @@ export type FieldValuesOf<Fields extends readonly FieldSpec[]> = {
 /** The fields of any operation, as the server validates them. */
 export type FieldValues = Record<string, string | number | boolean | undefined>;
 
-/** web: an HTML document or a ZIP of a page (checks/web-page.ts). */
-export type InputKind = 'image' | 'pdf' | 'markdown' | 'office' | 'web';
+/**
+ * web: an HTML document or a ZIP of a page (checks/web-page.ts); page-image: an image to become a
+ * PDF page (the image operations' formats and TIFF).
+ */
+export type InputKind = 'image' | 'page-image' | 'pdf' | 'markdown' | 'office' | 'web';
 
 export interface InputSpec {
   kind: InputKind;
@@ -166,6 +169,7 @@ export interface ReportSpec {
 /** An upload as the pre-payment checks found it. */
 export type InspectedFile =
   | { kind: 'image'; bytes: Uint8Array; header: ImageHeader }
+  | { kind: 'page-image'; bytes: Uint8Array; header: PageImageHeader }
   /** encrypted: any encryption, including an owner password that restricts use but opens without a password. */
   | { kind: 'pdf'; bytes: Uint8Array; path: string; pages: number; encrypted: boolean }
   | { kind: 'markdown'; bytes: Uint8Array }

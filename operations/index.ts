@@ -34,6 +34,7 @@ import { pdfFormFill } from './pdf/form-fill.js';
 import { pdfFlatten } from './pdf/flatten.js';
 import { pdfMetadata } from './pdf/metadata.js';
 import { pdfSetMetadata } from './pdf/set-metadata.js';
+import { pdfFromImages } from './pdf/from-images.js';
 import { officePdf } from './office/pdf.js';
 
 const table = [
@@ -44,6 +45,7 @@ const table = [
   pdfFromUrl,
   pdfStamp,
   pdfFormFields, pdfFormFill, pdfFlatten, pdfMetadata, pdfSetMetadata,
+  pdfFromImages,
   officePdf,
 ] as const;
 

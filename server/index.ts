@@ -23,6 +23,7 @@ import { localEngines } from './content-route.js';
 import { outboundRules } from './outbound/fetcher.js';
 import { ResultLinks } from './delivery.js';
 import { Jobs, jobLifetimeMs } from './jobs.js';
+import { mostUrlInputs } from './pipeline.js';
 import { ToolTasks } from './mcp-tasks.js';
 import { jobsPlugin } from './plugins/jobs.js';
 import type { App } from './app.js';
@@ -112,8 +113,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<S
   // The /dev/ routes (the page's demo payer) exist only in dev mode; live mode never loads them.
   if (config.payments === 'dev') await server.register({ plugin: (await import('./plugins/dev.js')).devPlugin, options: { app } });
   await server.initialize();
-  const maxInputs = Math.max(...operations.map((op) => op.input.count.max));
-  const sweeper = startJobDirSweeper(config.tmpDir, jobDirLifetimeMs(config, maxInputs), (count) => {
+  const sweeper = startJobDirSweeper(config.tmpDir, jobDirLifetimeMs(config, mostUrlInputs(operations)), (count) => {
     logger.warn({ count }, 'removed job directories left by a process that was killed');
   });
 

@@ -79,6 +79,17 @@ function overLimit(size: number, limit: number): string {
 
 const isBytes = (input: FileInput): input is Uint8Array => input instanceof Uint8Array;
 
+/**
+ * The most files one request may give as URLs. Each is fetched in turn within URL_FETCH_TIMEOUT_MS,
+ * so this bounds how long a request can take before its quote, and how long a job directory lives.
+ */
+export const MAX_URL_INPUTS = 20;
+
+/** How many URL inputs the longest request fetches: at most MAX_URL_INPUTS, fewer when no operation takes so many files. */
+export function mostUrlInputs(ops: readonly Operation[]): number {
+  return Math.min(MAX_URL_INPUTS, Math.max(...ops.map((op) => op.input.count.max)));
+}
+
 function checkSizes(op: Operation, raw: RawRequest): void {
   const { count, maxBytes } = op.input;
   if (count.max === 0 && raw.uploads.length > 0) {
@@ -87,8 +98,13 @@ function checkSizes(op: Operation, raw: RawRequest): void {
   }
   if (raw.uploads.length > count.max) {
     fail(count.max > 1 ? 'LIMIT_EXCEEDED' : 'FIELD_INVALID',
-      count.max > 1 ? `at most ${count.max} files can be merged; ${raw.uploads.length} were sent`
+      count.max > 1 ? `${op.path} takes at most ${count.max} files; ${raw.uploads.length} were sent`
         : `"file" was sent ${raw.uploads.length} times; ${op.path} takes exactly one file`, { field: 'file' });
+  }
+  const urls = raw.uploads.filter((input) => !isBytes(input)).length;
+  if (urls > MAX_URL_INPUTS) {
+    fail('LIMIT_EXCEEDED', `at most ${MAX_URL_INPUTS} files can be given as URLs in one request; ${urls} were sent: upload the others`,
+      { field: 'file' });
   }
   raw.uploads.forEach((input, i) => {
     if (isBytes(input) && input.byteLength > maxBytes) {

@@ -15,6 +15,7 @@ import { OFFICE_MAX_PAGES, OFFICE_TIMEOUT_MS } from '../operations/office/pdf.js
 import { PDF_TIMEOUT_MS, TARGET_KB_BOUNDS } from '../operations/shared.js';
 import { MAX_SPLIT_RANGES } from '../core/page-ranges.js';
 import { MAX_IMAGE_PIXELS } from '../checks/image.js';
+import { MAX_PAGE_POINTS } from '../tools/engines/mupdf-js-images.js';
 import { DEEP_CHECK_MAX_BYTES, DEEP_CHECK_MAX_PAGES, MAX_RENDER_PIXELS } from '../checks/pdf.js';
 import { BOX_LIMIT, LAYOUT_BASE_MS, LAYOUT_DEADLINE_SHARE, LAYOUT_MS_PER_KB, RUN_LIMIT, RUN_STEP } from '../checks/markdown.js';
 import { OFFICE_ZIP_LIMITS } from '../checks/office.js';
@@ -28,6 +29,7 @@ import { DRAIN_FIRST_MS, DRAIN_IDLE_MS, DRAIN_MAX_BYTES, LINGER_AFTER_TIMEOUT_MS
 import { CLAIM_TTL_SECONDS, MAX_TIMEOUT_SECONDS } from '../server/payment/stages/ledger.js';
 import { SETTLEMENT_MARGIN_MS } from '../server/payment/stages/lifetime.js';
 import { ABORT_GRACE_MS } from '../server/pool.js';
+import { MAX_URL_INPUTS } from '../server/pipeline.js';
 import { MCP_PROTOCOL_VERSION } from '../server/derive/catalog.js';
 import { CHANNEL_REFUND_PATH, MCP_MAX_DECODED_BYTES } from '../core/protocol.js';
 
@@ -65,6 +67,14 @@ const QUOTED: Record<string, string[]> = {
   'docs/operations/image.md': [
     `${MAX_IMAGE_PIXELS / 1e6} megapixels is checked from the container header`,
     `(${TARGET_KB_BOUNDS.minimum} to ${thousands(TARGET_KB_BOUNDS.maximum)} KB of 1024 bytes; same price)`,
+  ],
+  'docs/operations/stamps-and-images.md': [
+    `makes one PDF of ${op('pdf.from-images').input.count.min} to ${op('pdf.from-images').input.count.max} images`,
+    `more than ${MAX_IMAGE_PIXELS / 1e6} megapixels declared`,
+    `a file over ${op('pdf.from-images').input.maxBytes / MB} MB or files over ${op('pdf.from-images').input.maxTotalBytes / MB} MB in all`,
+    `larger than ${thousands(MAX_PAGE_POINTS)} points`,
+    `Per image, ${op('pdf.from-images').price.rate} atomic USDC`,
+    `deadline (${s(op('pdf.from-images').timeoutMs)}, or \`JOB_TIMEOUT_MS\` when shorter)`,
   ],
   'docs/operations/pdf-inspection.md': [
     `(≤ ${DEEP_CHECK_MAX_BYTES / MB} MB and ≤ ${DEEP_CHECK_MAX_PAGES} pages, 0.8 s`,
@@ -111,6 +121,7 @@ const QUOTED: Record<string, string[]> = {
     `\`structured\` sends all pages (≤ ${MAX_MODEL_PAGES})`,
   ],
   'docs/files.md': [
+    `at most \`MAX_URL_INPUTS\` (${MAX_URL_INPUTS}) of its files`,
     `up to ${DRAIN_MAX_BYTES / MB} MB more, within \`UPLOAD_TIMEOUT_MS\`; after that, or after ${s(DRAIN_IDLE_MS)} without a byte`,
     `dropped for up to ${s(LINGER_AFTER_TIMEOUT_MS)}`,
     `at most ${MCP_MAX_DECODED_BYTES / MB} MB of base64 files per call`,

@@ -66,8 +66,9 @@ const SERVICE_TESTED: Record<string, string> = {
   'server/plugins/web.ts': 'system/web, service/web-solana-relay',
   // Process plumbing below run-tool and the MuPDF.js child: shown through the engines that use them.
   'tools/engines/declare.ts': 'unit/tools/engines/index (declareEngine only types its argument)',
-  'tools/engines/mupdf-js.ts': 'service/operations/pdf-redact, pdf-sanitize, pdf-stamp, pdf-forms, pdf-metadata (MuPDF.js in a child process)',
-  'tools/engines/mupdf-js-process.ts': 'service/operations/pdf-redact, pdf-sanitize, pdf-stamp, pdf-forms, pdf-metadata',
+  'tools/engines/mupdf-js.ts': 'service/operations/pdf-redact, pdf-sanitize, pdf-stamp, pdf-forms, pdf-metadata, pdf-from-images (MuPDF.js in a child process)',
+  'tools/engines/mupdf-js-process.ts': 'service/operations/pdf-redact, pdf-sanitize, pdf-stamp, pdf-forms, pdf-metadata, pdf-from-images',
+  'tools/engines/mupdf-js-images.ts': 'service/operations/pdf-from-images (in the MuPDF.js child: pages drawn by poppler and MuPDF, sizes read by pdfinfo)',
   'tools/engines/mupdf-js-stamp.ts': 'service/operations/pdf-stamp (in the MuPDF.js child: read back by poppler, pdf.js and MuPDF, and drawn)',
   'tools/engines/mupdf-js-forms.ts': 'service/operations/pdf-forms, service/operations/pdf-metadata (in the MuPDF.js child: read, fill, flatten, metadata)',
   'checks/forms.ts': 'service/operations/pdf-forms (XFA and form-fill\'s values refused before payment, each named)',

@@ -43,6 +43,9 @@ export async function loadOperations(): Promise<void> {
     // The page sends the chosen files and shows the result itself: it leaves out the form's ways
     // in and out for programs (a URL in a file's place, a link or a push instead of the result).
     const properties = Object.fromEntries(Object.entries(described.properties).filter(([name]) => !PROGRAMS_ONLY.has(name) && !name.endsWith('_url')));
+    // How few files: the JSON body's "files" says it (the form's parts alone may not, as URLs can stand in for some).
+    const fewest = post?.requestBody?.content?.['application/json']?.schema?.properties.files?.minItems;
+    if (properties.file?.type === 'array' && fewest !== undefined) properties.file = { ...properties.file, minItems: fewest };
     const schema = { ...described, properties };
     const name = path.replace(/^\/v1\//, '');
     return { path, name, title: post?.summary ?? name, item, schema };

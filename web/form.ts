@@ -16,6 +16,7 @@ let requoteTimer: number | undefined;
 /** Which files the operation takes, for the file picker. */
 function acceptedFiles(path: string): string {
   if (path.startsWith('/v1/image/')) return 'image/jpeg,image/png,image/webp,image/avif,.jpg,.jpeg,.png,.webp,.avif';
+  if (path === '/v1/pdf/from-images') return 'image/jpeg,image/png,image/webp,image/avif,image/tiff,.jpg,.jpeg,.png,.webp,.avif,.tif,.tiff';
   if (path === '/v1/pdf/from-markdown') return '.md,.markdown,.txt,text/markdown,text/plain';
   if (path === '/v1/pdf/from-html') return '.html,.htm,.zip,text/html,application/zip';
   if (path.startsWith('/v1/office/')) return '.docx,.docm,.dotx,.xlsx,.xlsm,.xltx,.pptx,.pptm,.ppsx,.odt,.ott,.ods,.ots,.odp,.otp,.rtf,.doc,.dot,.xls,.xlt,.ppt,.pps';

@@ -43,6 +43,7 @@ export const workFunctions: WorkTable = {
   'pdf.flatten': () => import('./pdf/mupdf.js').then((m) => m.flatten),
   'pdf.metadata': () => import('./pdf/mupdf.js').then((m) => m.metadata),
   'pdf.set-metadata': () => import('./pdf/mupdf.js').then((m) => m.setMetadata),
+  'pdf.from-images': () => import('./pdf/from-images.js').then((m) => m.fromImages),
   'office.pdf': () => import('./office/pdf.js').then((m) => m.officeToPdf),
 };
 

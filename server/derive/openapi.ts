@@ -95,7 +95,8 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
     410: errorResponse('RESULT_DELIVERED: the result this payment bought was already delivered and, like every result, not kept; nothing more was charged.'),
     413: errorResponse('Payload too large, or a limit exceeded (pages, pixels, ranges, schema size); or RESULT_TOO_LARGE: the result is larger than this way of delivery carries (nothing charged; ask for delivery=link).'),
     422: errorResponse(`${op.output.unprocessable ?? 'Unsupported or corrupt input, or an invalid field.'} URL_REFUSED or URL_FETCH_FAILED: a file_url, {url} or deliver_to the service does not fetch from or push to, or could not fetch.`),
-    501: errorResponse(op.input.kind === 'image' ? 'Not implemented: GIF input.' : 'Not implemented.'),
+    501: errorResponse(op.input.kind === 'image' ? 'Not implemented: GIF input.'
+      : op.input.kind === 'page-image' ? 'Not implemented: GIF input, animated images, TIFF files of several pages.' : 'Not implemented.'),
     502: errorResponse('The payment facilitator or the model provider failed, or FACILITATOR_REFUSED: the facilitator refused this service\'s credentials (the payment is not at fault), or DELIVERY_FAILED: deliver_to did not accept the result; nothing was charged.'),
     503: errorResponse(`${sendsContent(op, app) ? 'The model provider is not configured on this deployment, or the service is busy (Retry-After)' : 'The service is busy (Retry-After)'}; or a tool the job needs cannot start here (nothing charged); or SETTLEMENT_UNCONFIRMED: the facilitator did not confirm the settlement, the result is held for a few minutes, and the identical request with the same payment receives it without a second charge (Retry-After).`),
     504: errorResponse('The job passed its time limit; nothing was charged.'),
@@ -113,7 +114,7 @@ function operationObject(op: Operation, app: PublicView): Record<string, unknown
       content: {
         'multipart/form-data': {
           schema: toOas30(formJsonSchema(op)),
-          ...(op.input.count.max > 1 ? { encoding: { file: { contentType: 'application/pdf' } } } : {}),
+          ...(op.input.count.max > 1 ? { encoding: { file: { contentType: INPUT_KINDS[op.input.kind].mediaTypes.join(', ') } } } : {}),
         },
         'application/json': { schema: toOas30(mcpInputSchema(op)) },
       },

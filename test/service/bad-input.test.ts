@@ -42,7 +42,7 @@ const MB = 1024 * 1024;
 interface Fixtures {
   pdf3: Buffer; pdf31: Buffer; pdf51: Buffer; encrypted: Buffer; truncatedPdf: Buffer; headerOnlyPdf: Buffer;
   hugeCount: Buffer; underCount: Buffer; deepNested: Buffer; inflationBomb: Buffer; loopTree: Buffer; hugePage: Buffer; jpegThenPdf: Buffer;
-  png: Buffer; jpeg: Buffer; webp: Buffer; gif: Buffer; svg: Buffer; tiff: Buffer; bmp: Buffer;
+  png: Buffer; jpeg: Buffer; webp: Buffer; gif: Buffer; svg: Buffer; tiff: Buffer; bmp: Buffer; twoPageTiff: Buffer; truncatedTiff: Buffer;
   truncatedPng: Buffer; truncatedJpeg: Buffer; truncatedWebp: Buffer;
   pngBomb: Buffer; jpegBomb: Buffer; webpBomb: Buffer; pngZip: Buffer; zipPng: Buffer;
   markdown: Buffer; bigMarkdown: Buffer; latin1Markdown: Buffer;
@@ -146,6 +146,8 @@ async function buildFixtures(): Promise<void> {
   fx.webp = await picture.clone().webp({ quality: 90 }).toBuffer();
   fx.gif = await picture.clone().gif().toBuffer();
   fx.tiff = await picture.clone().tiff().toBuffer();
+  fx.twoPageTiff = await sharp([fx.tiff, fx.tiff], { join: { animated: true } }).tiff().toBuffer();
+  fx.truncatedTiff = fx.tiff.subarray(0, Math.floor(fx.tiff.length * 0.6));
   fx.svg = Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><image href="http://169.254.169.254/latest/meta-data/"/></svg>');
   fx.bmp = Buffer.concat([Buffer.from('BM'), Buffer.alloc(60)]);
   fx.truncatedPng = fx.png.subarray(0, Math.floor(fx.png.length * 0.6));
@@ -209,7 +211,7 @@ const VALID_FIELDS: Record<string, Record<string, string | number>> = {
 };
 const validFields = (o: Operation) => VALID_FIELDS[o.id] ?? {};
 const asStrings = (fields: Record<string, string | number>) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
-const validFile = (o: Operation): Buffer => (o.input.kind === 'image' ? fx.png : o.input.kind === 'markdown' ? fx.markdown : o.input.kind === 'office' ? fx.docx : o.input.kind === 'web' ? fx.html : o.id === 'pdf.unlock' ? fx.encrypted : fx.pdf3);
+const validFile = (o: Operation): Buffer => (o.input.kind === 'image' || o.input.kind === 'page-image' ? fx.png : o.input.kind === 'markdown' ? fx.markdown : o.input.kind === 'office' ? fx.docx : o.input.kind === 'web' ? fx.html : o.id === 'pdf.unlock' ? fx.encrypted : fx.pdf3);
 const upload = (bytes: Buffer, ext = 'bin', type?: string): Upload => ({ bytes, name: `${FILE_NAME}.${ext}`, ...(type ? { type } : {}) });
 /** The op's file(s) with `bad` in the place a case tests: merges get a good first file and the bad one second. */
 const filesWith = (o: Operation, bad: Buffer, ext = 'pdf', type?: string): Upload[] => (o.input.count.max > 1 ? [upload(fx.pdf3, 'pdf'), upload(bad, ext, type)] : [upload(bad, ext, type)]);
@@ -230,23 +232,23 @@ const e = (status: number, code: string, message: RegExp): Expectation => ({ sta
 
 // 1. Every operation, both surfaces: the file missing, and a field the operation does not have.
 for (const o of operations) {
-  const named = { image: 'a JPEG, PNG, WebP or AVIF image', pdf: 'a PDF', markdown: 'UTF-8 Markdown', office: 'an Office document \\(DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, DOC, XLS or PPT\\)', web: 'an HTML document, or a ZIP of a page' };
+  const named = { image: 'a JPEG, PNG, WebP or AVIF image', 'page-image': 'a JPEG, PNG, WebP, AVIF or TIFF image', pdf: 'a PDF', markdown: 'UTF-8 Markdown', office: 'an Office document \\(DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, DOC, XLS or PPT\\)', web: 'an HTML document, or a ZIP of a page' };
   // from-url takes no file: its page's url is what is missing, and the unknown field comes beside a url.
   const fileless = o.input.count.max === 0;
   const pageUrl: Record<string, string> = fileless ? { url: 'https://example.com/' } : {};
   const missing = fileless ? /"url" is required/
-    : o.input.count.max > 1 ? /"file" is required: a PDF/ : new RegExp(`"file" is required: ${named[o.input.kind]}`);
+    : new RegExp(`"file" is required: ${named[o.input.kind]}`);
   http(`${o.path}: no file`, o, e(422, 'FIELD_INVALID', missing), () => ({ files: [], fields: asStrings(validFields(o)) }));
   mcp(`${o.tool}: no file`, o, e(422, 'FIELD_INVALID', missing), () => ({ ...validFields(o) }));
   const unknown = new RegExp(`"colour" is not a field of ${o.path.replace(/\//g, '\\/')}`);
   http(`${o.path}: unknown field "colour"`, o, e(422, 'FIELD_INVALID', unknown),
     () => ({
-      files: fileless ? [] : o.input.count.max > 1 ? [upload(fx.pdf3, 'pdf'), upload(fx.pdf3, 'pdf')] : [upload(validFile(o))],
+      files: fileless ? [] : o.input.count.max > 1 ? [upload(validFile(o)), upload(validFile(o))] : [upload(validFile(o))],
       fields: { ...asStrings(validFields(o)), ...pageUrl, colour: 'red' },
     }));
   mcp(`${o.tool}: unknown argument "colour"`, o, e(422, 'FIELD_INVALID', unknown),
     () => ({
-      ...(fileless ? {} : o.input.count.max > 1 ? { files: [b64(fx.pdf3), b64(fx.pdf3)] } : { file: b64(validFile(o)) }),
+      ...(fileless ? {} : o.input.count.max > 1 ? { files: [b64(validFile(o)), b64(validFile(o))] } : { file: b64(validFile(o)) }),
       ...validFields(o), ...pageUrl, colour: 'red',
     }));
 }
@@ -510,6 +512,35 @@ for (const o of IMAGE_OPS) {
   http('/v1/pdf/extract: a PNG with a ZIP appended', op('pdf.extract'), e(422, 'UNSUPPORTED_TYPE', /not a PDF: it looks like a PNG image/), () => ({ files: [upload(fx.pngZip, 'pdf', 'application/pdf')] }));
 }
 
+// 5b. Images to PDF: every file checked like an image operation's (TIFF too), each refusal naming the file.
+{
+  const fromImages = op('pdf.from-images');
+  const jpg = () => upload(fx.jpeg, 'jpg', 'image/jpeg');
+  http('/v1/pdf/from-images: file 2 a PDF', fromImages, e(422, 'UNSUPPORTED_TYPE', /^file 2: The file is a PDF document; this endpoint accepts JPEG, PNG, WebP, AVIF or TIFF images/),
+    () => ({ files: [jpg(), upload(fx.pdf3, 'jpg', 'image/jpeg')] }));
+  http('/v1/pdf/from-images: file 3 a GIF', fromImages, e(501, 'NOT_IMPLEMENTED', /^file 3: GIF input is not supported yet; send a JPEG, PNG, WebP, AVIF or TIFF image/),
+    () => ({ files: [jpg(), jpg(), upload(fx.gif, 'gif', 'image/gif')] }));
+  http('/v1/pdf/from-images: file 2 a PNG declaring 100000 x 100000 pixels', fromImages, e(413, 'LIMIT_EXCEEDED', /^file 2: The image declares 100000 x 100000 pixels \(10000\.0 megapixels\); the limit is 40 megapixels/),
+    () => ({ files: [jpg(), upload(fx.pngBomb, 'png', 'image/png')] }));
+  http('/v1/pdf/from-images: file 2 a JPEG cut short', fromImages, e(422, 'CORRUPT_INPUT', /^file 2: The JPEG file is cut short/), () => ({ files: [jpg(), upload(fx.truncatedJpeg, 'jpg')] }));
+  http('/v1/pdf/from-images: a TIFF cut short', fromImages, e(422, 'CORRUPT_INPUT', /^The TIFF file is cut short/), () => ({ files: [upload(fx.truncatedTiff, 'tif')] }));
+  http('/v1/pdf/from-images: a TIFF of two pages', fromImages, e(501, 'NOT_IMPLEMENTED', /^TIFF files holding several pages \(2\) are not supported yet; send each page as a file of its own/),
+    () => ({ files: [upload(fx.twoPageTiff, 'tif', 'image/tiff')] }));
+  http('/v1/pdf/from-images: an SVG', fromImages, e(422, 'UNSUPPORTED_TYPE', /^The file is an SVG image; this endpoint accepts JPEG, PNG, WebP, AVIF or TIFF images/), () => ({ files: [upload(fx.svg, 'svg')] }));
+  http('/v1/pdf/from-images: 101 files', fromImages, e(413, 'LIMIT_EXCEEDED', /^\/v1\/pdf\/from-images takes at most 100 files; 101 were sent/), () => ({ files: Array.from({ length: 101 }, jpg) }));
+  http('/v1/pdf/from-images: page_size "a3"', fromImages, e(422, 'FIELD_INVALID', /^"page_size" must be one of "fit", "a4", "letter"/), () => ({ files: [jpg()], fields: { page_size: 'a3' } }));
+  http('/v1/pdf/from-images: margin_mm 51', fromImages, e(422, 'FIELD_INVALID', /^"margin_mm" must be an integer from 0 to 50; received 51/), () => ({ files: [jpg()], fields: { margin_mm: '51' } }));
+  // Each URL is fetched in turn: a request names at most 20, refused before any is fetched.
+  const urls = Array.from({ length: 21 }, (_, i) => `https://example.com/scan-${i + 1}.jpg`);
+  http('/v1/pdf/from-images: 21 files as file_url', fromImages, e(413, 'LIMIT_EXCEEDED', /^at most 20 files can be given as URLs in one request; 21 were sent: upload the others/),
+    () => ({ files: [], fields: { file_url: urls } }));
+  mcp('svc_pdf_from_images: 21 files as { url }', fromImages, e(413, 'LIMIT_EXCEEDED', /^at most 20 files can be given as URLs in one request; 21 were sent/), () => ({ files: urls.map((url) => ({ url })) }));
+  mcp('svc_pdf_from_images: files[1] a BMP', fromImages, e(422, 'UNSUPPORTED_TYPE', /^file 2: The file is a BMP image/), () => ({ files: [b64(fx.jpeg), b64(fx.bmp)] }));
+  mcp('svc_pdf_from_images: 101 files', fromImages, e(413, 'LIMIT_EXCEEDED', /takes at most 100 files; 101 were sent/), () => ({ files: Array.from({ length: 101 }, () => b64(fx.jpeg)) }));
+  mcp('svc_pdf_from_images: "file" instead of "files"', fromImages, e(422, 'FIELD_INVALID', /takes "files" \(an array\), not "file"/), () => ({ file: b64(fx.jpeg) }));
+  mcp('svc_pdf_from_images: margin_mm -1', fromImages, e(422, 'FIELD_INVALID', /^"margin_mm" must be an integer from 0 to 50; received -1/), () => ({ files: [b64(fx.jpeg)], margin_mm: -1 }));
+}
+
 // 6. Markdown and schemas: sizes and contents.
 {
   const md = op('pdf.from-markdown');
@@ -605,9 +636,9 @@ for (const o of IMAGE_OPS) {
 // 8. File counts and sizes.
 {
   for (const o of MERGE_OPS) {
-    http(`${o.path}: 21 files`, o, e(413, 'LIMIT_EXCEEDED', /^at most 20 files can be merged; 21 were sent/), () => ({ files: Array.from({ length: 21 }, () => upload(fx.pdf3, 'pdf')) }));
+    http(`${o.path}: 21 files`, o, e(413, 'LIMIT_EXCEEDED', new RegExp(`^${o.path.replace(/\//g, '\\/')} takes at most 20 files; 21 were sent`)), () => ({ files: Array.from({ length: 21 }, () => upload(fx.pdf3, 'pdf')) }));
     http(`${o.path}: one file`, o, e(422, 'FIELD_INVALID', new RegExp(`${o.path.replace(/\//g, '\\/')} needs 2 to 20 files; 1 was sent`)), () => ({ files: [upload(fx.pdf3, 'pdf')] }));
-    mcp(`${o.tool}: 21 files`, o, e(413, 'LIMIT_EXCEEDED', /at most 20 files can be merged; 21 were sent/), () => ({ files: Array.from({ length: 21 }, () => b64(fx.pdf3)) }));
+    mcp(`${o.tool}: 21 files`, o, e(413, 'LIMIT_EXCEEDED', /takes at most 20 files; 21 were sent/), () => ({ files: Array.from({ length: 21 }, () => b64(fx.pdf3)) }));
     mcp(`${o.tool}: "files" is not an array`, o, e(422, 'FIELD_INVALID', /^"files" must be an array/), () => ({ files: b64(fx.pdf3) }));
     mcp(`${o.tool}: "file" instead of "files"`, o, e(422, 'FIELD_INVALID', /takes "files" \(an array\), not "file"/), () => ({ file: b64(fx.pdf3) }));
   }

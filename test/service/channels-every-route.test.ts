@@ -88,8 +88,8 @@ describe('every route paid through a payment channel by the standard client', ()
   function bodyFor(op: Operation): FormData {
     const form = new FormData();
     const special: Record<string, Buffer> = { 'pdf.unlock': files.encrypted, 'pdf.images': files.withImage, 'pdf.form-fill': files.form };
-    const file = special[op.id] ?? (op.input.kind === 'image' ? files.png : op.input.kind === 'pdf' ? files.pdf : files[op.input.kind]);
-    const name = { image: 'in.png', pdf: 'in.pdf', markdown: 'in.md', office: 'in.docx', web: 'in.html' }[op.input.kind];
+    const file = special[op.id] ?? (op.input.kind === 'image' || op.input.kind === 'page-image' ? files.png : op.input.kind === 'pdf' ? files.pdf : files[op.input.kind]);
+    const name = { image: 'in.png', 'page-image': 'in.png', pdf: 'in.pdf', markdown: 'in.md', office: 'in.docx', web: 'in.html' }[op.input.kind];
     for (let i = 0; i < op.input.count.min; i++) form.append('file', new Blob([new Uint8Array(file)]), name);
     for (const [k, v] of Object.entries(FIELDS[op.id] ?? {})) form.append(k, v);
     return form;

@@ -28,13 +28,13 @@ const { describe, it, before, after } = lab;
 const { expect } = Code;
 
 describe('the operation table', () => {
-  it('declares 34 operations, 6 image, 27 PDF and 1 Office, with unique paths and svc_ tool names', async () => {
-    expect(operations.length).to.equal(34);
+  it('declares 35 operations, 6 image, 28 PDF and 1 Office, with unique paths and svc_ tool names', async () => {
+    expect(operations.length).to.equal(35);
     expect(operations.filter((op) => op.path.startsWith('/v1/image/')).length).to.equal(6);
-    expect(operations.filter((op) => op.path.startsWith('/v1/pdf/')).length).to.equal(27);
+    expect(operations.filter((op) => op.path.startsWith('/v1/pdf/')).length).to.equal(28);
     expect(operations.filter((op) => op.path.startsWith('/v1/office/')).length).to.equal(1);
-    expect(new Set(operations.map((op) => op.path)).size).to.equal(34);
-    expect(new Set(operations.map((op) => op.tool)).size).to.equal(34);
+    expect(new Set(operations.map((op) => op.path)).size).to.equal(35);
+    expect(new Set(operations.map((op) => op.tool)).size).to.equal(35);
     for (const op of operations) {
       expect(op.tool).to.match(/^svc_[a-z_]+$/);
       expect(op.price.rate).to.be.above(0);
@@ -46,6 +46,7 @@ describe('the operation table', () => {
     expect([byId('image.ocr').path, byId('image.ocr').tool]).to.equal(['/v1/image/ocr', 'svc_image_ocr']);
     expect(Object.fromEntries(operations.filter((o) => o.maxAmount !== undefined).map((o) => [o.id, o.maxAmount]))).to.equal({
       'pdf.redact': 10000000, 'pdf.render': 500000, 'pdf.ocr': 900000, 'pdf.searchable': 1000000, 'pdf.tables': 900000, 'pdf.structured': 1200000,
+      'pdf.from-images': 500000,
     });
   });
 

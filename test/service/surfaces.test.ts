@@ -257,7 +257,8 @@ describe('every 402 is listable by the Bazaar (HTTP and MCP)', () => {
   after(async () => { await client?.close(); await t?.stop(); });
 
   // form-fill's quote reads the form: it needs one holding the field it names.
-  const fileFor = (op: Operation) => (op.id === 'pdf.unlock' ? files.encrypted : op.id === 'pdf.form-fill' ? acroFormPdf() : files[op.input.kind]);
+  const fileFor = (op: Operation) => (op.id === 'pdf.unlock' ? files.encrypted : op.id === 'pdf.form-fill' ? acroFormPdf()
+    : files[op.input.kind === 'page-image' ? 'image' : op.input.kind]);
 
   function listable(pr: PaymentRequired, where: string): void {
     expect(pr.resource.description?.length ?? 0, where).to.be.at.most(500);

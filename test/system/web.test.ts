@@ -157,12 +157,18 @@ describe('the web page in a real browser', () => {
         };
       }>;
     };
-    for (const opPath of ['/v1/image/crop', '/v1/image/rotate', '/v1/pdf/protect', '/v1/pdf/merge']) {
+    for (const opPath of ['/v1/image/crop', '/v1/image/rotate', '/v1/pdf/protect', '/v1/pdf/merge', '/v1/pdf/from-images']) {
       await choose(page, opPath);
       const described = openapi.paths[opPath].post;
       expect(await page.locator('#job h3').innerText()).to.equal(described.summary);
-      const { required, properties } = described.requestBody.content['multipart/form-data'].schema;
+      // OpenAPI 3.0 takes no empty list of required properties: an operation without required fields has no list.
+      const { required = [], properties } = described.requestBody.content['multipart/form-data'].schema;
       expect(await page.locator('#field-file').getAttribute('multiple')).to.equal(properties.file.type === 'array' ? '' : null);
+      if (opPath === '/v1/pdf/from-images') {
+        // Several images, TIFF among them, from 1 to 100.
+        expect(await page.locator('#field-file').getAttribute('accept')).to.contain('image/tiff');
+        expect(await page.locator('label[for="field-file"]').innerText()).to.contain('Files (1 to 100)');
+      }
       for (const [name, schema] of Object.entries(properties)) {
         // The file's own input; a URL in its place and the result's delivery are for programs.
         if (['file', 'file_url', 'delivery', 'deliver_to'].includes(name)) {

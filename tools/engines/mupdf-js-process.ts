@@ -7,11 +7,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as mupdf from 'mupdf';
 import type { MupdfJsCommand, RemovedCounts, RemovedKind, SanitizeRequest } from './mupdf-js.js';
-import { MUPDF_JS_EXIT, isReadOnlyCommand } from './mupdf-js.js';
+import { MUPDF_JS_EXIT, isReadOnlyCommand, makesNewDocument } from './mupdf-js.js';
 import { fillForm, flatten, loadEveryObject, readForm, readMetadata, writeMetadata } from './mupdf-js-forms.js';
 import { MatchesRemain, ReaderFailed, eachContainer, redactDocument } from './mupdf-js-redaction.js';
 import { runToolsInThisProcess } from '../process/run-tool.js';
 import { stampDocument } from './mupdf-js-stamp.js';
+import { imagesDocument } from './mupdf-js-images.js';
 
 // ---------------------------------------------------------------- object walks
 
@@ -135,7 +136,8 @@ async function main(): Promise<void> {
   const command = JSON.parse(readFileSync(requestFile, 'utf8')) as MupdfJsCommand;
   let doc: mupdf.PDFDocument;
   try {
-    const opened = mupdf.Document.openDocument(readFileSync(input), 'application/pdf').asPDF();
+    const opened = makesNewDocument(command.command) ? new mupdf.PDFDocument()
+      : mupdf.Document.openDocument(readFileSync(input), 'application/pdf').asPDF();
     if (!opened) throw new Error('not a PDF');
     doc = opened;
   } catch {
@@ -157,6 +159,7 @@ async function main(): Promise<void> {
         bytes = withoutInfo(saved());
         break;
       case 'stamp': stampDocument(doc, command.request); bytes = saved(); break;
+      case 'from-images': imagesDocument(doc, command.request); bytes = saved(); break;
       case 'form-fields': report = readForm(doc); break;
       case 'form-fill':
         fillForm(doc, command.request);

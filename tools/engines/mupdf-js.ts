@@ -1,8 +1,9 @@
-// MuPDF 1.28 (the npm `mupdf` package, WebAssembly) for redaction, sanitizing and stamps. It runs in a
-// child process of its own (./mupdf-js-process.ts), started like any other engine: the job's deadline
-// kills it, and the WebAssembly heap it grows on a large document is returned to the system
-// when it exits instead of staying with a pool thread. Debian's MuPDF 1.21 is not used for
-// this: when a redaction removes a whole text object it moves the next line off the page.
+// MuPDF 1.28 (the npm `mupdf` package, WebAssembly) for redaction, sanitizing, stamps, forms, metadata
+// and images to PDF. It runs in a child process of its own (./mupdf-js-process.ts), started like any
+// other engine: the job's deadline kills it, and the WebAssembly heap it grows on a large document
+// is returned to the system when it exits instead of staying with a pool thread. Debian's MuPDF
+// 1.21 is not used for this: when a redaction removes a whole text object it moves the next line
+// off the page.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +82,22 @@ export interface StampRequest {
   pages?: number[];
 }
 
+/** The page sizes /v1/pdf/from-images makes: each image's own size (plus margins), or a paper size. */
+export const IMAGE_PAGE_SIZES = ['fit', 'a4', 'letter'] as const;
+export type ImagePageSize = typeof IMAGE_PAGE_SIZES[number];
+
+/** Images to PDF pages, one page per image in order. */
+export interface ImagesRequest {
+  /**
+   * Each image (a JPEG, kept as it is, or a PNG, in the job's directory), its EXIF orientation (the
+   * page shows it upright), and its resolution (pixels per inch, as the file states it, else 96).
+   */
+  images: Array<{ file: string; orientation: number; dpi: number }>;
+  pageSize: ImagePageSize;
+  /** Millimetres of white on every side. */
+  marginMm: number;
+}
+
 /** The kinds of form field /v1/pdf/form-fields reports, as PDF's field types and flags make them. */
 export const FORM_FIELD_TYPES = ['text', 'checkbox', 'radio', 'choice', 'signature', 'button'] as const;
 export type FormFieldType = typeof FORM_FIELD_TYPES[number];
@@ -98,7 +115,10 @@ export interface FormField {
   /** The fully qualified name (parent names joined with dots): the key form-fill takes. */
   name: string;
   type: FormFieldType;
-  /** text and choice: the string (null when empty); checkbox: true or false; radio: the chosen option or null; signature: whether it is signed; button: null. */
+  /**
+   * text and choice: the string (null when empty); checkbox: true or false; radio: the chosen option
+   * or null; signature: whether it is signed; button: null.
+   */
   value: string | boolean | null;
   /** choice: its options (export values); radio: its options; checkbox: its on state; [] otherwise. */
   options: string[];
@@ -159,13 +179,15 @@ export interface PdfMetadata {
 /** What the child is asked to do; `deadline` (epoch milliseconds) bounds what it runs itself. */
 export type MupdfJsCommand = (
   | { command: 'redact'; request: RedactionRequest } | { command: 'sanitize'; request: SanitizeRequest }
-  | { command: 'stamp'; request: StampRequest }
+  | { command: 'stamp'; request: StampRequest } | { command: 'from-images'; request: ImagesRequest }
   | { command: 'form-fields' } | { command: 'form-fill'; request: FillRequest } | { command: 'flatten' }
   | { command: 'metadata' } | { command: 'set-metadata'; request: MetadataRequest; now: string }
 ) & { deadline: number };
 
 /** Commands that write no file, only their report. */
 const READ_ONLY_COMMANDS = new Set<MupdfJsCommand['command']>(['form-fields', 'metadata']);
+/** Commands that make a new document rather than read one. */
+const NEW_DOCUMENT_COMMANDS = new Set<MupdfJsCommand['command']>(['from-images']);
 
 /** The engine's entry, compiled beside this module. */
 export const MUPDF_JS_PROCESS = fileURLToPath(new URL('./mupdf-js-process.js', import.meta.url));
@@ -186,13 +208,12 @@ export const MUPDF_JS_EXIT = { ok: 0, failed: 1, damaged: 3, matchesRemain: 4 } 
  * Runs one command on `input`, writing `output`, and returns its report. The request (the strings
  * to redact among it) goes in a 0600 file in the job's directory, never on a command line.
  */
-async function runMupdfJs(
-  command: MupdfJsRequest, input: string, output: string, options: { cwd: string; timeoutMs: number },
-): Promise<unknown> {
+async function runMupdfJs(command: MupdfJsRequest, input: string, output: string, options: RunOptions): Promise<unknown> {
   const requestFile = path.join(options.cwd, 'mupdf-request.json');
   writeFileSync(requestFile, JSON.stringify({ ...command, deadline: Date.now() + options.timeoutMs }), { mode: 0o600, flag: 'wx' });
   const what = COMMAND_NAMES[command.command];
-  const result = await runTool(process.execPath, [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, requestFile, input, output], { ...options, maxStdout: 1024 * 1024 })
+  const args = [LINEAR_REGEXP_FLAG, MUPDF_JS_PROCESS, requestFile, input, output];
+  const result = await runTool(process.execPath, args, { ...options, maxStdout: 1024 * 1024 })
     .catch((err: unknown) => { throw asToolError(err, what); });
   if (result.exitCode === MUPDF_JS_EXIT.damaged) damaged('MuPDF could not read or rewrite it (the file is damaged)');
   if (result.exitCode === MUPDF_JS_EXIT.matchesRemain) {
@@ -203,47 +224,62 @@ async function runMupdfJs(
   return JSON.parse(Buffer.from(result.stdout).toString('utf8')) as unknown;
 }
 
+/** Where a command runs (the job's directory) and for how long at most. */
+interface RunOptions { cwd: string; timeoutMs: number }
+
 /** A command as a caller gives it: the deadline is added from the timeout. */
 export type MupdfJsRequest = MupdfJsCommand extends infer C ? C extends unknown ? Omit<C, 'deadline'> : never : never;
 
 const COMMAND_NAMES: Record<MupdfJsCommand['command'], string> = {
-  redact: 'redaction', sanitize: 'sanitizing', stamp: 'stamping', 'form-fields': 'reading the form', 'form-fill': 'filling the form',
+  redact: 'redaction', sanitize: 'sanitizing', stamp: 'stamping', 'from-images': 'making a PDF of the images',
+  'form-fields': 'reading the form', 'form-fill': 'filling the form',
   flatten: 'flattening', metadata: 'reading the metadata', 'set-metadata': 'writing the metadata',
 };
 
-export async function redactPdf(input: string, output: string, request: RedactionRequest, options: { cwd: string; timeoutMs: number }): Promise<RedactionReport> {
+export async function redactPdf(input: string, output: string, request: RedactionRequest, options: RunOptions): Promise<RedactionReport> {
   return await runMupdfJs({ command: 'redact', request }, input, output, options) as RedactionReport;
 }
 
-export async function sanitizePdf(input: string, output: string, request: SanitizeRequest, options: { cwd: string; timeoutMs: number }): Promise<RemovedCounts> {
-  return (await runMupdfJs({ command: 'sanitize', request }, input, output, options) as { removed: RemovedCounts }).removed;
+export async function sanitizePdf(input: string, output: string, request: SanitizeRequest, options: RunOptions): Promise<RemovedCounts> {
+  const report = await runMupdfJs({ command: 'sanitize', request }, input, output, options) as { removed: RemovedCounts };
+  return report.removed;
 }
 
-export async function stampPdf(input: string, output: string, request: StampRequest, options: { cwd: string; timeoutMs: number }): Promise<void> {
+export async function stampPdf(input: string, output: string, request: StampRequest, options: RunOptions): Promise<void> {
   await runMupdfJs({ command: 'stamp', request }, input, output, options);
 }
+/** Writes `output`, a PDF of the images; the command reads no PDF. */
+export async function imagesToPdf(output: string, request: ImagesRequest, options: RunOptions): Promise<void> {
+  await runMupdfJs({ command: 'from-images', request }, NO_INPUT, output, options);
+}
+
 /** The form's fields, read before payment (form-fill checks its values against them) and as form-fields' answer. */
-export async function readForm(input: string, options: { cwd: string; timeoutMs: number }): Promise<FormReading> {
+export async function readForm(input: string, options: RunOptions): Promise<FormReading> {
   return await runMupdfJs({ command: 'form-fields' }, input, READ_ONLY_OUTPUT, options) as FormReading;
 }
 
-export async function fillForm(input: string, output: string, request: FillRequest, options: { cwd: string; timeoutMs: number }): Promise<void> {
+export async function fillForm(input: string, output: string, request: FillRequest, options: RunOptions): Promise<void> {
   await runMupdfJs({ command: 'form-fill', request }, input, output, options);
 }
 
-export async function flattenPdf(input: string, output: string, options: { cwd: string; timeoutMs: number }): Promise<void> {
+export async function flattenPdf(input: string, output: string, options: RunOptions): Promise<void> {
   await runMupdfJs({ command: 'flatten' }, input, output, options);
 }
 
-export async function readMetadata(input: string, options: { cwd: string; timeoutMs: number }): Promise<PdfMetadata> {
+export async function readMetadata(input: string, options: RunOptions): Promise<PdfMetadata> {
   return await runMupdfJs({ command: 'metadata' }, input, READ_ONLY_OUTPUT, options) as PdfMetadata;
 }
 
 /** `now` is the modification date written to Info and XMP. */
-export async function writeMetadata(input: string, output: string, request: MetadataRequest, now: Date, options: { cwd: string; timeoutMs: number }): Promise<void> {
+export async function writeMetadata(
+  input: string, output: string, request: MetadataRequest, now: Date, options: RunOptions,
+): Promise<void> {
   await runMupdfJs({ command: 'set-metadata', request, now: now.toISOString() }, input, output, options);
 }
 
 /** The output argument of a command that writes no file. */
 const READ_ONLY_OUTPUT = '-';
+/** The input argument of a command that makes a new document. */
+const NO_INPUT = '-';
 export const isReadOnlyCommand = (command: MupdfJsCommand['command']): boolean => READ_ONLY_COMMANDS.has(command);
+export const makesNewDocument = (command: MupdfJsCommand['command']): boolean => NEW_DOCUMENT_COMMANDS.has(command);

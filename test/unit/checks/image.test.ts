@@ -5,7 +5,8 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import zlib from 'node:zlib';
-import sharp from 'sharp';
+import sharp, { type TiffOptions } from 'sharp';
+import { readPageImageHeader } from '../../../checks/image.js';
 import { FORMATS, W, H, run, failure, pngChunks, pngChunk, PNG_SIGNATURE, pngHeaderOnly, inspectImage, pictureFixtures, type ImageFormat } from '../../support/image-fixtures.js';
 
 export const lab = Lab.script();
@@ -105,5 +106,57 @@ describe('readImageHeader', () => {
       expect([result.code, result.status]).to.equal(['UNSUPPORTED_TYPE', 422]);
       expect(result.message).to.contain(name);
     }
+  });
+});
+
+/** A classic TIFF's first-directory entry `tag` set to `value` (SHORT or LONG, stored in the entry). */
+function withTiffTag(tiff: Buffer, tag: number, value: number): Buffer {
+  const out = Buffer.from(tiff);
+  const little = out[0] === 0x49;
+  const u16 = (at: number) => (little ? out.readUInt16LE(at) : out.readUInt16BE(at));
+  const ifd = little ? out.readUInt32LE(4) : out.readUInt32BE(4);
+  for (let i = 0; i < u16(ifd); i++) {
+    const entry = ifd + 2 + i * 12;
+    if (u16(entry) !== tag) continue;
+    if (u16(entry + 2) === 3) { if (little) out.writeUInt16LE(value, entry + 8); else out.writeUInt16BE(value, entry + 8); }
+    else if (little) out.writeUInt32LE(value, entry + 8); else out.writeUInt32BE(value, entry + 8);
+    return out;
+  }
+  throw new Error(`the TIFF has no tag ${tag}`);
+}
+
+describe('readPageImageHeader (images to PDF: the image formats and TIFF)', () => {
+  const refusal = async (bytes: Uint8Array) => {
+    const err = await failure(readPageImageHeader(bytes));
+    return { code: err.code, status: err.status, message: err.message };
+  };
+  const tiff = (options: TiffOptions = {}) => sharp({ create: { width: 40, height: 30, channels: 3, background: '#123456' } }).tiff(options).toBuffer();
+
+  it('reads a TIFF\'s format, upright size and orientation without decoding; the other formats as readImageHeader does', async () => {
+    expect(await readPageImageHeader(await tiff())).to.include({ format: 'tiff', width: 40, height: 30, orientation: 1 });
+    const turned = withTiffTag(await tiff(), 274, 6);
+    expect(await readPageImageHeader(turned)).to.include({ format: 'tiff', width: 30, height: 40, orientation: 6 });
+    expect(await readPageImageHeader(fixtures.jpeg)).to.include({ format: 'jpeg', width: W, height: H });
+  });
+
+  it('refuses a TIFF declaring 65535 x 65535 pixels, one cut short (strips or tiles), and one of several pages', async () => {
+    const huge = withTiffTag(withTiffTag(await tiff(), 256, 65_535), 257, 65_535);
+    expect(await refusal(huge)).to.include({ code: 'LIMIT_EXCEEDED', status: 413 });
+    expect((await refusal(huge)).message).to.contain('65535 x 65535 pixels');
+    for (const options of [{}, { tile: true, tileWidth: 16, tileHeight: 16 }]) {
+      const whole = await tiff({ ...options, compression: 'none' });
+      const cut = await refusal(whole.subarray(0, 3000));
+      expect([cut.code, cut.status], JSON.stringify(options)).to.equal(['CORRUPT_INPUT', 422]);
+      expect(cut.message).to.match(/^The TIFF file is cut short/);
+    }
+    const pages = await sharp([await tiff(), await tiff()], { join: { animated: true } }).tiff().toBuffer();
+    expect(await refusal(pages)).to.equal({
+      code: 'NOT_IMPLEMENTED', status: 501, message: 'TIFF files holding several pages (2) are not supported yet; send each page as a file of its own',
+    });
+  });
+
+  it('names TIFF among what it takes when it refuses another type', async () => {
+    const bmp = Buffer.concat([Buffer.from('BM'), Buffer.alloc(60)]);
+    expect((await refusal(bmp)).message).to.equal('The file is a BMP image; this endpoint accepts JPEG, PNG, WebP, AVIF or TIFF images');
   });
 });

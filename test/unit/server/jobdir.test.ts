@@ -7,6 +7,7 @@ import path from 'node:path';
 import { jobDirLifetimeMs, sweepAbandonedJobDirs } from '../../../server/jobdir.js';
 import { loadConfig } from '../../../server/config.js';
 import { operations } from '../../../operations/index.js';
+import { MAX_URL_INPUTS, mostUrlInputs } from '../../../server/pipeline.js';
 import { startTestService } from '../../support/service.js';
 
 export const lab = Lab.script();
@@ -31,7 +32,9 @@ describe('job directories left by a killed process', () => {
 
   it('outlive no request: the lifetime covers the upload, every URL input, the job, a push and both facilitator calls', () => {
     const config = loadConfig({}, {});
-    const maxInputs = Math.max(...operations.map((op) => op.input.count.max));
+    const maxInputs = mostUrlInputs(operations);
+    // The operation that takes the most files takes more than may be given as URLs.
+    expect(maxInputs).to.equal(MAX_URL_INPUTS);
     const lifetime = jobDirLifetimeMs(config, maxInputs);
     const longestRequest = config.uploadTimeoutMs + maxInputs * config.urlFetchTimeoutMs + config.jobTimeoutMs
       + config.urlFetchTimeoutMs + 2 * config.facilitatorTimeoutMs;
