@@ -15,7 +15,7 @@ import { OFFICE_MAX_PAGES, OFFICE_TIMEOUT_MS } from '../operations/office/pdf.js
 import { PDF_TIMEOUT_MS, TARGET_KB_BOUNDS } from '../operations/shared.js';
 import { MAX_SPLIT_RANGES } from '../core/page-ranges.js';
 import { MAX_IMAGE_PIXELS } from '../checks/image.js';
-import { MAX_PAGE_POINTS } from '../tools/engines/mupdf-js-images.js';
+import { MAX_PAGE_POINTS } from '../tools/engines/mupdf-js.js';
 import { DEEP_CHECK_MAX_BYTES, DEEP_CHECK_MAX_PAGES, MAX_RENDER_PIXELS } from '../checks/pdf.js';
 import { BOX_LIMIT, LAYOUT_BASE_MS, LAYOUT_DEADLINE_SHARE, LAYOUT_MS_PER_KB, RUN_LIMIT, RUN_STEP } from '../checks/markdown.js';
 import { OFFICE_ZIP_LIMITS } from '../checks/office.js';

@@ -4,7 +4,7 @@
 // that stands it upright, and its page is laid out at its upright size.
 import { readFileSync } from 'node:fs';
 import * as mupdf from 'mupdf';
-import type { ImagePageSize, ImagesRequest } from './mupdf-js.js';
+import { MAX_PAGE_POINTS, type ImagePageSize, type ImagesRequest } from './mupdf-js.js';
 import { concat, orientationMatrix, pdfNumber, scale, translate, type Matrix } from './stamp-text.js';
 
 /** Paper sizes in points (72 to the inch): A4 is 210 x 297 mm, Letter 8.5 x 11 inches. */
@@ -12,9 +12,6 @@ export const PAPER_POINTS: Record<Exclude<ImagePageSize, 'fit'>, [number, number
   a4: [(210 * 72) / 25.4, (297 * 72) / 25.4],
   letter: [612, 792],
 };
-
-/** The largest page side readers open (Acrobat's 200 inches): a larger fitted page is made smaller, aspect kept. */
-export const MAX_PAGE_POINTS = 14_400;
 
 export const pointsOfMm = (mm: number): number => (mm * 72) / 25.4;
 

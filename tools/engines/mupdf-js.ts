@@ -85,6 +85,8 @@ export interface StampRequest {
 /** The page sizes /v1/pdf/from-images makes: each image's own size (plus margins), or a paper size. */
 export const IMAGE_PAGE_SIZES = ['fit', 'a4', 'letter'] as const;
 export type ImagePageSize = typeof IMAGE_PAGE_SIZES[number];
+/** The largest page side readers open (Acrobat's 200 inches): a larger fitted page is made smaller, aspect kept. */
+export const MAX_PAGE_POINTS = 14_400;
 
 /** Images to PDF pages, one page per image in order. */
 export interface ImagesRequest {
