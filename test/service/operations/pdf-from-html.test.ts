@@ -6,8 +6,6 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { readFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
@@ -22,27 +20,13 @@ import { poppler, tool, withFile } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
 import { browsersLeftUnder } from '../../support/processes.js';
+import { serveSite, TRAPPED } from '../../support/loopback-site.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
 const { expect } = Code;
 
 const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf';
-
-/** A loopback HTTP server that counts every connection made to it and answers 200. */
-interface Trap { port: number; connections: number; close(): Promise<void> }
-async function startTrap(): Promise<Trap> {
-  const server = http.createServer((_req, res) => res.end('trapped'));
-  const close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-  const trap = { port: 0, connections: 0, close };
-  server.on('connection', () => { trap.connections += 1; });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  trap.port = (server.address() as AddressInfo).port;
-  return trap;
-}
 
 async function text(pdf: Uint8Array, ...args: string[]): Promise<string> {
   return withFile(pdf, 'pdf', async (file) => (await tool('pdftotext', [...args, file, '-'])).out);
@@ -105,14 +89,14 @@ describe('from-html: what the page prints', () => {
   });
 
   it('nothing reaches the network: the trap sees no connection, with scripts on or off', async () => {
-    const trap = await startTrap();
+    const trap = await serveSite();
     try {
       for (const javascript of ['true', 'false']) {
         const { output, error } = await runOperation('pdf.from-html', [networkPage(trap.port)], { javascript });
         expect(error).to.equal(undefined);
         const printed = await text(output!.body);
         expect(printed).to.contain('Offline page');
-        expect(printed).to.not.contain('trapped');
+        expect(printed).to.not.contain(TRAPPED);
         if (javascript === 'true') expect(printed).to.contain('script ran');
       }
       // A moment for anything the browser might still have sent on its way out.
@@ -124,7 +108,7 @@ describe('from-html: what the page prints', () => {
   });
 
   it('a header and a footer that ask for remote resources reach nothing, and the PDF still prints them', async () => {
-    const trap = await startTrap();
+    const trap = await serveSite();
     try {
       const at = `http://127.0.0.1:${trap.port}`;
       const header = `<div style="font-size: 10px; background: url('${at}/bg.png')"><img src="${at}/logo.png" width="20" height="10">`
@@ -139,7 +123,7 @@ describe('from-html: what the page prints', () => {
         expect(printed).to.contain('HeaderText 1');
         expect(printed).to.contain('FooterText');
         expect(printed).to.contain('Body');
-        expect(printed).to.not.contain('trapped');
+        expect(printed).to.not.contain(TRAPPED);
       }
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(trap.connections).to.equal(0);

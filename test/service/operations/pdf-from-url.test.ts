@@ -6,8 +6,6 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { readFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
@@ -19,6 +17,7 @@ import { MAX_URL_LENGTH } from '../../../server/outbound/fetcher.js';
 import { poppler } from '../../support/independent-tools.js';
 import { startTestService, form, signOnBase, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
+import { serveSite, type LoopbackSite } from '../../support/loopback-site.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -26,34 +25,15 @@ const { expect } = Code;
 
 const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf';
 
-interface Server { port: number; connections: number; requested: string[]; close(): Promise<void> }
-async function serve(pages: Record<string, [string, string | Buffer]>): Promise<Server> {
-  const server = http.createServer((req, res) => {
-    s.requested.push(req.url!);
-    if (req.url === '/hang') return; // never answers: the page never finishes loading
-    const page = pages[req.url!];
-    if (!page) res.writeHead(404).end();
-    else res.writeHead(200, { 'content-type': page[0] }).end(page[1]);
-  });
-  const s: Server = {
-    port: 0, connections: 0, requested: [],
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-  server.on('connection', () => { s.connections += 1; });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  s.port = (server.address() as AddressInfo).port;
-  return s;
-}
-
 describe('from-url paid over HTTP and MCP on the local Base chain', () => {
   let t: TestService;
-  let site: Server;
-  let trap: Server;
+  let site: LoopbackSite;
+  let trap: LoopbackSite;
 
   before(async () => {
-    trap = await serve({});
+    trap = await serveSite();
     const image = await sharp({ create: { width: 37, height: 23, channels: 3, background: '#cc3300' } }).png().toBuffer();
-    site = await serve({
+    site = await serveSite({
       '/': ['text/html; charset=utf-8', '<!doctype html><html><head><style>@font-face { font-family: "Site Mono"; src: url("/font.ttf"); }'
       + ' .mono { font-family: "Site Mono"; }</style><script src="/app.js"></script></head><body>'
       + '<h1 class="mono">Fetched page</h1><p id="out">script did not run</p><img src="/pic.png" width="74" height="46">'
@@ -65,7 +45,7 @@ describe('from-url paid over HTTP and MCP on the local Base chain', () => {
       '/font.ttf': ['font/ttf', await readFile(FONT)],
       '/frame.html': ['text/html', '<p>InsideTheFrame</p>'],
       '/tall': ['text/html', '<body style="margin:0"><div style="height:2000px;background:#0a0">tall</div></body>'],
-    });
+    }, ['/hang']);
     t = await startTestService({ config: { jobTimeoutMs: 12_000, urlFetchTimeoutMs: 60_000, urlFetchAllow: `127.0.0.1:${site.port}` } });
   });
 

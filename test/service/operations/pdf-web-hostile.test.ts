@@ -7,12 +7,11 @@
 import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { poppler } from '../../support/independent-tools.js';
 import { startTestService, form, type TestService } from '../../support/service.js';
 import { balancesOf } from '../../support/paying.js';
 import { browsersLeftUnder } from '../../support/processes.js';
+import { serveSite, TRAPPED, type LoopbackSite } from '../../support/loopback-site.js';
 
 export const lab = Lab.script();
 const { describe, it, before, after } = lab;
@@ -47,7 +46,7 @@ const PAGES: Record<string, Hostile> = {
       + `<img src="http://127.0.0.1:${trap}/img.png"><script src="http://127.0.0.1:${trap}/app.js"></script>`
       + '<pre id="out"></pre><script>fetch("file:///etc/passwd").then((r) => r.text()).then((t) => { out.textContent = t; }, () => {});'
       + `fetch("http://127.0.0.1:${trap}/data").then((r) => r.text()).then((t) => { out.textContent += t; }, () => {});</script>`,
-    prints: 'Resource page', never: [`${passwd}:x:`, hostname, 'trapped'],
+    prints: 'Resource page', never: [`${passwd}:x:`, hostname, TRAPPED],
   },
   'a navigation to file://': { html: () => '<p>Navigating page</p><script>location.href = "file:///etc/passwd";</script>', prints: 'Navigating page', never: [`${passwd}:x:`] },
   'alert, confirm, prompt and print()': {
@@ -61,35 +60,16 @@ const PAGES: Record<string, Hostile> = {
   },
 };
 
-/** A loopback server counting connections; answers `pages` by path, 'trapped' to anything else. */
-interface Site { port: number; connections: number; close(): Promise<void> }
-async function serve(pages: Record<string, string>): Promise<Site> {
-  const server = http.createServer((req, res) => {
-    const page = pages[req.url!];
-    if (page === undefined) res.end('trapped');
-    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-  });
-  const close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-  const site: Site = { port: 0, connections: 0, close };
-  server.on('connection', () => { site.connections += 1; });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  site.port = (server.address() as AddressInfo).port;
-  return site;
-}
-
 const pathOf = (name: string) => `/${name.replace(/[^a-z0-9]+/gi, '-')}`;
 
 describe('hostile web pages through from-html and from-url, paid on the local Base chain', () => {
   let t: TestService;
-  let trap: Site;
-  let site: Site;
+  let trap: LoopbackSite;
+  let site: LoopbackSite;
 
   before(async () => {
-    trap = await serve({});
-    site = await serve(Object.fromEntries(Object.entries(PAGES).map(([name, page]) => [pathOf(name), `<!doctype html>${page.html(trap.port)}`])));
+    trap = await serveSite();
+    site = await serveSite(Object.fromEntries(Object.entries(PAGES).map(([name, page]) => [pathOf(name), `<!doctype html>${page.html(trap.port)}`])));
     t = await startTestService({ config: { jobTimeoutMs: JOB_TIMEOUT_MS, urlFetchAllow: `127.0.0.1:${site.port}` } });
   });
 
