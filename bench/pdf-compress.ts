@@ -7,7 +7,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { compress, compressToTarget } from '../workers/pdf/compress.js';
 import { renderer, searchTarget } from '../workers/image/transform.js';
-import { readImageHeader } from '../checks/image.js';
+import { inspectImage } from '../checks/image.js';
 import { ServiceError } from '../core/errors.js';
 import type { ImagePlan } from '../operations/image/image-plan.js';
 import { runTool } from '../tools/process/run-tool.js';
@@ -118,7 +118,7 @@ async function pdfTargetRows(input: Input, dir: string, source: string, balanced
 /** The image search's cost: a 12 MP photo to half of what its ceiling quality (90) makes, per output format. */
 async function imageTargetRows(): Promise<TargetRow[]> {
   const photo = await photoJpeg();
-  const header = await readImageHeader(photo);
+  const header = await inspectImage(photo);
   const rows: TargetRow[] = [];
   for (const format of ['jpeg', 'webp', 'avif', 'png'] as const) {
     const params: ImagePlan = { header, transform: { kind: 'compress' }, encoding: { format, quality: 90, ...(format === 'png' ? { paletteColors: 256 } : {}) } };

@@ -20,7 +20,7 @@ export const FORM_BOUNDS = {
 } as const;
 
 /** The form of the request's PDF; an XFA form is refused. */
-export async function readFormBeforePayment(file: InspectedFile | undefined): Promise<FormReading> {
+export async function inspectForm(file: InspectedFile | undefined): Promise<FormReading> {
   if (file?.kind !== 'pdf') throw new Error('the form operations take one PDF');
   const form = await withScratch(path.dirname(file.path), (dir) => readForm(file.path, { cwd: dir, timeoutMs: FORM_READ_TIMEOUT_MS }));
   if (form.xfa) {

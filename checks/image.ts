@@ -339,7 +339,7 @@ function assertPixelLimit({ width, height }: Declared): void {
 }
 
 /** Everything the front end and the workers need from the header, without decoding pixels. */
-export async function readImageHeader(bytes: Uint8Array, names = IMAGE_FORMAT_NAMES): Promise<ImageHeader> {
+export async function inspectImage(bytes: Uint8Array, names = IMAGE_FORMAT_NAMES): Promise<ImageHeader> {
   const format = sniffImageFormat(bytes, names);
   const declared = format === 'png' ? readPng(bytes) : format === 'webp' ? readWebp(bytes) : format === 'avif' ? readAvif(bytes) : readJpeg(bytes);
   assertPixelLimit(declared);
@@ -430,6 +430,6 @@ async function readTiffHeader(bytes: Uint8Array): Promise<PageImageHeader> {
 }
 
 /** A header of an image that is to become a PDF page: one of the image operations' formats, or a single-page TIFF. */
-export async function readPageImageHeader(bytes: Uint8Array): Promise<PageImageHeader> {
-  return isTiff(bytes) ? readTiffHeader(bytes) : readImageHeader(bytes, PAGE_IMAGE_FORMAT_NAMES);
+export async function inspectPageImage(bytes: Uint8Array): Promise<PageImageHeader> {
+  return isTiff(bytes) ? readTiffHeader(bytes) : inspectImage(bytes, PAGE_IMAGE_FORMAT_NAMES);
 }

@@ -168,7 +168,7 @@ export async function inspectPdf(file: string, options: InspectOptions): Promise
 
 /**
  * Rewrites an upload that needsRewrite into one clean document, qpdf's reading of it (the one
- * that was counted and priced), in place of the upload, and returns its bytes: every later tool
+ * that was counted and priced), in place of the upload, and returns its bytes: every later engine
  * reads the same pages, from a file that starts with its header. The rewrite must read back
  * without repairs and with the same page count, or the file is refused before payment.
  */
@@ -211,7 +211,7 @@ function startDeepCheck(file: string, cwd: string, password?: string): DeepCheck
 /**
  * `--show-npages` reports the page tree's /Count, which is only a claim: a 300-page file declaring
  * /Count 1 would be priced as one page while qpdf and gs process all 300, and mutool believes the
- * claim. Walking the tree (0.3 ms a page) finds the pages every tool will really meet; a file whose
+ * claim. Walking the tree (0.3 ms a page) finds the pages every engine will really meet; a file whose
  * claim and tree disagree, whose tree loops, or whose page objects are too deeply nested to parse
  * is refused before anyone pays for it. Returns the page count.
  */

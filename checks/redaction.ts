@@ -99,7 +99,7 @@ const round = (n: number) => Math.round(n * 100) / 100;
  * null only what the fields say is checked (before the file is read); with the page sizes, the
  * areas are placed on the pages too.
  */
-export function readRedaction(
+export function parseRedaction(
   fields: { text?: string; regex?: string; areas?: string; attachments?: string }, boxes: readonly PageBox[] | null | undefined,
 ): RedactionRequest {
   const text = strings('text', fields.text, REDACTION_BOUNDS.texts, REDACTION_BOUNDS.textChars);

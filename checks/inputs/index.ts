@@ -2,7 +2,7 @@
 // of its kind, or one its operations cannot work on, before payment, and prepares the rest for
 // the plan and the job. The kinds without pages or files on disk need only their check.
 import type { InputKind } from '../../operations/define.js';
-import { readImageHeader, readPageImageHeader } from '../image.js';
+import { inspectImage, inspectPageImage } from '../image.js';
 import { inspectMarkdown } from '../markdown.js';
 import { inspectOffice } from '../office.js';
 import { inspectWebPage } from '../web-page.js';
@@ -12,10 +12,10 @@ import { inspectPdfUpload } from './pdf.js';
 export type { InspectContext, InspectedAs, Inspector, PreparedFile, UploadWriter } from './inspector.js';
 
 export const INSPECTORS: { [Kind in InputKind]: Inspector<InspectedAs<Kind>> } = {
-  image: async (bytes) => ({ inspected: { kind: 'image', bytes, header: await readImageHeader(bytes) }, job: { bytes }, pages: 0 }),
+  image: async (bytes) => ({ inspected: { kind: 'image', bytes, header: await inspectImage(bytes) }, job: { bytes }, pages: 0 }),
   // Each page image is one page of the result, and priced as one.
   'page-image': async (bytes) => ({
-    inspected: { kind: 'page-image', bytes, header: await readPageImageHeader(bytes) }, job: { bytes }, pages: 1,
+    inspected: { kind: 'page-image', bytes, header: await inspectPageImage(bytes) }, job: { bytes }, pages: 1,
   }),
   pdf: inspectPdfUpload,
   markdown: async (bytes, { timeoutMs }) => {

@@ -61,7 +61,7 @@ export const inspectPdfUpload: Inspector<InspectedAs<'pdf'>> = async (bytes, con
   const digest = inspections.digest(bytes, password);
   const file = await written;
   const info = await inspectUploadedPdf({ file, digest, password, acceptsEncrypted, paid }, inspections);
-  // Every tool after the count reads what was counted: a repaired or prefixed upload is
+  // Every engine after the count reads what was counted: a repaired or prefixed upload is
   // replaced by qpdf's rewrite of it (the same on the quote and on the paid retry).
   const work = info.needsRewrite ? await normalisePdf(file, info.pages, password) : bytes;
   // Like the deep check, on the quote only: a paid retry's job fails uncharged instead.

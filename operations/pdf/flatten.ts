@@ -1,4 +1,4 @@
-import { readFormBeforePayment } from '../../checks/forms.js';
+import { inspectForm } from '../../checks/forms.js';
 import { defineOperation } from '../define.js';
 import { PDF_INPUT, PDF_TIMEOUT_MS } from '../shared.js';
 
@@ -11,5 +11,5 @@ export const pdfFlatten = defineOperation({
     unprocessable: 'Unsupported, corrupt or encrypted input; or an XFA form (UNSUPPORTED_TYPE).',
   },
   content: { local: true }, engines: [], timeoutMs: PDF_TIMEOUT_MS,
-  plan: async ({ files }) => { await readFormBeforePayment(files[0]); return {}; },
+  plan: async ({ files }) => { await inspectForm(files[0]); return {}; },
 });

@@ -1,4 +1,4 @@
-import { readFormBeforePayment } from '../../checks/forms.js';
+import { inspectForm } from '../../checks/forms.js';
 import { FORM_FIELD_TYPES, type FormReading } from '../../tools/engines/mupdf-js.js';
 import { defineOperation } from '../define.js';
 import { PDF_INPUT, PDF_TIMEOUT_MS } from '../shared.js';
@@ -53,5 +53,5 @@ export const pdfFormFields = defineOperation({
   },
   content: { local: true }, engines: [], timeoutMs: PDF_TIMEOUT_MS,
   // The form is read before payment (to refuse XFA); the answer is that reading.
-  plan: async ({ files }): Promise<{ fields: FormReading['fields'] }> => ({ fields: (await readFormBeforePayment(files[0])).fields }),
+  plan: async ({ files }): Promise<{ fields: FormReading['fields'] }> => ({ fields: (await inspectForm(files[0])).fields }),
 });

@@ -1,4 +1,4 @@
-import { checkValues, parseValues, readFormBeforePayment } from '../../checks/forms.js';
+import { checkValues, parseValues, inspectForm } from '../../checks/forms.js';
 import type { FillRequest } from '../../tools/engines/mupdf-js.js';
 import { defineOperation } from '../define.js';
 import { PDF_INPUT, PDF_TIMEOUT_MS } from '../shared.js';
@@ -23,7 +23,7 @@ export const pdfFormFill = defineOperation({
   content: { local: true }, engines: [], timeoutMs: PDF_TIMEOUT_MS,
   plan: async ({ fields, files }): Promise<FillRequest> => {
     const values = parseValues(fields.values);
-    checkValues(await readFormBeforePayment(files[0]), values);
+    checkValues(await inspectForm(files[0]), values);
     return { values, flatten: fields.flatten };
   },
 });

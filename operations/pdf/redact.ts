@@ -1,4 +1,4 @@
-import { readRedaction, REDACTION_BOUNDS, REGEX_SUBSET } from '../../checks/redaction.js';
+import { parseRedaction, REDACTION_BOUNDS, REGEX_SUBSET } from '../../checks/redaction.js';
 import { ATTACHMENT_MODES, type RedactionRequest } from '../../tools/engines/mupdf-js.js';
 import { defineOperation } from '../define.js';
 import { PDF_INPUT, PDF_TIMEOUT_MS } from '../shared.js';
@@ -29,7 +29,7 @@ export const pdfRedact = defineOperation({
         + ' match is left; the report counts both.',
     },
   ],
-  checkFields: (fields) => { readRedaction(fields, null); },
+  checkFields: (fields) => { parseRedaction(fields, null); },
   input: { ...PDF_INPUT, maxPages: MAX_PAGES }, price: { model: 'per-page', rate: 10000 },
   output: {
     mediaType: 'application/pdf', description: 'The redacted PDF.',
@@ -57,5 +57,5 @@ export const pdfRedact = defineOperation({
   content: { local: true }, engines: ['pdftotext'], timeoutMs: PDF_TIMEOUT_MS,
   // Areas are placed on the pages as mutool measures them (rotation and UserUnit applied, as MuPDF draws them).
   plan: async ({ fields, pageBoxes }): Promise<RedactionRequest> =>
-    readRedaction(fields, fields.areas === undefined ? null : await pageBoxes()),
+    parseRedaction(fields, fields.areas === undefined ? null : await pageBoxes()),
 });

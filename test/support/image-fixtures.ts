@@ -5,7 +5,7 @@ import zlib from 'node:zlib';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { ServiceError } from '../../core/errors.js';
-import { readImageHeader, type ImageFormat as AcceptedFormat } from '../../checks/image.js';
+import { inspectImage as inspectImageHeader, type ImageFormat as AcceptedFormat } from '../../checks/image.js';
 import type { JobOutput } from '../../core/job.js';
 import type { OperationId } from '../../operations/index.js';
 import { plannedJob } from './jobs.js';
@@ -17,7 +17,7 @@ export type ImageFormat = Exclude<AcceptedFormat, 'avif'>;
 
 /** What the pre-payment check reports: the accepted format and the upright size. */
 export async function inspectImage(bytes: Uint8Array): Promise<{ format: AcceptedFormat; width: number; height: number }> {
-  const { format, width, height } = await readImageHeader(bytes);
+  const { format, width, height } = await inspectImageHeader(bytes);
   return { format, width, height };
 }
 

@@ -5,7 +5,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import sharp from 'sharp';
 import { ServiceError } from '../../../core/errors.js';
-import { readImageHeader } from '../../../checks/image.js';
+import { inspectImage } from '../../../checks/image.js';
 import type { JobOutput } from '../../../core/job.js';
 import type { OperationId } from '../../../operations/index.js';
 import { plannedJob, jobRoot } from '../../support/jobs.js';
@@ -79,8 +79,8 @@ describe('AVIF input and output', () => {
   });
 
   it('the header check reads an AVIF\'s format and size without decoding', async () => {
-    expect(await readImageHeader(avif)).to.include({ format: 'avif', width: W, height: H, hasAlpha: false });
-    expect(await readImageHeader(avifWithAlpha)).to.include({ format: 'avif', width: W, height: H, hasAlpha: true });
+    expect(await inspectImage(avif)).to.include({ format: 'avif', width: W, height: H, hasAlpha: false });
+    expect(await inspectImage(avifWithAlpha)).to.include({ format: 'avif', width: W, height: H, hasAlpha: true });
   });
 
   const cases: Array<{ operation: string; fields: Record<string, string | number>; width: number; height: number }> = [
@@ -122,7 +122,7 @@ describe('AVIF input and output', () => {
     const turned = await sharp(raw, { raw: { width: W, height: H, channels: 3 } })
       .avif({ quality: 90 }).withMetadata({ orientation: 6 }).toBuffer();
     expect(turned.includes('irot', 0, 'latin1')).to.be.true();
-    expect(await readImageHeader(turned)).to.include({ format: 'avif', width: H, height: W });
+    expect(await inspectImage(turned)).to.include({ format: 'avif', width: H, height: W });
     const whole = await run('crop', turned, { x: 0, y: 0, width: H, height: W, format: 'png' });
     const { data, info } = await sharp(whole.body).raw().toBuffer({ resolveWithObject: true });
     expect([info.width, info.height]).to.equal([H, W]);
@@ -161,17 +161,17 @@ describe('AVIF input and output', () => {
 
   it('refuses an AVIF declaring 100000 x 100000 pixels (413) from its header, also when cut short', async () => {
     const bomb = declaring(avif, 100_000, 100_000);
-    const err = await refusal(readImageHeader(bomb));
+    const err = await refusal(inspectImage(bomb));
     expect([err.code, err.status]).to.equal(['LIMIT_EXCEEDED', 413]);
     expect(err.message).to.contain('The image declares 100000 x 100000 pixels (10000.0 megapixels); the limit is 40 megapixels');
-    expect((await refusal(readImageHeader(declaring(avifWithAlpha, 8000, 5001)))).code).to.equal('LIMIT_EXCEEDED');
+    expect((await refusal(inspectImage(declaring(avifWithAlpha, 8000, 5001)))).code).to.equal('LIMIT_EXCEEDED');
     // Cut short as well as oversized: the size is still what is reported.
-    expect((await refusal(readImageHeader(bomb.subarray(0, Math.floor(bomb.length * 0.8))))).code).to.equal('LIMIT_EXCEEDED');
+    expect((await refusal(inspectImage(bomb.subarray(0, Math.floor(bomb.length * 0.8))))).code).to.equal('LIMIT_EXCEEDED');
   });
 
   it('refuses a cut-short AVIF (422) before payment: inside the image data, inside the meta box, and an mdat that runs to the end', async () => {
     for (const fraction of [0.95, 0.7, 0.3]) {
-      const err = await refusal(readImageHeader(avif.subarray(0, Math.floor(avif.length * fraction))));
+      const err = await refusal(inspectImage(avif.subarray(0, Math.floor(avif.length * fraction))));
       expect([err.code, err.status], String(fraction)).to.equal(['CORRUPT_INPUT', 422]);
       expect(err.message).to.match(/^The AVIF file is cut short/);
     }
@@ -179,16 +179,16 @@ describe('AVIF input and output', () => {
     const mdat = avif.indexOf('mdat', 0, 'latin1') - 4;
     const open = Buffer.from(avif);
     open.writeUInt32BE(0, mdat);
-    expect((await readImageHeader(open)).format).to.equal('avif');
-    const err = await refusal(readImageHeader(open.subarray(0, open.length - 10)));
+    expect((await inspectImage(open)).format).to.equal('avif');
+    const err = await refusal(inspectImage(open.subarray(0, open.length - 10)));
     expect(err.message).to.match(/^The AVIF file is cut short: its image data reaches byte \d+ but the file has \d+/);
   });
 
   it('an AVIF image sequence (avis) is 501 like animated WebP; HEIC is 422 naming it', async () => {
-    const sequence = await refusal(readImageHeader(withMajorBrand(avif, 'avis')));
+    const sequence = await refusal(inspectImage(withMajorBrand(avif, 'avis')));
     expect([sequence.code, sequence.status]).to.equal(['NOT_IMPLEMENTED', 501]);
     expect(sequence.message).to.contain('Animated AVIF');
-    const heic = await refusal(readImageHeader(Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic\0\0\0\0mif1heic', 'latin1'), avif.subarray(24)])));
+    const heic = await refusal(inspectImage(Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic\0\0\0\0mif1heic', 'latin1'), avif.subarray(24)])));
     expect([heic.code, heic.status]).to.equal(['UNSUPPORTED_TYPE', 422]);
     expect(heic.message).to.contain('HEIC');
     expect(heic.message).to.contain('accepts JPEG, PNG, WebP or AVIF');

@@ -6,7 +6,7 @@ import Lab from '@hapi/lab';
 import Code from '@hapi/code';
 import zlib from 'node:zlib';
 import sharp, { type TiffOptions } from 'sharp';
-import { readPageImageHeader } from '../../../checks/image.js';
+import { inspectPageImage } from '../../../checks/image.js';
 import { FORMATS, W, H, run, failure, pngChunks, pngChunk, PNG_SIGNATURE, pngHeaderOnly, inspectImage, pictureFixtures, type ImageFormat } from '../../support/image-fixtures.js';
 
 export const lab = Lab.script();
@@ -18,7 +18,7 @@ before(async () => {
   ({ files: fixtures } = await pictureFixtures());
 });
 
-describe('readImageHeader', () => {
+describe('inspectImage', () => {
   const refusal = async (bytes: Uint8Array) => {
     const err = await failure(inspectImage(bytes));
     return { code: err.code, status: err.status, message: err.message };
@@ -125,18 +125,18 @@ function withTiffTag(tiff: Buffer, tag: number, value: number): Buffer {
   throw new Error(`the TIFF has no tag ${tag}`);
 }
 
-describe('readPageImageHeader (images to PDF: the image formats and TIFF)', () => {
+describe('inspectPageImage (images to PDF: the image formats and TIFF)', () => {
   const refusal = async (bytes: Uint8Array) => {
-    const err = await failure(readPageImageHeader(bytes));
+    const err = await failure(inspectPageImage(bytes));
     return { code: err.code, status: err.status, message: err.message };
   };
   const tiff = (options: TiffOptions = {}) => sharp({ create: { width: 40, height: 30, channels: 3, background: '#123456' } }).tiff(options).toBuffer();
 
-  it('reads a TIFF\'s format, upright size and orientation without decoding; the other formats as readImageHeader does', async () => {
-    expect(await readPageImageHeader(await tiff())).to.include({ format: 'tiff', width: 40, height: 30, orientation: 1 });
+  it('reads a TIFF\'s format, upright size and orientation without decoding; the other formats as inspectImage does', async () => {
+    expect(await inspectPageImage(await tiff())).to.include({ format: 'tiff', width: 40, height: 30, orientation: 1 });
     const turned = withTiffTag(await tiff(), 274, 6);
-    expect(await readPageImageHeader(turned)).to.include({ format: 'tiff', width: 30, height: 40, orientation: 6 });
-    expect(await readPageImageHeader(fixtures.jpeg)).to.include({ format: 'jpeg', width: W, height: H });
+    expect(await inspectPageImage(turned)).to.include({ format: 'tiff', width: 30, height: 40, orientation: 6 });
+    expect(await inspectPageImage(fixtures.jpeg)).to.include({ format: 'jpeg', width: W, height: H });
   });
 
   it('refuses a TIFF declaring 65535 x 65535 pixels, one cut short (strips or tiles), and one of several pages', async () => {
