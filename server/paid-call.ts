@@ -34,7 +34,8 @@ export interface PaidCall<T> {
   accepted?: () => void;
   /**
    * Whether a paid call can still be taken (a long job: room in the job store), asked once the
-   * checks passed and before its payment is verified; a throw refuses it, nothing verified or charged.
+   * checks passed, after a payment already known got its answer (its held result, or what became of
+   * it) and before a new one is verified; a throw refuses it, nothing verified or charged.
    */
   admit?: () => void;
 }
@@ -75,7 +76,6 @@ export async function paidCall<T>(app: App, call: PaidCall<T>): Promise<PaidOutc
     const { delivery, pushTo } = prepared;
     // The payment must outlive the job (the pool stops it a grace after its deadline) and a push.
     const duration = { workMs: jobTimeoutMs(op, app.config) + ABORT_GRACE_MS, ...(pushTo ? { pushMs: app.config.urlFetchTimeoutMs } : {}) };
-    if (call.payment) call.admit?.();
     return await app.gate.run(prepared.amount, resource, call.payment?.(), call.clientGone, duration, async () => {
       call.accepted?.();
       app.metrics.jobs.inc({ operation: op.id, outcome: 'started' });
@@ -92,7 +92,7 @@ export async function paidCall<T>(app: App, call: PaidCall<T>): Promise<PaidOutc
         ...(app.config.replicaUrl ? { replicaUrl: app.config.replicaUrl } : {}),
       };
       return prepareDelivery(output, delivery, pushTo, call.surface, context, call.clientGone);
-    });
+    }, call.admit);
   } finally {
     await jobDir.remove();
   }

@@ -263,6 +263,7 @@ export class PaymentGate {
     clientGone: AbortSignal | undefined,
     duration: CallDuration,
     work: () => Promise<R>,
+    admit?: () => void,
   ): Promise<PaidOutcome<R>> {
     if (!payload) return { kind: 'payment-required', paymentRequired: await this.quote(amount, resource) };
     // Built once per request: the match below and any refusal's 402 share them.
@@ -296,6 +297,8 @@ export class PaymentGate {
     }
     const tooShort = lifetimeProblem(payment, duration);
     if (tooShort) return refuse(tooShort);
+    // A payment known above got its answer; a new one is refused here when the call cannot be taken.
+    admit?.();
 
     // 3. Verify with the facilitator, then claim it for this work.
     const verification = await this.verify(payment);

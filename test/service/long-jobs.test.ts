@@ -207,6 +207,11 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
     const body = { file: { data: jpeg.toString('base64') }, width: 44 };
     const quote = (await (await fetch(`${t.url}/v1/image/resize`, json(body))).json()) as PaymentRequired;
     const payload = await signOnBase(quote, t.evm.payerKey);
+    // A payment that already bought its job.
+    const spent = await signOnBase(quote, t.evm.payerKey);
+    const bought = await fetch(`${t.url}/v1/image/resize`, json(body, { prefer: 'respond-async', 'payment-signature': encodePaymentSignatureHeader(spent) }));
+    expect(bought.status).to.equal(202);
+    expect((await settled(bought.headers.get('location')!)).state).to.equal('done');
     // The store filled to its bound by jobs that run on, as long jobs do.
     const jobs = t.service.app.jobs;
     const release: Array<() => void> = [];
@@ -224,6 +229,10 @@ describe('long jobs: HTTP Prefer: respond-async and MCP tasks, on the local chai
       expect(error.code).to.equal('UNAVAILABLE');
       expect(error.message).to.include('nothing was charged');
       expect(await t.metric('paydoc_payments_total', { stage: 'verified' })).to.equal(verified);
+      expect(await balances()).to.equal(before);
+      // The payment that bought its job is told so (410), as with room: the full store is no answer to it.
+      const again = await fetch(`${t.url}/v1/image/resize`, json(body, { prefer: 'respond-async', 'payment-signature': encodePaymentSignatureHeader(spent) }));
+      expect(again.status).to.equal(410);
       expect(await balances()).to.equal(before);
       // Bad input is still named first, and an unpaid request still gets its quote.
       expect((await fetch(`${t.url}/v1/image/resize`, json({ ...body, width: 'wide' }, { prefer: 'respond-async' }))).status).to.equal(422);
