@@ -57,6 +57,21 @@ async function serveFrom(context: BrowserContext, files: ReadonlyMap<string, Buf
 }
 
 /**
+ * The document printed is the one loaded: once the page has loaded, a navigation of its main frame
+ * (a reload, a refresh, a script setting location) is refused, so printing never meets the blank
+ * document between two loads. Frames navigate as they will; requests go on to the job's routes.
+ */
+export async function keepLoadedDocument(page: Page): Promise<void> {
+  let loaded = false;
+  page.once('load', () => { loaded = true; });
+  await page.route('**/*', async (route: Route) => {
+    const request = route.request();
+    const leaves = loaded && request.isNavigationRequest() && request.frame() === page.mainFrame();
+    await (leaves ? route.abort('blockedbyclient') : route.fallback()).catch(() => undefined);
+  });
+}
+
+/**
  * What Chromium answers when the page navigates while it is printed (a reload or refresh loop) or
  * prints itself: printing is tried again until it succeeds or the deadline stops the browser.
  */
@@ -117,7 +132,8 @@ export async function withBrowser<T>(
     context.on('page', (opened) => { if (opened !== page) void opened.close().catch(() => undefined); });
     return await work(context, page, () => Math.max(1, budget - (Date.now() - started)));
   } catch (err) {
-    if (expired) {
+    // A step's own timeout (each is given the time left) can fire a moment before the deadline's kill.
+    if (expired || (err as Error)?.name === 'TimeoutError') {
       fail('RENDER_TIMEOUT', `the page did not finish loading and printing within the deadline of ${Math.round(budget / 1000)} s; nothing was charged (a script that never ends, or a page too large to print in time)`);
     }
     if (crashed) fail('LIMIT_EXCEEDED', 'the page needed more memory than one job may use; nothing was charged');
@@ -145,6 +161,7 @@ export const fromHtml: WorkFunction<FromHtmlRequest> = async (job): Promise<JobO
   const files = await readPageFiles(upload.bytes, job.params.form);
   const pdf = await withBrowser(job, job.params.javascript, async (context, page, msLeft) => {
     await serveFrom(context, files);
+    await keepLoadedDocument(page);
     await page.goto(`${PAGE_ORIGIN}/${PAGE_INDEX}`, { waitUntil: 'load', timeout: msLeft() });
     return printPage(page, job.params, msLeft());
   });

@@ -7,7 +7,7 @@ import { fail } from '../../core/errors.js';
 import type { JobOutput, WorkFunction } from '../../core/job.js';
 import { PageFetchClient, type PageFetchResult } from '../../core/page-fetch.js';
 import { PNG_MAX_HEIGHT, VIEWPORT, type FromUrlRequest } from '../../operations/pdf/from-url.js';
-import { checkPageLimit, printPage, withBrowser } from './from-html.js';
+import { checkPageLimit, keepLoadedDocument, printPage, withBrowser } from './from-html.js';
 
 /** Answers one request of the page through the channel: only GETs of http(s) URLs are asked for. */
 async function answer(route: Route, client: PageFetchClient, seen: (result: PageFetchResult) => void): Promise<void> {
@@ -39,6 +39,7 @@ export const fromUrl: WorkFunction<FromUrlRequest> = async (job): Promise<JobOut
         const isDocument = request.isNavigationRequest() && request.frame() === page.mainFrame() && documentAnswer === undefined;
         await answer(route, client, (result) => { if (isDocument) documentAnswer = result; });
       });
+      await keepLoadedDocument(page);
       await page.setViewportSize(VIEWPORT);
       try {
         await page.goto(url, { waitUntil: 'load', timeout: msLeft() });
