@@ -8,7 +8,7 @@ export function tokenKey(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
 
-export interface StoredEntry<V> {
+interface StoredEntry<V> {
   value: V;
   /** What the entry holds in memory, counted in `size.bytes`. */
   bytes: number;

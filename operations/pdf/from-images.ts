@@ -4,7 +4,7 @@ import { defineOperation, MB } from '../define.js';
 import { PDF_TIMEOUT_MS } from '../shared.js';
 
 /** How many images one request takes: each is a page. */
-export const FROM_IMAGES_MAX_FILES = 100;
+const FROM_IMAGES_MAX_FILES = 100;
 
 /** The job's parameters: what the work function needs of each image, in order, and the layout. */
 export interface FromImagesPlan {

@@ -8,15 +8,15 @@ import { MAX_PAGE_POINTS, type ImagePageSize, type ImagesRequest } from './mupdf
 import { concat, orientationMatrix, pdfNumber, scale, translate, type Matrix } from './stamp-text.js';
 
 /** Paper sizes in points (72 to the inch): A4 is 210 x 297 mm, Letter 8.5 x 11 inches. */
-export const PAPER_POINTS: Record<Exclude<ImagePageSize, 'fit'>, [number, number]> = {
+const PAPER_POINTS: Record<Exclude<ImagePageSize, 'fit'>, [number, number]> = {
   a4: [(210 * 72) / 25.4, (297 * 72) / 25.4],
   letter: [612, 792],
 };
 
-export const pointsOfMm = (mm: number): number => (mm * 72) / 25.4;
+const pointsOfMm = (mm: number): number => (mm * 72) / 25.4;
 
 /** Where the image goes: the page's size and the image's box on it, in points (y up). */
-export interface ImageLayout {
+interface ImageLayout {
   page: [number, number];
   box: { x: number; y: number; width: number; height: number };
 }
@@ -25,7 +25,7 @@ export interface ImageLayout {
  * `fit`: the page is the image's size at its resolution plus the margins; a paper size: the image
  * is scaled (up or down) to fit inside the margins, aspect kept, and centred. The page is portrait.
  */
-export function layOut(upright: [number, number], dpi: number, pageSize: ImagePageSize, marginMm: number): ImageLayout {
+function layOut(upright: [number, number], dpi: number, pageSize: ImagePageSize, marginMm: number): ImageLayout {
   const margin = pointsOfMm(marginMm);
   const natural: [number, number] = [(upright[0] * 72) / dpi, (upright[1] * 72) / dpi];
   if (pageSize === 'fit') {
